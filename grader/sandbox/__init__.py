@@ -1,0 +1,1 @@
+"""The trust boundary: everything that touches student code or talks to it."""

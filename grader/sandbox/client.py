@@ -1,0 +1,377 @@
+"""The trusted side of the boundary: start workers, send calls, enforce time, kill.
+
+`Zygote` owns the pre-warmed forker process; `SandboxSession` grades one submission through
+it: it loads each of the student's modules on first use, calls functions with deadlines, turns
+every kind of student failure into a `StudentError` subclass, and replaces a worker that hung,
+crashed or desynchronised with a fresh one so only the affected tests are lost.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.sandbox import wire
+from grader.sandbox.invoke import Effects
+from grader.sandbox.limits import SandboxLimits
+
+# ----------------------------------------------------------------------------- failures
+
+
+class StudentError(Exception):
+    """A student-side failure during a call. `status` is the report status it maps to."""
+
+    status = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotAttempted(StudentError):
+    status = "missing"
+
+
+class MissingPart(StudentError):
+    status = "missing"
+
+
+class StudentException(StudentError):
+    status = "error"
+
+
+class StudentTimeout(StudentError):
+    status = "timeout"
+
+
+class StudentCrash(StudentError):
+    status = "error"
+
+
+class SandboxUnavailable(RuntimeError):
+    """The grader could not start its sandbox (an internal error, never the student's fault)."""
+
+
+# ----------------------------------------------------------------------------- zygote
+
+
+def _scrubbed_env() -> dict[str, str]:
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    return env
+
+
+class Zygote:
+    """A pre-warmed process that forks confined workers. Thread-safe; start once, reuse."""
+
+    def __init__(self, *, jail: bool = True) -> None:
+        self._jail = jail
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self.jailed = False
+
+    def start(self) -> Zygote:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        debug = os.environ.get("GRADER_DEBUG_SANDBOX") == "1"
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", "from grader.sandbox.zygote import main; main()",
+             str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            env=_scrubbed_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=None if debug else subprocess.DEVNULL,
+            cwd="/",
+        )
+        theirs.close()
+        self._ctl = ours
+        try:
+            hello, _ = wire.recv_frame(ours, wire.Limits(), time.monotonic() + 120)
+        except (EOFError, TimeoutError, wire.WireError) as exc:
+            self.close()
+            raise SandboxUnavailable(f"the sandbox process did not start: {exc}") from exc
+        self.jailed = bool(hello.get("jail")) and self._jail
+        return self
+
+    def spawn(self, sources: dict[str, str], limits: SandboxLimits, slot: int) -> WorkerHandle:
+        """Fork a confined worker holding `sources`; returns once its pid is known."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        request = {
+            "op": "spawn",
+            "limits": limits.to_dict(),
+            "sources": sources,
+            "slot": slot,
+            "no_jail": not self._jail,
+        }
+        with self._lock:
+            if self._ctl is None:
+                raise SandboxUnavailable("the sandbox is not running")
+            try:
+                socket.send_fds(self._ctl, [b"S"], [theirs.fileno()])
+                wire.send_frame(self._ctl, request)
+                wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 30)
+            except (OSError, EOFError, TimeoutError, wire.WireError) as exc:
+                raise SandboxUnavailable(f"could not start a worker: {exc}") from exc
+            finally:
+                theirs.close()
+        try:
+            hello, _ = wire.recv_frame(ours, wire.Limits(), time.monotonic() + 30)
+        except (EOFError, TimeoutError, wire.WireError) as exc:
+            ours.close()
+            raise SandboxUnavailable(f"a worker did not start: {exc}") from exc
+        return WorkerHandle(ours, int(hello["pid"]), bool(hello.get("jailed")))
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def close(self) -> None:
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        if self._proc is not None:
+            try:
+                self._proc.kill()
+            except OSError:
+                pass
+            self._proc.wait()
+            self._proc = None
+
+    def __enter__(self) -> Zygote:
+        return self.start() if self._proc is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class WorkerHandle:
+    sock: socket.socket
+    pid: int
+    jailed: bool
+
+    def kill(self) -> None:
+        """SIGKILL the worker (and, through its namespace or process group, all it started)."""
+        for target in (lambda: os.kill(self.pid, signal.SIGKILL),
+                       lambda: os.killpg(self.pid, signal.SIGKILL)):
+            try:
+                target()
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def wait_gone(self, timeout: float = 3.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return True
+            time.sleep(0.005)
+        return False
+
+
+# ----------------------------------------------------------------------------- session
+
+
+@dataclass
+class CallResult:
+    value: Any
+    grads: tuple[Any, ...]
+    effects: Effects
+    generators: dict[str, Any] = field(default_factory=dict)
+
+
+_KIND_TEXT = {
+    "exit": "called sys.exit() / raised SystemExit",
+    "memory": "ran out of memory",
+    "recursion": "recursed too deeply (RecursionError)",
+}
+
+
+class SandboxSession:
+    """All the calls of one submission. Not thread-safe: one test at a time."""
+
+    def __init__(
+        self,
+        zygote: Zygote,
+        sources: dict[str, str],
+        limits: SandboxLimits | None = None,
+        *,
+        slot: int = 0,
+        missing: dict[str, str] | None = None,
+    ) -> None:
+        self.zygote = zygote
+        self.sources = dict(sources)
+        self.limits = limits or SandboxLimits()
+        self.slot = slot
+        self.missing = dict(missing or {})
+        self.module_failures: dict[str, StudentError] = {}
+        self._worker: WorkerHandle | None = None
+        self._loaded: set[str] = set()
+        self._deadline = time.monotonic() + self.limits.submission_timeout
+        self.workers_started = 0
+        self.notes: list[str] = []
+
+    # -- lifecycle
+    def _ensure_worker(self) -> WorkerHandle:
+        if self._worker is None:
+            self._worker = self.zygote.spawn(self.sources, self.limits, self.slot)
+            self._loaded = set()
+            self.workers_started += 1
+        return self._worker
+
+    def _discard_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker.wait_gone()
+            self._worker = None
+
+    def close(self) -> None:
+        if self._worker is not None:
+            try:
+                wire.send_frame(self._worker.sock, {"op": "bye"})
+            except OSError:
+                pass
+            self._discard_worker()
+
+    def __enter__(self) -> SandboxSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- calls
+    def _remaining(self) -> float:
+        return self._deadline - time.monotonic()
+
+    def _exchange(self, header: dict[str, Any], buffers: list[bytes], what: str):
+        if self._remaining() <= 0:
+            raise StudentTimeout(
+                f"not run: the submission used up its total time budget "
+                f"({self.limits.submission_timeout:.0f} s) in earlier tests"
+            )
+        worker = self._ensure_worker()
+        deadline = time.monotonic() + min(self.limits.call_timeout, self._remaining())
+        try:
+            wire.send_frame(worker.sock, header, buffers)
+            return wire.recv_frame(
+                worker.sock,
+                wire.Limits(max_frame_bytes=self.limits.max_result_mb * 1024 * 1024),
+                deadline,
+            )
+        except TimeoutError:
+            self._discard_worker()
+            limit = min(self.limits.call_timeout, max(self._remaining(), 0))
+            raise StudentTimeout(
+                f"{what} did not finish within {limit:.0f} s (an infinite loop, or far too "
+                "slow); it was stopped"
+            ) from None
+        except wire.WireError as exc:
+            self._discard_worker()
+            raise StudentException(f"{what} returned a value the grader cannot accept: {exc}") from None
+        except (EOFError, OSError):
+            self._discard_worker()
+            raise StudentCrash(
+                f"the process running {what} died (os._exit(), a crash, or it exceeded the "
+                "memory/CPU limits)"
+            ) from None
+
+    def _load(self, module: str) -> None:
+        if module in self.module_failures:
+            raise self.module_failures[module]
+        if module in self.missing:
+            raise MissingPart(self.missing[module])
+        if module not in self.sources:
+            raise MissingPart(f"{module}.py was not found in your submission")
+        if module in self._loaded:
+            return
+        try:
+            header, _ = self._exchange({"op": "load", "module": module}, [], f"importing {module}.py")
+        except StudentError as err:
+            failure = type(err)(f"importing {module}.py failed: {err.message}")
+            self.module_failures[module] = failure
+            raise failure from None
+        if not header.get("ok"):
+            failure = _reply_error(header, f"importing {module}.py")
+            if not isinstance(failure, NotAttempted):
+                self.module_failures[module] = failure
+            raise failure
+        self._loaded.add(module)
+
+    def call(
+        self,
+        module: str,
+        function: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        grad_wrt: tuple[int | str, ...] = (),
+        grad_output: Any = None,
+        needs: tuple[str, ...] = (),
+    ) -> CallResult:
+        """Call `module.function` in the sandbox. Raises a StudentError on any student failure.
+
+        `needs` lists other modules the call depends on (e.g. model_forward needs masks).
+        """
+        for m in (module, *needs) if module != "__grader__" else needs:
+            self._load(m)
+        tree, buffers = wire.encode({"args": list(args), "kwargs": kwargs, "grad_output": grad_output})
+        header = {
+            "op": "call",
+            "module": module,
+            "function": function,
+            "values": tree,
+            "grad_wrt": list(grad_wrt),
+        }
+        what = f"{function}()"
+        reply, bufs = self._exchange(header, buffers, what)
+        if not reply.get("ok"):
+            raise _reply_error(reply, f"calling {function}()")
+        try:
+            payload = wire.decode(reply.get("payload"), bufs)
+            effects = Effects.from_dict(dict(reply.get("effects") or {}))
+            value = payload["value"]
+            grads = tuple(payload.get("grads") or ())
+            gens = dict(payload.get("generators") or {})
+        except (wire.WireError, KeyError, TypeError, ValueError) as exc:
+            self._discard_worker()
+            raise StudentException(f"{what} returned a value the grader cannot accept: {exc}") from None
+        return CallResult(value=value, grads=grads, effects=effects, generators=gens)
+
+
+def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
+    kind = str(reply.get("kind", "exception"))
+    message = str(reply.get("message", ""))[:2000]
+    tb = str(reply.get("traceback", ""))[:4000]
+    exc_type = str(reply.get("exc_type", "Exception"))[:100]
+    if kind == "syntax_error":
+        return StudentException(f"syntax error in {message}")
+    if kind == "not_implemented":
+        detail = f" ({message})" if message else ""
+        return NotAttempted(f"not attempted: {where} raised NotImplementedError{detail}")
+    if kind in _KIND_TEXT:
+        text = f"{where}: your code {_KIND_TEXT[kind]}"
+        return StudentException(text + (f"\n{tb}" if tb else ""))
+    if kind == "unsendable":
+        return StudentException(message)
+    if kind == "protocol":
+        return StudentException(f"{where}: the call could not be made ({message})")
+    text = f"{where} raised {exc_type}: {message}"
+    if tb:
+        text += f"\n{tb}"
+    return StudentException(text)

@@ -1,0 +1,181 @@
+"""Call one function and record what it did besides returning a value.
+
+Shared by the sandboxed worker (student code) and the in-process reference fixture (solutions),
+so `student.x(...)` and `reference.x(...)` have exactly the same semantics. Torch-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import torch
+
+
+@dataclass(frozen=True)
+class Effects:
+    """Side effects observed during one call.
+
+    mutated_args: paths (``"args[0]"``, ``"kwargs['labels']"``) of input tensors changed in place.
+    global_rng_changed: the global torch RNG state differs after the call.
+    model_modes: the ``training`` flag of each model argument after the call, by path.
+    result_requires_grad: some tensor in the result requires grad (autograd was on).
+    model_forward_with_grad: per model argument, whether any forward pass ran with autograd on.
+    """
+
+    mutated_args: tuple[str, ...] = ()
+    global_rng_changed: bool = False
+    model_modes: dict[str, bool] = field(default_factory=dict)
+    result_requires_grad: bool = False
+    model_forward_with_grad: dict[str, bool] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mutated_args": list(self.mutated_args),
+            "global_rng_changed": self.global_rng_changed,
+            "model_modes": dict(self.model_modes),
+            "result_requires_grad": self.result_requires_grad,
+            "model_forward_with_grad": dict(self.model_forward_with_grad),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Effects:
+        return cls(
+            mutated_args=tuple(str(x) for x in d.get("mutated_args", [])),
+            global_rng_changed=bool(d.get("global_rng_changed", False)),
+            model_modes={str(k): bool(v) for k, v in dict(d.get("model_modes", {})).items()},
+            result_requires_grad=bool(d.get("result_requires_grad", False)),
+            model_forward_with_grad={
+                str(k): bool(v) for k, v in dict(d.get("model_forward_with_grad", {})).items()
+            },
+        )
+
+
+@dataclass
+class Invocation:
+    value: Any
+    grads: tuple[torch.Tensor | None, ...]
+    effects: Effects
+
+
+def _walk(args: Sequence[Any], kwargs: dict[str, Any]):
+    for i, a in enumerate(args):
+        yield f"args[{i}]", a
+    for k, a in kwargs.items():
+        yield f"kwargs[{k!r}]", a
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    t = t.detach()
+    return t.clone() if t.dtype == torch.bool else t.clone().contiguous().view(torch.uint8)
+
+
+def invoke(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    *,
+    grad_wrt: Sequence[int | str] = (),
+    grad_output: torch.Tensor | None = None,
+) -> Invocation:
+    """Call ``fn(*args, **kwargs)`` and observe it.
+
+    With ``grad_wrt``, the named floating-point inputs become fresh leaves with
+    ``requires_grad``; the first tensor of the result is reduced as
+    ``(out.float() * grad_output).sum()`` (ones when absent) and backpropagated, and their
+    gradients are returned in ``grad_wrt`` order (None where no gradient reached them, or when
+    the result does not require grad).
+    """
+    args = list(args)
+    kwargs = dict(kwargs)
+    leaves: list[torch.Tensor | None] = []
+    for key in grad_wrt:
+        target = args[key] if isinstance(key, int) else kwargs[key]
+        if isinstance(target, torch.Tensor) and target.is_floating_point():
+            leaf = target.detach().clone().requires_grad_(True)
+            if isinstance(key, int):
+                args[key] = leaf
+            else:
+                kwargs[key] = leaf
+            leaves.append(leaf)
+        else:
+            leaves.append(None)
+
+    before = {p: _bits(a) for p, a in _walk(args, kwargs) if isinstance(a, torch.Tensor)}
+    grad_seen: dict[str, bool] = {}
+    hooks = []
+    for p, a in _walk(args, kwargs):
+        if isinstance(a, torch.nn.Module):
+            grad_seen[p] = False
+
+            def _hook(_module, _inputs, _p=p):
+                grad_seen[_p] = grad_seen[_p] or torch.is_grad_enabled()
+
+            hooks.append(a.register_forward_pre_hook(_hook))
+    rng_before = torch.get_rng_state()
+    try:
+        value = fn(*args, **kwargs)
+    finally:
+        for h in hooks:
+            h.remove()
+    rng_changed = not torch.equal(rng_before, torch.get_rng_state())
+
+    mutated = []
+    for p, a in _walk(args, kwargs):
+        if isinstance(a, torch.Tensor):
+            now = _bits(a)
+            old = before[p]
+            if now.shape != old.shape or not torch.equal(now, old):
+                mutated.append(p)
+    modes = {p: bool(a.training) for p, a in _walk(args, kwargs) if isinstance(a, torch.nn.Module)}
+
+    first = _first_tensor(value)
+    grads: tuple[torch.Tensor | None, ...] = ()
+    if grad_wrt:
+        if first is not None and first.requires_grad and first.is_floating_point():
+            go = torch.ones_like(first, dtype=torch.float32) if grad_output is None else grad_output
+            (first.float() * go.float()).sum().backward()
+            grads = tuple(None if leaf is None else leaf.grad for leaf in leaves)
+        else:
+            grads = tuple(None for _ in leaves)
+
+    effects = Effects(
+        mutated_args=tuple(mutated),
+        global_rng_changed=rng_changed,
+        model_modes=modes,
+        result_requires_grad=_any_requires_grad(value),
+        model_forward_with_grad=grad_seen,
+    )
+    return Invocation(value=_detach(value), grads=grads, effects=effects)
+
+
+def _first_tensor(value: Any) -> torch.Tensor | None:
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            if isinstance(v, torch.Tensor):
+                return v
+    return None
+
+
+def _any_requires_grad(value: Any) -> bool:
+    if isinstance(value, torch.Tensor):
+        return bool(value.requires_grad)
+    if isinstance(value, (tuple, list)):
+        return any(_any_requires_grad(v) for v in value)
+    if isinstance(value, dict):
+        return any(_any_requires_grad(v) for v in value.values())
+    return False
+
+
+def _detach(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, tuple):
+        return tuple(_detach(v) for v in value)
+    if isinstance(value, list):
+        return [_detach(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _detach(v) for k, v in value.items()}
+    return value

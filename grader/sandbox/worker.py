@@ -1,0 +1,225 @@
+"""The sandboxed side: import the student's modules and answer call requests.
+
+Runs only inside a jailed worker process (see `jail.py`). It trusts nothing it imports from the
+submission; it only decodes requests from the trusted side (whose frames it also caps) and
+encodes plain results with `wire`. Any exception of the student's becomes a structured error
+reply; the trusted side decides what it means for the grade.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import os
+import socket
+import sys
+import traceback
+import types
+from typing import Any
+
+from grader.sandbox import wire
+from grader.sandbox.invoke import invoke
+
+PART_MODULES = ("masks", "corruption", "losses", "generation")
+# What the worker refuses to import even where the files would be reachable (non-jail mode;
+# in jail mode these paths are simply not mounted).
+BLOCKED_PREFIXES = ("solutions", "grader.suites", "grader.suite", "grader.rubric", "tests")
+_REQUEST_LIMITS = wire.Limits(max_frame_bytes=512 * 1024 * 1024)
+
+
+class _StudentFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the submission's modules as `masks` and `exercises.masks` (and so on)."""
+
+    def __init__(self, directory: str, present: set[str]) -> None:
+        self.directory = directory
+        self.present = present
+
+    def find_spec(self, fullname, path=None, target=None):  # noqa: D401 - importlib API
+        if fullname.startswith(BLOCKED_PREFIXES) and fullname.split(".")[0] in (
+            "solutions",
+            "grader",
+            "tests",
+        ):
+            raise ImportError(f"importing {fullname!r} is not allowed while grading")
+        short = fullname.removeprefix("exercises.")
+        if short in PART_MODULES and fullname in (short, f"exercises.{short}"):
+            if short not in self.present:
+                return None
+            origin = os.path.join(self.directory, f"{short}.py")
+            return importlib.util.spec_from_file_location(fullname, origin, loader=self)
+        return None
+
+    def create_module(self, spec):
+        # One module object per part: `import masks` and `import exercises.masks` are the same.
+        short = spec.name.removeprefix("exercises.")
+        for alias in (short, f"exercises.{short}"):
+            if alias in sys.modules:
+                return sys.modules[alias]
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if getattr(module, "__grader_loaded__", False):
+            return
+        short = module.__name__.removeprefix("exercises.")
+        with open(module.__spec__.origin, encoding="utf-8") as f:
+            source = f.read()
+        code = compile(source, f"{short}.py", "exec", dont_inherit=True)
+        module.__grader_loaded__ = True
+        sys.modules[short] = module
+        sys.modules[f"exercises.{short}"] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException:
+            module.__grader_loaded__ = False
+            sys.modules.pop(short, None)
+            sys.modules.pop(f"exercises.{short}", None)
+            raise
+
+
+def _student_frames(tb) -> str:
+    frames = [
+        f for f in traceback.extract_tb(tb) if os.path.basename(f.filename or "") in _STUDENT_FILES
+    ]
+    lines = []
+    for f in frames[-4:]:
+        lines.append(f'  File "{os.path.basename(f.filename)}", line {f.lineno}, in {f.name}')
+        if f.line:
+            lines.append(f"    {f.line.strip()[:200]}")
+    return "\n".join(lines)
+
+
+_STUDENT_FILES = {f"{m}.py" for m in PART_MODULES}
+
+
+def _error_reply(exc: BaseException, where: str) -> dict[str, Any]:
+    if isinstance(exc, SyntaxError) and (exc.filename or "") in _STUDENT_FILES:
+        return {
+            "ok": False,
+            "kind": "syntax_error",
+            "message": f"{exc.filename}, line {exc.lineno}: {exc.msg}",
+        }
+    if isinstance(exc, NotImplementedError):
+        kind = "not_implemented"
+    elif isinstance(exc, SystemExit):
+        kind = "exit"
+    elif isinstance(exc, (MemoryError,)):
+        kind = "memory"
+    elif isinstance(exc, RecursionError):
+        kind = "recursion"
+    else:
+        kind = "exception"
+    try:
+        text = str(exc)[:2000]
+    except BaseException:  # noqa: BLE001 - a student exception whose __str__ raises
+        text = "<unprintable exception>"
+    return {
+        "ok": False,
+        "kind": kind,
+        "where": where,
+        "exc_type": type(exc).__name__[:100],
+        "message": text,
+        "traceback": _student_frames(exc.__traceback__)[:4000],
+    }
+
+
+def _load_module(name: str) -> types.ModuleType:
+    return importlib.import_module(name)
+
+
+def _resolve(module_name: str, function: str) -> Any:
+    if module_name == "__grader__" and function == "model_forward":
+        return _model_forward
+    if module_name not in PART_MODULES:
+        raise LookupError(f"unknown module {module_name!r}")
+    mod = _load_module(module_name)
+    fn = getattr(mod, function, None)
+    if fn is None or not callable(fn):
+        raise AttributeError(f"{module_name}.py does not define a function named {function!r}")
+    return fn
+
+
+def _model_forward(model, input_ids, attention_mask=None):
+    """Run a TinyLM whose mask and attention are the student's own `masks` functions."""
+    masks = _load_module("masks")
+    model.mask_fn = masks.build_attention_mask
+    model.attention_fn = masks.masked_attention
+    with __import__("torch").no_grad():
+        return model(input_ids, attention_mask=attention_mask)
+
+
+def serve(sock: socket.socket, directory: str, present: set[str]) -> None:
+    """Answer requests until the trusted side says goodbye or closes the socket."""
+    sys.meta_path.insert(0, _StudentFinder(directory, present))
+    while True:
+        try:
+            header, buffers = wire.recv_frame(sock, _REQUEST_LIMITS)
+        except (EOFError, wire.WireError):
+            return
+        op = header.get("op")
+        if op == "bye":
+            return
+        if op == "load":
+            name = str(header.get("module"))
+            try:
+                _load_module(name)
+                reply: dict[str, Any] = {"ok": True}
+            except BaseException as exc:  # noqa: BLE001 - student code may raise anything
+                reply = _error_reply(exc, f"importing {name}.py")
+            _send(sock, reply)
+            continue
+        if op != "call":
+            _send(sock, {"ok": False, "kind": "protocol", "message": f"unknown op {op!r}"})
+            continue
+        where = f"{header.get('module')}.{header.get('function')}"
+        try:
+            values = wire.decode(header["values"], buffers)
+            args, kwargs = list(values["args"]), dict(values["kwargs"])
+            grad_output = values.get("grad_output")
+            grad_wrt = [k for k in header.get("grad_wrt", []) if isinstance(k, (int, str))]
+        except (KeyError, TypeError, wire.WireError) as exc:
+            _send(sock, {"ok": False, "kind": "protocol", "message": str(exc)})
+            continue
+        try:
+            fn = _resolve(str(header["module"]), str(header["function"]))
+        except BaseException as exc:  # noqa: BLE001
+            _send(sock, _error_reply(exc, f"importing {header['module']}.py"))
+            continue
+        try:
+            result = invoke(fn, args, kwargs, grad_wrt=grad_wrt, grad_output=grad_output)
+        except BaseException as exc:  # noqa: BLE001
+            _send(sock, _error_reply(exc, f"calling {where}"))
+            continue
+        gens = dict(_generators(args, kwargs))
+        try:
+            tree, bufs = wire.encode(
+                {"value": result.value, "grads": result.grads, "generators": gens}
+            )
+        except BaseException as exc:  # noqa: BLE001 - includes WireError and lying objects
+            _send(
+                sock,
+                {
+                    "ok": False,
+                    "kind": "unsendable",
+                    "message": f"{where} returned something that cannot be graded: {exc}"[:500],
+                },
+            )
+            continue
+        _send(sock, {"ok": True, "payload": tree, "effects": result.effects.to_dict()}, bufs)
+
+
+def _generators(args, kwargs):
+    import torch
+
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Generator):
+            yield f"args[{i}]", a
+    for k, a in kwargs.items():
+        if isinstance(a, torch.Generator):
+            yield f"kwargs[{k!r}]", a
+
+
+def _send(sock: socket.socket, header: dict[str, Any], buffers: list[bytes] = ()) -> None:
+    try:
+        wire.send_frame(sock, header, list(buffers))
+    except OSError:
+        os._exit(0)

@@ -1,0 +1,187 @@
+"""The pre-warmed forker: imports torch once, then forks one confined worker per request.
+
+It is started by the trusted side with ``python -I`` and a scrubbed environment, and imports
+only what student code may see anyway (torch, numpy, the `exercises` package, `grader.sandbox`):
+never the hidden tests, the solutions or anything about other submissions, so a forked worker
+inherits nothing secret. Process tree per worker::
+
+    zygote -> supervisor (child subreaper; in jail mode owns fresh namespaces)
+                -> worker (PID 1 of its PID namespace in jail mode; runs student code)
+
+The supervisor tells the trusted side the worker's pid, waits for it to end, then kills any
+process the student left behind. Every process has a parent-death signal, so killing the
+grader (even with SIGKILL) takes the whole tree down.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+from grader.sandbox import jail, wire
+from grader.sandbox.limits import SandboxLimits
+
+_CTL_LIMITS = wire.Limits(max_frame_bytes=256 * 1024 * 1024)
+
+
+def _preload() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    import numpy  # noqa: F401  - students may use it; import before the jail closes
+    import torch.nn.functional  # noqa: F401
+
+    import grader.sandbox.invoke  # noqa: F401
+    import grader.sandbox.worker  # noqa: F401
+
+    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "itertools", "functools", "collections", "typing",
+                 "dataclasses", "statistics", "torch.distributions", "torch.nn.attention"):
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+
+
+def main() -> None:
+    """Entry point: ``python -I -c 'from grader.sandbox.zygote import main; main()' FD``."""
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:
+        os._exit(0)
+    _preload()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
+    workdirs: dict[int, str] = {}
+    while True:
+        _reap(workdirs)
+        readable, _, _ = select.select([ctl], [], [], 0.5)
+        if not readable:
+            continue
+        try:
+            _msg, fds, _flags, _addr = socket.recv_fds(ctl, 1, 1)
+            if not _msg:
+                return
+            header, _ = wire.recv_frame(ctl, _CTL_LIMITS)
+        except (EOFError, OSError, wire.WireError):
+            return
+        if header.get("op") != "spawn" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            return
+        workdir = tempfile.mkdtemp(prefix="grader-sbx-")
+        pid = os.fork()
+        if pid == 0:
+            ctl.close()
+            try:
+                _supervise(fds[0], header, workdir)
+            finally:
+                os._exit(0)
+        workdirs[pid] = workdir
+        os.close(fds[0])
+        wire.send_frame(ctl, {"pid": pid})
+
+
+def _reap(workdirs: dict[int, str] | None = None) -> None:
+    """Collect finished children; remove the work folder of a finished supervisor."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if workdirs is not None and pid in workdirs:
+            shutil.rmtree(workdirs.pop(pid), ignore_errors=True)
+
+
+def _supervise(fd: int, request: dict, workdir: str) -> None:
+    """Runs in the supervisor: start the worker, report its pid, wait, clean up after it."""
+    jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+    jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)
+    sock = socket.socket(fileno=fd)
+    limits = SandboxLimits.from_dict(request.get("limits", {}))
+    sources = {str(k): str(v) for k, v in dict(request.get("sources", {})).items()}
+    slot = int(request.get("slot", 0))
+    jailed = jail.can_jail() and not request.get("no_jail", False)
+    if jailed:
+        jail.unshare_namespaces()
+    go_r, go_w = os.pipe()
+    wpid = os.fork()
+    if wpid == 0:
+        os.close(go_w)
+        try:
+            _run_worker(sock, go_r, workdir, jailed, limits, slot, sources)
+        except BaseException:  # noqa: BLE001 - setup failed; the trusted side sees EOF
+            import traceback
+
+            traceback.print_exc()  # visible with GRADER_DEBUG_SANDBOX=1 (before redirection)
+        finally:
+            os._exit(0)
+    os.close(go_r)
+    try:
+        wire.send_frame(sock, {"op": "hello", "pid": wpid, "jailed": jailed})
+    except OSError:
+        pass
+    os.close(go_w)
+    sock.close()
+    try:
+        os.waitpid(wpid, 0)
+    except ChildProcessError:
+        pass
+    _kill_descendants()
+
+
+def _run_worker(sock, go_r, workdir, jailed, limits, slot, sources) -> None:
+    os.read(go_r, 1)  # wait until the supervisor has announced our pid
+    os.close(go_r)
+    if jailed:
+        jail.enter_jail(workdir, limits, slot, sources)
+    else:
+        os.setsid()
+        jail.enter_basic(os.path.join(workdir, "scratch"), sources)
+    jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # credentials changed: set it again
+    jail.apply_limits(limits, jail.address_space_in_use())
+    from grader.sandbox.worker import serve
+
+    serve(sock, os.getcwd(), set(sources))
+
+
+def _kill_descendants() -> None:
+    """SIGKILL every process reparented to this (subreaper) supervisor, until none is left."""
+    me = os.getpid()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        children = _children_of(me)
+        if not children:
+            break
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap()
+        time.sleep(0.01)
+    _reap()
+
+
+def _children_of(ppid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == ppid:
+            out.append(int(entry))
+    return out
