@@ -80,9 +80,13 @@ class Zygote:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
+        self._ready = False
         self.jailed = False
 
-    def start(self) -> Zygote:
+    def launch(self) -> None:
+        """Start the zygote process without waiting for it (torch imports in the background)."""
+        if self._proc is not None:
+            return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         debug = os.environ.get("GRADER_DEBUG_SANDBOX") == "1"
         self._proc = subprocess.Popen(
@@ -97,12 +101,20 @@ class Zygote:
         )
         theirs.close()
         self._ctl = ours
+        self._ready = False
+
+    def start(self) -> Zygote:
+        """Launch if needed and wait until the zygote is ready to fork workers."""
+        self.launch()
+        if self._ready:
+            return self
         try:
-            hello, _ = wire.recv_frame(ours, wire.Limits(), time.monotonic() + 120)
+            hello, _ = wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 120)
         except (EOFError, TimeoutError, wire.WireError) as exc:
             self.close()
             raise SandboxUnavailable(f"the sandbox process did not start: {exc}") from exc
         self.jailed = bool(hello.get("jail")) and self._jail
+        self._ready = True
         return self
 
     def spawn(self, sources: dict[str, str], limits: SandboxLimits, slot: int) -> WorkerHandle:
@@ -147,9 +159,10 @@ class Zygote:
                 pass
             self._proc.wait()
             self._proc = None
+        self._ready = False
 
     def __enter__(self) -> Zygote:
-        return self.start() if self._proc is None else self
+        return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()

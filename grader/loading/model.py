@@ -1,0 +1,139 @@
+"""The Submission record and the rules shared by every loader."""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
+EXPLANATION_FILE = "explanation.md"
+DRILL_FILES = ("drill/experiment.py", "drill/evidence_note.md", "drill/results.json")
+KNOWN_FILES = tuple(f"{p}.py" for p in CODE_PARTS) + (EXPLANATION_FILE,) + DRILL_FILES
+
+
+class SubmissionError(Exception):
+    """The submission as a whole cannot be read. The message is for the student."""
+
+
+@dataclass(frozen=True)
+class LoadLimits:
+    max_file_bytes: int = 1_000_000
+    max_total_bytes: int = 20_000_000
+    max_members: int = 2_000
+    max_ratio: int = 200  # zip: uncompressed / compressed, per member
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What was handed in, as text.
+
+    sources: part module name -> Python source (only parts that were found and readable).
+    missing: part -> message, for code parts that could not be used (absent, unreadable).
+    written: "explanation" -> the answer text (the part under "## Your answer" if present).
+    files: every known file found, by relative path (drill files included), as text.
+    problems: messages about the submission that cost nothing by themselves.
+    """
+
+    name: str
+    origin: str
+    sources: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    written: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def digest(self) -> str:
+        """Content hash of everything graded (stable across copies and archive formats)."""
+        h = hashlib.sha256()
+        for path in sorted(self.files):
+            h.update(path.encode())
+            h.update(b"\0")
+            h.update(self.files[path].encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
+        return h.hexdigest()
+
+
+def find_root(paths: list[str]) -> str:
+    """The folder inside a submission that holds its files.
+
+    Students zip the folder itself, its contents, or a wrapper around it (`alice/exercises/`).
+    The root is the shallowest folder containing any known file.
+    """
+    best: str | None = None
+    for p in paths:
+        for known in KNOWN_FILES:
+            if p == known or p.endswith("/" + known):
+                root = p[: len(p) - len(known)].rstrip("/")
+                if best is None or root.count("/") < best.count("/") or (
+                    root.count("/") == best.count("/") and root < best
+                ):
+                    best = root
+    return best or ""
+
+
+def safe_relpath(name: str) -> str:
+    """Normalise an archive member name; raise SubmissionError if it escapes the folder."""
+    if "\0" in name:
+        raise SubmissionError("the archive contains a file name with a NUL byte")
+    n = name.replace("\\", "/")
+    if n.startswith("/") or re.match(r"^[A-Za-z]:", n):
+        raise SubmissionError(f"the archive member {name!r} has an absolute path")
+    norm = posixpath.normpath(n)
+    if norm == ".." or norm.startswith("../") or "/../" in f"/{norm}/":
+        raise SubmissionError(f"the archive member {name!r} points outside the folder")
+    return "" if norm == "." else norm
+
+
+_ANSWER_HEADING = re.compile(r"^#{1,6}\s*your answer\s*$", re.IGNORECASE | re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def extract_answer(markdown: str) -> str:
+    """The student's answer: the text under a 'Your answer' heading, or the whole file."""
+    m = _ANSWER_HEADING.search(markdown)
+    text = markdown[m.end():] if m else markdown
+    return _COMMENT.sub("", text).strip()
+
+
+def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str]) -> Submission:
+    """Build a Submission from relative path -> bytes of the files found (any loader)."""
+    root = find_root(list(raw))
+    files: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for rel, data in raw.items():
+        inner = rel[len(root) + 1:] if root and rel.startswith(root + "/") else rel
+        if root and not rel.startswith(root + "/"):
+            continue
+        if inner not in KNOWN_FILES:
+            continue
+        try:
+            files[inner] = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            problems.append(f"{inner} is not UTF-8 text and was ignored")
+            stem = inner.removesuffix(".py")
+            if stem in CODE_PARTS:
+                missing[stem] = f"{inner} could not be read: it is not UTF-8 text"
+    sources = {p: files[f"{p}.py"] for p in CODE_PARTS if f"{p}.py" in files}
+    for p in CODE_PARTS:
+        if p not in sources and p not in missing:
+            missing[p] = f"{p}.py was not found in your submission"
+    written = {}
+    if EXPLANATION_FILE in files:
+        written["explanation"] = extract_answer(files[EXPLANATION_FILE])
+    if not files:
+        problems.append(
+            "no exercise files were found (expected masks.py, corruption.py, losses.py, "
+            "generation.py, explanation.md)"
+        )
+    return Submission(
+        name=name,
+        origin=origin,
+        sources=sources,
+        missing=missing,
+        written=written,
+        files=files,
+        problems=tuple(problems),
+    )

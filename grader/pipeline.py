@@ -1,0 +1,113 @@
+"""grade(): load -> sandbox + suite -> rubric -> GradeReport. Usable without the CLI.
+
+`Grader` keeps the warm pieces (the sandbox zygote with torch imported, the reference
+solutions, the rubric) so many submissions can be graded in one process; `grade_path` is the
+one-shot convenience. Nothing here writes files or prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import __version__
+from grader.loading import Submission, load_submission
+from grader.report import CriterionResult, GradeReport, WrittenResult
+from grader.sandbox.client import SandboxSession, Zygote
+from grader.sandbox.limits import SandboxLimits
+from grader.suite.proxy import ReferenceProxy, StudentProxy
+from grader.suite.runner import Suite, run_suite
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade. `suite="public"` is the student self-check (`grader check`)."""
+
+    suite: Suite = "hidden"
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    jail: bool = True
+    grade_written: bool = True
+    keyword: str | None = None
+
+
+class Grader:
+    """A reusable grading engine. Use as a context manager; `grade()` is not thread-safe
+    unless each thread passes its own `slot`."""
+
+    def __init__(self, options: GradeOptions | None = None) -> None:
+        self.options = options or GradeOptions()
+        self.zygote = Zygote(jail=self.options.jail)
+        self.reference = ReferenceProxy()
+
+    def start(self) -> Grader:
+        self.zygote.start()
+        return self
+
+    def close(self) -> None:
+        self.zygote.close()
+
+    def __enter__(self) -> Grader:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def grade(self, submission: Submission, *, slot: int = 0) -> GradeReport:
+        """Grade one loaded submission. Student failures are report data, never exceptions."""
+        self.start()
+        if not self.zygote.alive():  # the sandbox itself died (e.g. killed by the OOM killer)
+            self.zygote.close()
+            self.zygote.start()
+        with SandboxSession(
+            self.zygote, submission.sources, self.options.limits,
+            slot=slot, missing=submission.missing,
+        ) as session:
+            run = run_suite(
+                self.options.suite, StudentProxy(session), self.reference,
+                keyword=self.options.keyword,
+            )
+        written = {}
+        if self.options.grade_written and self.options.suite == "hidden":
+            written["explanation"] = grade_explanation(submission)
+        errors = list(submission.problems) + [f"internal: {e}" for e in run.internal_errors]
+        return GradeReport(
+            grader_version=__version__,
+            submission=submission.name,
+            tests=run.results,
+            written=written,
+            errors=tuple(errors),
+        )
+
+
+def grade_explanation(submission: Submission) -> WrittenResult:
+    """Score Exercise 2, or a zero with a clear message when it was not handed in."""
+    from grader.rubric.scorer import load_rubric, score_explanation
+
+    text = submission.written.get("explanation")
+    if text is not None:
+        return score_explanation(text)
+    rubric = load_rubric()
+    return WrittenResult(
+        score=0.0,
+        max_score=float(sum(c.weight for c in rubric.criteria)),
+        needs_review=False,
+        criteria=tuple(
+            CriterionResult(
+                id=c.id, verdict="missing", evidence="",
+                feedback="explanation.md was not found in your submission.",
+            )
+            for c in rubric.criteria
+        ),
+        summary="No explanation.md was handed in, so Exercise 2 scores 0.",
+    )
+
+
+def grade_path(path: str | Path, options: GradeOptions | None = None) -> GradeReport:
+    """Load and grade one submission folder or zip (raises SubmissionError if unreadable)."""
+    grader = Grader(options)
+    grader.zygote.launch()  # torch imports in the sandbox while we load here
+    try:
+        submission = load_submission(path)
+        return grader.grade(submission)
+    finally:
+        grader.close()

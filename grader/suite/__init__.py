@@ -1,0 +1,1 @@
+"""The suite machinery: fixtures, checks and the pytest plugin (trusted side)."""

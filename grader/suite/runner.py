@@ -1,0 +1,64 @@
+"""Run the public or hidden suite against one submission's proxies, in this process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from grader.report import TestResult
+from grader.suite.plugin import GradingPlugin
+
+SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
+Suite = Literal["public", "hidden"]
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    results: tuple[TestResult, ...]
+    internal_errors: tuple[str, ...]
+
+
+def suite_path(suite: Suite) -> Path:
+    return SUITES_DIR / suite
+
+
+def run_suite(
+    suite: Suite,
+    student: Any,
+    reference: Any,
+    *,
+    parts: set[str] | None = None,
+    keyword: str | None = None,
+) -> SuiteRun:
+    """Run every test of `suite` (optionally only `parts`, or a pytest -k expression)."""
+    plugin = GradingPlugin(student, reference, parts)
+    args = [
+        str(suite_path(suite)),
+        "-c",
+        str(SUITES_DIR / "pytest.ini"),
+        "--rootdir",
+        str(SUITES_DIR),
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:stepwise",
+        "--import-mode=importlib",
+    ]
+    if keyword:
+        args += ["-k", keyword]
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = pytest.main(args, plugins=[plugin])
+    errors = list(plugin.internal_errors) + list(plugin.collection_errors)
+    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        errors.append(f"the {suite} test suite could not run (pytest exit code {int(code)})")
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and keyword is None and parts is None:
+        errors.append(f"the {suite} test suite collected no tests")
+    return SuiteRun(results=tuple(plugin.results), internal_errors=tuple(errors))
