@@ -59,11 +59,16 @@ class Grader:
             self.zygote.close()
             self.zygote.start()
         with SandboxSession(
-            self.zygote, submission.sources, self.options.limits,
-            slot=slot, missing=submission.missing,
+            self.zygote,
+            submission.sources,
+            self.options.limits,
+            slot=slot,
+            missing=submission.missing,
         ) as session:
             run = run_suite(
-                self.options.suite, StudentProxy(session), self.reference,
+                self.options.suite,
+                StudentProxy(session),
+                self.reference,
                 keyword=self.options.keyword,
             )
         written = {}
@@ -93,7 +98,9 @@ def grade_explanation(submission: Submission) -> WrittenResult:
         needs_review=False,
         criteria=tuple(
             CriterionResult(
-                id=c.id, verdict="missing", evidence="",
+                id=c.id,
+                verdict="missing",
+                evidence="",
                 feedback="explanation.md was not found in your submission.",
             )
             for c in rubric.criteria

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 TestStatus = Literal["passed", "failed", "error", "timeout", "missing"]
@@ -211,3 +212,14 @@ class GradeReport:
 def _round(x: float) -> float:
     """Round scores so float summation order never changes the JSON bytes."""
     return round(float(x) + 0.0, 4)
+
+
+SCHEMA_PATH = Path(__file__).with_name("schema") / "grade_report.schema.json"
+
+
+def validate_report_dict(data: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError unless `data` follows the published report schema."""
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)

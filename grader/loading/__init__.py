@@ -33,8 +33,9 @@ __all__ = [
 ]
 
 
-def load_submission(path: str | Path, *, name: str | None = None,
-                    limits: LoadLimits | None = None) -> Submission:
+def load_submission(
+    path: str | Path, *, name: str | None = None, limits: LoadLimits | None = None
+) -> Submission:
     """Load a submission folder or .zip. Raises SubmissionError when it cannot be read."""
     p = Path(path)
     limits = limits or LoadLimits()

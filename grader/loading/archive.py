@@ -26,8 +26,9 @@ def load_zip(path: Path, *, name: str, limits: LoadLimits) -> Submission:
         return load_zip_members(zf, name=name, origin=str(path), limits=limits)
 
 
-def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
-                     limits: LoadLimits, prefix: str = "") -> Submission:
+def load_zip_members(
+    zf: zipfile.ZipFile, *, name: str, origin: str, limits: LoadLimits, prefix: str = ""
+) -> Submission:
     """Read known files below `prefix` of an open archive (also used for LMS exports)."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
@@ -40,7 +41,7 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
         if prefix:
             if not rel.startswith(prefix):
                 continue
-            rel = rel[len(prefix):]
+            rel = rel[len(prefix) :]
         if info.is_dir() or not rel:
             continue
         mode = info.external_attr >> 16
@@ -49,7 +50,9 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
         if not any(rel == k or rel.endswith("/" + k) for k in KNOWN_FILES):
             continue
         if info.file_size > limits.max_file_bytes:
-            problems.append(f"{rel} is larger than {limits.max_file_bytes // 1000} kB and was ignored")
+            problems.append(
+                f"{rel} is larger than {limits.max_file_bytes // 1000} kB and was ignored"
+            )
             continue
         if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
             raise SubmissionError(f"the archive member {rel!r} looks like a zip bomb")
@@ -59,8 +62,14 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
         try:
             with zf.open(info) as f:
                 data = f.read(limits.max_file_bytes + 1)
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError,
-                ValueError) as exc:
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            RuntimeError,
+            NotImplementedError,
+            EOFError,
+            ValueError,
+        ) as exc:
             raise SubmissionError(f"the archive member {rel!r} is corrupt ({exc})") from None
         if len(data) > limits.max_file_bytes:
             problems.append(f"{rel} is larger than declared and was ignored")

@@ -33,7 +33,9 @@ def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
                 continue
             size = full.stat().st_size
             if size > limits.max_file_bytes:
-                problems.append(f"{rel} is larger than {limits.max_file_bytes // 1000} kB and was ignored")
+                problems.append(
+                    f"{rel} is larger than {limits.max_file_bytes // 1000} kB and was ignored"
+                )
                 continue
             total += size
             if total > limits.max_total_bytes:

@@ -67,8 +67,10 @@ def find_root(paths: list[str]) -> str:
         for known in KNOWN_FILES:
             if p == known or p.endswith("/" + known):
                 root = p[: len(p) - len(known)].rstrip("/")
-                if best is None or root.count("/") < best.count("/") or (
-                    root.count("/") == best.count("/") and root < best
+                if (
+                    best is None
+                    or root.count("/") < best.count("/")
+                    or (root.count("/") == best.count("/") and root < best)
                 ):
                     best = root
     return best or ""
@@ -94,7 +96,7 @@ _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 def extract_answer(markdown: str) -> str:
     """The student's answer: the text under a 'Your answer' heading, or the whole file."""
     m = _ANSWER_HEADING.search(markdown)
-    text = markdown[m.end():] if m else markdown
+    text = markdown[m.end() :] if m else markdown
     return _COMMENT.sub("", text).strip()
 
 
@@ -104,7 +106,7 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str])
     files: dict[str, str] = {}
     missing: dict[str, str] = {}
     for rel, data in raw.items():
-        inner = rel[len(root) + 1:] if root and rel.startswith(root + "/") else rel
+        inner = rel[len(root) + 1 :] if root and rel.startswith(root + "/") else rel
         if root and not rel.startswith(root + "/"):
             continue
         if inner not in KNOWN_FILES:

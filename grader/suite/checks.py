@@ -77,9 +77,7 @@ def assert_close(
     hint: str = "",
 ) -> None:
     """Fail unless `got` matches `want` in shape, dtype (optionally) and value."""
-    check_tensor(
-        got, what=what, shape=tuple(want.shape), dtype=want.dtype if check_dtype else None
-    )
+    check_tensor(got, what=what, shape=tuple(want.shape), dtype=want.dtype if check_dtype else None)
     g, w = got.detach().double(), want.detach().double()
     if want.dtype == torch.bool or not want.is_floating_point():
         bad = g != w

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -50,7 +51,12 @@ class _Function:
         Returns ``(value, grads)`` with one gradient (or None) per entry of `grad_wrt`.
         """
         res = self._side._call(
-            self._module, self._name, args, kwargs, grad_wrt=tuple(grad_wrt), grad_output=grad_output
+            self._module,
+            self._name,
+            args,
+            kwargs,
+            grad_wrt=tuple(grad_wrt),
+            grad_output=grad_output,
         )
         return res.value, tuple(res.grads)
 
@@ -107,7 +113,10 @@ class StudentProxy(_Side):
         return self._finish(res, args, kwargs)
 
     def model_forward(
-        self, model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+        self,
+        model: torch.nn.Module,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The grader's TinyLM (same weights) run with the student's mask and attention."""
         res = self.session.call(
@@ -136,7 +145,10 @@ class ReferenceProxy(_Side):
         return res
 
     def model_forward(
-        self, model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+        self,
+        model: torch.nn.Module,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         from grader.sandbox.models import model_from_spec, model_to_spec
 
@@ -147,4 +159,3 @@ class ReferenceProxy(_Side):
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
-

@@ -1,0 +1,173 @@
+"""The `grader` command: parse options, call the library, map errors to exit codes.
+
+Exit codes (design contract): 0 graded; 1 graded but below --fail-under (or, for `check`,
+some public test failed); 2 bad usage or unreadable submission; 3 internal grader error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from grader import __version__
+from grader.errors import GraderError, InternalError
+from grader.loading import SubmissionError
+
+FORMATS = ("text", "json", "md", "html")
+
+
+class _Group(click.Group):
+    def main(self, *args, **kwargs):  # type: ignore[override]
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except GraderError as exc:
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except SubmissionError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 3, short text
+            click.echo(f"Internal grader error: {type(exc).__name__}: {exc}", err=True)
+            click.echo(
+                "Please report this to your instructor (set GRADER_DEBUG=1 for details).", err=True
+            )
+            if _debug():
+                raise
+            sys.exit(InternalError.exit_code)
+
+
+def _debug() -> bool:
+    import os
+
+    return os.environ.get("GRADER_DEBUG") == "1"
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="grader")
+def main() -> None:
+    """Autograder for the causal / masked / encoder objectives unit.
+
+    \b
+    Examples:
+      grader demo                       grade the bundled sample class
+      grader check exercises/           run the public tests on your work
+      grader grade my_submission.zip    full grade of one submission
+    """
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report here (atomically) instead of standard output.",
+)
+@click.option(
+    "--fail-under",
+    type=float,
+    default=None,
+    help="Exit with code 1 when the score (in %) is below this.",
+)
+def grade(path: Path, fmt: str, output: Path | None, fail_under: float | None) -> None:
+    """Grade one submission (a folder or a .zip) with the hidden tests.
+
+    \b
+    Example:
+      grader grade alice.zip --format json --output alice.json
+    """
+    from grader.output import emit
+    from grader.pipeline import grade_path
+    from grader.render import render_report
+
+    report = grade_path(path)
+    emit(render_report(report, fmt, color=output is None and _color()), output)
+    if (
+        fail_under is not None
+        and report.max_score
+        and 100 * report.score / report.max_score < fail_under
+    ):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path), default=".", required=False)
+def check(path: Path) -> None:
+    """Run the public tests on your work (like pytest: exit 0 when all pass).
+
+    \b
+    Example:
+      grader check exercises/
+    """
+    from grader.pipeline import GradeOptions, grade_path
+    from grader.render import render_report
+
+    report = grade_path(path, GradeOptions(suite="public", grade_written=False))
+    click.echo(render_report(report, "text", color=_color(), title="Public self-check"))
+    failed = [t for t in report.tests if t.status != "passed"]
+    sys.exit(1 if failed or not report.tests else 0)
+
+
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write each report (JSON and Markdown) into this folder.",
+)
+def demo(out: Path | None) -> None:
+    """Grade the bundled sample class end to end and print a summary table.
+
+    \b
+    Example:
+      grader demo --out demo-reports/
+    """
+    from grader.demo import run_demo
+
+    run_demo(out=out, color=_color(), echo=click.echo)
+
+
+def _color() -> bool:
+    import os
+
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _register_optional() -> None:
+    """Commands owned by other modules (rubric review, batch) register themselves here."""
+    try:
+        from grader.rubric.cli import review
+    except ImportError:
+        pass
+    else:
+        main.add_command(review)
+    try:
+        from grader.batch.cli import batch
+    except ImportError:
+        pass
+    else:
+        main.add_command(batch)
+
+
+_register_optional()

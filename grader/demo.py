@@ -1,0 +1,115 @@
+"""`grader demo`: grade the bundled sample class end to end and print a summary table.
+
+The class lives in `grader/demo_class/<student>/`: each folder holds only the files that differ
+from its base (`solutions/` for most students, the untouched `exercises/` stubs for `ben`), so
+the demo always tracks the current reference. Students:
+
+ada  - the reference code and a strong explanation
+ben  - the untouched stubs (nothing attempted)
+cleo - forgot to shift the causal LM loss; a keyword-only explanation
+dev  - triu instead of tril in the causal mask; top-p that drops the crossing token
+eve  - hostile: reads secrets and plants files at import, sys.exit() in mask_tokens,
+       an infinite loop that ignores SIGTERM in greedy_generate, an injection in the answer
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from grader.loading import CODE_PARTS, Submission, assemble
+from grader.output import write_atomic
+from grader.pipeline import GradeOptions, Grader
+from grader.render import render_report
+from grader.report import GradeReport
+from grader.sandbox.limits import SandboxLimits
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo_class"
+REPO = Path(__file__).resolve().parent.parent
+STUB_STUDENTS = {"ben"}
+
+
+def demo_submissions() -> list[Submission]:
+    """The sample class as loaded Submissions (base files overlaid with each folder's)."""
+    subs = []
+    for folder in sorted(p for p in DEMO_DIR.iterdir() if p.is_dir()):
+        base = REPO / ("exercises" if folder.name in STUB_STUDENTS else "solutions")
+        raw: dict[str, bytes] = {f"{p}.py": (base / f"{p}.py").read_bytes() for p in CODE_PARTS}
+        template = REPO / "exercises" / "explanation.md"
+        if template.exists():
+            raw["explanation.md"] = template.read_bytes()
+        for f in folder.iterdir():
+            if f.is_file():
+                raw[f.name] = f.read_bytes()
+        subs.append(assemble(folder.name, str(folder), raw, []))
+    return subs
+
+
+def run_demo(
+    *, out: Path | None = None, color: bool = False, echo: Callable[[str], None] = print
+) -> list[GradeReport]:
+    """Grade the sample class, print one line per student, optionally write their reports."""
+    options = GradeOptions(limits=SandboxLimits(call_timeout=3.0, submission_timeout=30.0))
+    reports: list[GradeReport] = []
+    columns = ("masks", "corruption", "losses", "generation", "explanation")
+    header = f"{'student':<8}" + "".join(f"{c:>12}" for c in columns) + f"{'total':>14}{'time':>7}"
+    echo("Grading the bundled sample class (5 submissions, hidden tests, sandboxed)...\n")
+    echo(header)
+    echo("-" * len(header))
+    t_all = time.perf_counter()
+    with Grader(options) as grader:
+        for sub in demo_submissions():
+            t0 = time.perf_counter()
+            report = grader.grade(sub)
+            dt = time.perf_counter() - t0
+            reports.append(report)
+            parts = report.parts
+            cells = "".join(
+                f"{_cell(parts[c].score, parts[c].max_score) if c in parts else '-':>12}"
+                for c in columns
+            )
+            total = _cell(report.score, report.max_score)
+            echo(f"{sub.name:<8}{cells}{total:>14}{dt:>6.2f}s")
+            if out is not None:
+                write_atomic(out / f"{sub.name}.json", report.to_json() + "\n")
+                write_atomic(out / f"{sub.name}.md", render_report(report, "md"))
+    elapsed = time.perf_counter() - t_all
+    echo("")
+    for report in reports:
+        notes = _notes(report)
+        if notes:
+            echo(f"{report.submission}: {notes}")
+    echo(f"\nGraded {len(reports)} submissions in {elapsed:.1f} s.")
+    if out is not None:
+        echo(
+            f"Reports written to {out}/ (JSON and Markdown). "
+            f"For one student in full: grader grade <folder> --format md"
+        )
+    else:
+        echo(
+            "Full feedback for one student: grader demo --out demo-reports/ "
+            "(or grader grade <folder>)"
+        )
+    return reports
+
+
+def _cell(score: float, max_score: float) -> str:
+    return f"{score:g}/{max_score:g}"
+
+
+def _notes(report: GradeReport) -> str:
+    bits = []
+    statuses = [t.status for t in report.tests]
+    if statuses and all(s == "missing" for s in statuses):
+        bits.append("nothing attempted yet")
+    for status in ("timeout", "error"):
+        n = statuses.count(status)
+        if n:
+            bits.append(f"{n} test(s) {status}")
+    if report.diagnoses:
+        bits.append("misconceptions: " + ", ".join(report.diagnoses[:4]))
+    explanation = report.written.get("explanation")
+    if explanation is not None and explanation.needs_review:
+        bits.append("explanation flagged for review")
+    return "; ".join(bits)

@@ -1,0 +1,66 @@
+"""Renderers: a GradeReport becomes text, JSON, Markdown or HTML. Only jinja2 lives here.
+
+Templates are in `feedback_templates/` (top level, so instructors can edit them); the written
+answer's section is rendered by `grader.rubric.render` from `feedback_templates/written/`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from grader.render.view import report_view
+from grader.report import GradeReport
+
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
+_FILES = {
+    "text": "report/report.txt.j2",
+    "md": "report/report.md.j2",
+    "html": "report/report.html.j2",
+}
+
+
+@cache
+def environment(autoescape: bool) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=autoescape,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def render_report(
+    report: GradeReport, fmt: str, *, color: bool = False, title: str | None = None
+) -> str:
+    """Render `report` as "text", "json", "md" or "html" (a full standalone page)."""
+    if fmt == "json":
+        return report.to_json() + "\n"
+    if fmt not in _FILES:
+        raise ValueError(f"unknown format {fmt!r}")
+    view = report_view(report, fmt, title=title)
+    template = environment(fmt == "html").get_template(_FILES[fmt])
+    text = template.render(**view, color=color)
+    if fmt == "text" and color:
+        text = _colorize(text)
+    return text
+
+
+_COLORS = {
+    "PASS": "\x1b[32mPASS\x1b[0m",
+    "FAIL": "\x1b[31mFAIL\x1b[0m",
+    "TIME": "\x1b[33mTIME\x1b[0m",
+    "MISS": "\x1b[33mMISS\x1b[0m",
+    "ERR ": "\x1b[31mERR \x1b[0m",
+}
+
+
+def _colorize(text: str) -> str:
+    for plain, colored in _COLORS.items():
+        text = text.replace(f"[{plain}]", f"[{colored}]")
+    return text

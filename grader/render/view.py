@@ -1,0 +1,86 @@
+"""The template context for a report: plain dicts and strings, computed once per render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.diagnosis import describe
+from grader.report import GradeReport, TestResult
+
+_STATUS_TAG = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "timeout": "TIME",
+    "missing": "MISS",
+    "error": "ERR ",
+}
+_PART_TITLES = {
+    "masks": "Part A - masks and attention",
+    "corruption": "Part B - masked-LM corruption",
+    "losses": "Part C - objectives",
+    "generation": "Part D - generation",
+    "explanation": "Exercise 2 - written explanation",
+    "drill": "Exercise 3 - drill",
+}
+
+
+def _pct(score: float, max_score: float) -> str:
+    return f"{100 * score / max_score:.0f}%" if max_score else "-"
+
+
+def _test_view(t: TestResult) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "name": t.name,
+        "status": t.status,
+        "tag": _STATUS_TAG.get(t.status, "????"),
+        "score": f"{t.score:g}",
+        "max_score": f"{t.max_score:g}",
+        "message": t.message,
+        "message_lines": t.message.splitlines() or [""],
+        "diagnoses": list(t.diagnoses),
+    }
+
+
+def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> dict[str, Any]:
+    """Everything the report templates use."""
+    parts = []
+    for pid, ps in report.parts.items():
+        tests = [_test_view(t) for t in report.tests if t.part == pid]
+        parts.append(
+            {
+                "id": pid,
+                "title": _PART_TITLES.get(pid, pid),
+                "score": f"{ps.score:g}",
+                "max_score": f"{ps.max_score:g}",
+                "pct": _pct(ps.score, ps.max_score),
+                "tests": tests,
+                "failed": [t for t in tests if t["status"] != "passed"],
+                "passed_count": sum(1 for t in tests if t["status"] == "passed"),
+            }
+        )
+    misconceptions = []
+    for mid in report.diagnoses:
+        m = describe(mid)
+        if m is not None:
+            misconceptions.append(
+                {"id": mid, "title": m.title, "explanation": m.explanation, "hint": m.hint}
+            )
+    written = {}
+    if report.written:
+        from grader.rubric.render import render_written
+
+        wfmt = {"text": "text", "md": "md", "html": "html"}[fmt]
+        written = {name: render_written(w, wfmt) for name, w in report.written.items()}
+    return {
+        "title": title or "Grade report",
+        "submission": report.submission,
+        "version": report.grader_version,
+        "score": f"{report.score:g}",
+        "max_score": f"{report.max_score:g}",
+        "pct": _pct(report.score, report.max_score),
+        "parts": parts,
+        "misconceptions": misconceptions,
+        "written": written,
+        "errors": list(report.errors),
+    }
