@@ -90,8 +90,13 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         debug = os.environ.get("GRADER_DEBUG_SANDBOX") == "1"
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", "from grader.sandbox.zygote import main; main()",
-             str(theirs.fileno())],
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                "from grader.sandbox.zygote import main; main()",
+                str(theirs.fileno()),
+            ],
             pass_fds=[theirs.fileno()],
             env=_scrubbed_env(),
             stdin=subprocess.DEVNULL,
@@ -176,8 +181,10 @@ class WorkerHandle:
 
     def kill(self) -> None:
         """SIGKILL the worker (and, through its namespace or process group, all it started)."""
-        for target in (lambda: os.kill(self.pid, signal.SIGKILL),
-                       lambda: os.killpg(self.pid, signal.SIGKILL)):
+        for target in (
+            lambda: os.kill(self.pid, signal.SIGKILL),
+            lambda: os.killpg(self.pid, signal.SIGKILL),
+        ):
             try:
                 target()
             except (ProcessLookupError, PermissionError):
@@ -209,6 +216,8 @@ class CallResult:
     generators: dict[str, Any] = field(default_factory=dict)
 
 
+MAX_TIMEOUTS_PER_FUNCTION = 2
+
 _KIND_TEXT = {
     "exit": "called sys.exit() / raised SystemExit",
     "memory": "ran out of memory",
@@ -238,7 +247,7 @@ class SandboxSession:
         self._loaded: set[str] = set()
         self._deadline = time.monotonic() + self.limits.submission_timeout
         self.workers_started = 0
-        self.notes: list[str] = []
+        self._timeouts: dict[str, int] = {}
 
     # -- lifecycle
     def _ensure_worker(self) -> WorkerHandle:
@@ -296,7 +305,9 @@ class SandboxSession:
             ) from None
         except wire.WireError as exc:
             self._discard_worker()
-            raise StudentException(f"{what} returned a value the grader cannot accept: {exc}") from None
+            raise StudentException(
+                f"{what} returned a value the grader cannot accept: {exc}"
+            ) from None
         except (EOFError, OSError):
             self._discard_worker()
             raise StudentCrash(
@@ -314,7 +325,9 @@ class SandboxSession:
         if module in self._loaded:
             return
         try:
-            header, _ = self._exchange({"op": "load", "module": module}, [], f"importing {module}.py")
+            header, _ = self._exchange(
+                {"op": "load", "module": module}, [], f"importing {module}.py"
+            )
         except StudentError as err:
             failure = type(err)(f"importing {module}.py failed: {err.message}")
             self.module_failures[module] = failure
@@ -343,7 +356,9 @@ class SandboxSession:
         """
         for m in (module, *needs) if module != "__grader__" else needs:
             self._load(m)
-        tree, buffers = wire.encode({"args": list(args), "kwargs": kwargs, "grad_output": grad_output})
+        tree, buffers = wire.encode(
+            {"args": list(args), "kwargs": kwargs, "grad_output": grad_output}
+        )
         header = {
             "op": "call",
             "module": module,
@@ -352,7 +367,16 @@ class SandboxSession:
             "grad_wrt": list(grad_wrt),
         }
         what = f"{function}()"
-        reply, bufs = self._exchange(header, buffers, what)
+        if self._timeouts.get(what, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
+            raise StudentTimeout(
+                f"not run: {what} already timed out {MAX_TIMEOUTS_PER_FUNCTION} times in "
+                "earlier tests, so the remaining tests of it count as timed out"
+            )
+        try:
+            reply, bufs = self._exchange(header, buffers, what)
+        except StudentTimeout:
+            self._timeouts[what] = self._timeouts.get(what, 0) + 1
+            raise
         if not reply.get("ok"):
             raise _reply_error(reply, f"calling {function}()")
         try:
@@ -363,7 +387,9 @@ class SandboxSession:
             gens = dict(payload.get("generators") or {})
         except (wire.WireError, KeyError, TypeError, ValueError) as exc:
             self._discard_worker()
-            raise StudentException(f"{what} returned a value the grader cannot accept: {exc}") from None
+            raise StudentException(
+                f"{what} returned a value the grader cannot accept: {exc}"
+            ) from None
         return CallResult(value=value, grads=grads, effects=effects, generators=gens)
 
 

@@ -6,8 +6,9 @@ so `student.x(...)` and `reference.x(...)` have exactly the same semantics. Torc
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 

@@ -41,8 +41,20 @@ def _preload() -> None:
     import grader.sandbox.invoke  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
 
-    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "itertools", "functools", "collections", "typing",
-                 "dataclasses", "statistics", "torch.distributions", "torch.nn.attention"):
+    for name in (
+        "exercises.tinylm",
+        "grader.sandbox.models",
+        "math",
+        "random",
+        "itertools",
+        "functools",
+        "collections",
+        "typing",
+        "dataclasses",
+        "statistics",
+        "torch.distributions",
+        "torch.nn.attention",
+    ):
         try:
             __import__(name)
         except ImportError:
