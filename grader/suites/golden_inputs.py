@@ -95,15 +95,32 @@ _IDS = {"stride": 3, "offset": 1}
 
 
 def _causal(**params: Any) -> dict[str, Any]:
-    base = {"function": "causal_lm_loss", "batch": 2, "seq_len": 6, "vocab_size": 7,
-            "ids": _IDS, "logits": _WAVE, "lengths": None, "side": "right", "pad_id": 5,
-            "eos_id": None, "mask_dtype": "int64"}  # fmt: skip
+    base = {
+        "function": "causal_lm_loss",
+        "batch": 2,
+        "seq_len": 6,
+        "vocab_size": 7,
+        "ids": _IDS,
+        "logits": _WAVE,
+        "lengths": None,
+        "side": "right",
+        "pad_id": 5,
+        "eos_id": None,
+        "mask_dtype": "int64",
+    }
     return base | params
 
 
 def _masked(**params: Any) -> dict[str, Any]:
-    base = {"function": "masked_lm_loss", "batch": 2, "seq_len": 6, "vocab_size": 7,
-            "ids": _IDS, "logits": _WAVE, "labels_every": 3}  # fmt: skip
+    base = {
+        "function": "masked_lm_loss",
+        "batch": 2,
+        "seq_len": 6,
+        "vocab_size": 7,
+        "ids": _IDS,
+        "logits": _WAVE,
+        "labels_every": 3,
+    }
     return base | params
 
 
@@ -181,8 +198,13 @@ _LONG_PROMPT = [[(7 * i + 3) % 24 for i in range(15)]]  # 15 tokens > max_seq_le
 
 
 def _greedy(model: str, prompt: list[list[int]], n: int, eos: int | None = None) -> dict[str, Any]:
-    return {"function": "greedy_generate", "model": model, "prompt": prompt,
-            "max_new_tokens": n, "eos_token_id": eos}  # fmt: skip
+    return {
+        "function": "greedy_generate",
+        "model": model,
+        "prompt": prompt,
+        "max_new_tokens": n,
+        "eos_token_id": eos,
+    }
 
 
 GENERATION_CASES: dict[str, dict[str, Any]] = {
@@ -212,10 +234,16 @@ def build_generation_inputs(params: dict[str, Any]) -> tuple[str, dict[str, Any]
 
 
 GAP_CASES: dict[str, dict[str, Any]] = {
-    "causal_gap": {"function": "prefix_consistency_gap", "model": "causal",
-                   "ids": [[(5 * i + 2) % 24 for i in range(12)]]},  # fmt: skip
-    "bidirectional_gap": {"function": "prefix_consistency_gap", "model": "bidirectional",
-                          "ids": [[(5 * i + 2) % 24 for i in range(12)]]},  # fmt: skip
+    "causal_gap": {
+        "function": "prefix_consistency_gap",
+        "model": "causal",
+        "ids": [[(5 * i + 2) % 24 for i in range(12)]],
+    },
+    "bidirectional_gap": {
+        "function": "prefix_consistency_gap",
+        "model": "bidirectional",
+        "ids": [[(5 * i + 2) % 24 for i in range(12)]],
+    },
 }
 """Case name -> parameters of a ``prefix_consistency_gap`` measurement on a standard model."""
 
