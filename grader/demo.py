@@ -18,31 +18,30 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.loading import CODE_PARTS, Submission, assemble
+from grader.loading import Submission
 from grader.output import write_atomic
 from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
 from grader.report import GradeReport
 from grader.sandbox.limits import SandboxLimits
+from grader.testing import SOLUTIONS, STUBS, reference_submission
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo_class"
-REPO = Path(__file__).resolve().parent.parent
 STUB_STUDENTS = {"ben"}
 
 
 def demo_submissions() -> list[Submission]:
     """The sample class as loaded Submissions (base files overlaid with each folder's)."""
     subs = []
+    template = STUBS / "explanation.md"
     for folder in sorted(p for p in DEMO_DIR.iterdir() if p.is_dir()):
-        base = REPO / ("exercises" if folder.name in STUB_STUDENTS else "solutions")
-        raw: dict[str, bytes] = {f"{p}.py": (base / f"{p}.py").read_bytes() for p in CODE_PARTS}
-        template = REPO / "exercises" / "explanation.md"
-        if template.exists():
-            raw["explanation.md"] = template.read_bytes()
-        for f in folder.iterdir():
-            if f.is_file():
-                raw[f.name] = f.read_bytes()
-        subs.append(assemble(folder.name, str(folder), raw, []))
+        overrides: dict[str, str | bytes | None] = {
+            f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()
+        }
+        if "explanation.md" not in overrides and template.exists():
+            overrides["explanation.md"] = template.read_bytes()
+        base = STUBS if folder.name in STUB_STUDENTS else SOLUTIONS
+        subs.append(reference_submission(folder.name, overrides, base=base))
     return subs
 
 

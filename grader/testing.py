@@ -1,0 +1,44 @@
+"""Helpers for building submissions in tests, benchmarks and the demo (no files needed).
+
+`reference_submission("alice", {"losses.py": buggy_source})` gives the reference solution with
+some files replaced: the usual way to express "the reference with exactly one bug".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.loading import CODE_PARTS, Submission, assemble
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPO / "solutions"
+STUBS = REPO / "exercises"
+
+
+def part_sources(base: Path) -> dict[str, bytes]:
+    """The four part modules of `base` (solutions/ or exercises/) as submission files."""
+    return {f"{p}.py": (base / f"{p}.py").read_bytes() for p in CODE_PARTS}
+
+
+def reference_submission(
+    name: str,
+    overrides: dict[str, str | bytes | None] | None = None,
+    *,
+    base: Path = SOLUTIONS,
+    explanation: str | None = None,
+) -> Submission:
+    """The files of `base` with `overrides` applied (None removes a file)."""
+    raw: dict[str, bytes] = part_sources(base)
+    if explanation is not None:
+        raw["explanation.md"] = explanation.encode()
+    for rel, content in (overrides or {}).items():
+        if content is None:
+            raw.pop(rel, None)
+        else:
+            raw[rel] = content.encode() if isinstance(content, str) else content
+    return assemble(name, f"<{name}>", raw, [])
+
+
+def stub_submission(name: str = "stubs") -> Submission:
+    """The untouched student stubs."""
+    return reference_submission(name, base=STUBS)

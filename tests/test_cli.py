@@ -1,0 +1,135 @@
+"""The CLI as users run it: exit codes, formats, error style, and the README's commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.report import validate_report_dict
+from grader.testing import REPO, SOLUTIONS, STUBS
+
+GRADER = [sys.executable, "-m", "grader"]
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_DEBUG"}
+    env["NO_COLOR"] = "1"
+    return subprocess.run(
+        [*GRADER, *args], cwd=cwd, capture_output=True, text=True, timeout=180, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def ref_folder(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("ref")
+    for p in ("masks", "corruption", "losses", "generation"):
+        (d / f"{p}.py").write_bytes((SOLUTIONS / f"{p}.py").read_bytes())
+    (d / "explanation.md").write_text(
+        (REPO / "grader" / "demo_class" / "ada" / "explanation.md").read_text()
+    )
+    return d
+
+
+def test_grade_json_to_file_is_valid(ref_folder, tmp_path):
+    out = tmp_path / "r.json"
+    res = run("grade", str(ref_folder), "--format", "json", "--output", str(out))
+    assert res.returncode == 0, res.stderr
+    data = json.loads(out.read_text())
+    validate_report_dict(data)
+    assert data["score"] > 0 and data["submission"] == ref_folder.name
+    assert not [p for p in out.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_grade_zip_in_markdown(ref_folder, tmp_path):
+    archive = tmp_path / "alice.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for f in ref_folder.iterdir():
+            zf.write(f, f"alice/{f.name}")
+    res = run("grade", str(archive), "--format", "md")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("# Grade report: alice")
+
+
+def test_fail_under_exits_1(tmp_path):
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for p in ("masks", "corruption", "losses", "generation"):
+        (stubs / f"{p}.py").write_bytes((STUBS / f"{p}.py").read_bytes())
+    res = run("grade", str(stubs), "--fail-under", "50")
+    assert res.returncode == 1
+    assert "not attempted" in res.stdout
+
+
+@pytest.mark.parametrize(
+    "setup, expected",
+    [
+        (lambda p: p / "nope", "does not exist"),
+        (
+            lambda p: (p / "bad.zip").write_bytes(b"PK\x03\x04 not a zip") and p / "bad.zip",
+            "not a readable zip",
+        ),
+    ],
+)
+def test_unreadable_submission_exits_2_without_traceback(tmp_path, setup, expected):
+    target = setup(tmp_path)
+    res = run("grade", str(target))
+    assert res.returncode == 2
+    assert expected in res.stderr
+    assert "Traceback" not in res.stderr + res.stdout
+
+
+def test_bad_usage_exits_2():
+    res = run("grade")
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+
+
+def test_help_shows_examples():
+    for cmd in ("grade", "check", "demo"):
+        res = run(cmd, "--help")
+        assert res.returncode == 0 and "Example" in res.stdout
+
+
+def test_check_is_pytest_like(ref_folder):
+    ok = run("check", str(ref_folder))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    stubs = run("check", str(STUBS))
+    assert stubs.returncode == 1
+    assert "not attempted" in stubs.stdout
+
+
+def _readme_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, re.DOTALL)
+    return [line.strip() for b in blocks for line in b.splitlines() if line.strip()]
+
+
+def test_readme_shows_the_two_setup_commands_and_ci_runs_the_test_one():
+    cmds = _readme_commands()
+    setup = 'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]"'
+    assert f"{setup} && .venv/bin/grader demo" in cmds
+    test_cmd = f"{setup} && .venv/bin/python -m pytest"
+    assert test_cmd in cmds
+    assert test_cmd in (REPO / ".ci" / "run").read_text()
+
+
+def test_readme_demo_command_runs():
+    res = run("demo")
+    assert res.returncode == 0, res.stderr
+    for student in ("ada", "ben", "cleo", "dev", "eve"):
+        assert student in res.stdout
+    assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_readme_student_check_command_runs():
+    # `grader check exercises/` from the README: the untouched stubs fail, readably.
+    res = run("check", "exercises/")
+    assert res.returncode == 1
+    assert "Public self-check" in res.stdout and "not attempted" in res.stdout
