@@ -1,0 +1,505 @@
+"""Turn an answer into claims: which model is said to do what, and with what polarity.
+
+Pipeline per sentence:
+1. lexicon hits (`Hit`) for every concept in `Rubric.lexicon`;
+2. subjects: model mentions, minus comparison objects ("unlike BERT"), with attribution of any
+   phrase to the nearest subject of its clause, else of the sentence, else of the previous
+   sentence (pronouns: "It only sees ...");
+3. negation scope: negation cues earlier in the same clause within a few words flip the
+   polarity; two cues cancel ("can't predict without the later tokens" = needs them);
+4. claims: what each model sees (`see_both` / `see_left`), and the sentence-level facts the
+   criteria need (future tokens absent at generation, reliance, train-vs-generation relation,
+   uses of each family).
+
+The output is plain data (`Analysis`) that `criteria.py` judges. Nothing here knows weights.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from grader.rubric.model import Rubric
+from grader.rubric.text import Sentence, clause_bounds, is_list_like, tokens
+
+Subject = Literal["mlm", "clm", "both", "other"]
+MLM: Subject = "mlm"
+CLM: Subject = "clm"
+BOTH: Subject = "both"
+OTHER: Subject = "other"  # another architecture (LSTM, T5, ...): counts for neither family
+
+NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
+VIEW_WINDOW = 3  # words between a seeing/using verb and the context it governs
+PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
+_RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
+_BACKREF = re.compile(
+    r"\b(?:it|its|it's|itself|they|their|them|theirs|this model|the model|that model|the network|"
+    r"this network|the former|the latter)\b",
+    re.IGNORECASE,
+)
+# Words that state a consequence; "BERT can't generate" counts as (half) an argument only when
+# it is presented as following from something.
+_CONNECTIVE = re.compile(
+    r"\b(?:because|so|therefore|thus|hence|since|that's why|this is why|which is why|as a result|"
+    r"consequently|due to|because of)\b",
+    re.IGNORECASE,
+)
+_SUBJECT_KEYS: dict[str, Subject] = {
+    "masked_model": MLM,
+    "causal_model": CLM,
+    "both_models": BOTH,
+    "other_model": OTHER,
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    start: int
+    end: int
+    tok: int  # index of the first token
+    tok_end: int  # index one past the last token
+    text: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One extracted statement. `kind` is e.g. "see_both"; `strong` distinguishes an explicit
+    statement from a weaker one ("needs the whole sentence" vs "sees both sides")."""
+
+    kind: str
+    subject: Subject | None
+    sentence: int
+    strong: bool = True
+    gen_ctx: bool = False
+    text: str = ""
+
+
+@dataclass
+class SentenceFacts:
+    """Everything the criteria need to know about one sentence."""
+
+    sentence: Sentence
+    hits: dict[str, list[Hit]]
+    list_like: bool
+    subjects: set[Subject] = field(default_factory=set)  # explicit, non-contrast
+    mentions: set[Subject] = field(default_factory=set)  # any model named, incl. contrast
+    primary: Subject | None = None  # last explicit subject (for the next sentence's pronouns)
+    claims: list[Claim] = field(default_factory=list)
+
+    def has(self, key: str) -> bool:
+        return bool(self.hits.get(key))
+
+    def kinds(self, kind: str) -> list[Claim]:
+        return [c for c in self.claims if c.kind == kind]
+
+
+@dataclass
+class Analysis:
+    sentences: list[SentenceFacts]
+
+    def claims(self, kind: str) -> list[Claim]:
+        return [c for s in self.sentences for c in s.claims if c.kind == kind]
+
+
+class _Sent:
+    """Per-sentence helper: hits, clause bounds, subject attribution, negation."""
+
+    def __init__(self, sent: Sentence, rubric: Rubric, inherited: Subject | None) -> None:
+        self.sent = sent
+        s = sent.norm
+        self.toks = tokens(s)
+        self.tok_starts = [t[0] for t in self.toks]
+        self.strong, self.bounds = clause_bounds(s)
+        self.hits: dict[str, list[Hit]] = {}
+        for key, pats in rubric.lexicon.items():
+            found: list[Hit] = []
+            for p in pats:
+                for m in p.finditer(s):
+                    if m.end() > m.start():
+                        found.append(self._hit(key, m.start(), m.end()))
+            self.hits[key] = _dedupe(found)
+        self._add_contraction_negations()
+        self.inherited = inherited
+        self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
+        self.own_subjects = any(not k for _, _, k in self.subj)
+
+    # -- construction -------------------------------------------------------------------
+    def _hit(self, key: str, start: int, end: int) -> Hit:
+        t0 = bisect.bisect_right(self.tok_starts, start) - 1
+        t1 = bisect.bisect_left(self.tok_starts, end)
+        return Hit(key, start, end, max(t0, 0), max(t1, t0 + 1), self.sent.norm[start:end])
+
+    def _add_contraction_negations(self) -> None:
+        neg = list(self.hits.get("negation", []))
+        for a, b, t in self.toks:
+            if t.endswith("n't"):
+                neg.append(self._hit("negation", a, b))
+        self.hits["negation"] = _dedupe(neg)
+
+    def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
+        # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
+        cover = self.hits.get("both_models", []) + self.hits.get("other_model", [])
+        out: list[tuple[Hit, Subject, bool]] = []
+        for key, code in _SUBJECT_KEYS.items():
+            for h in self.hits.get(key, []):
+                if code in (MLM, CLM) and any(_overlap(h, b) for b in cover):
+                    continue
+                out.append((h, code, self._is_contrast(h)))
+        out.sort(key=lambda x: (x[0].start, x[0].end))
+        return out
+
+    def _is_contrast(self, h: Hit) -> bool:
+        for c in self.hits.get("contrast_prefix", []):
+            if c.end <= h.start and 0 <= h.tok - c.tok_end <= 2:
+                if c.text.lower() == "like":
+                    prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
+                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"}:
+                        continue  # "models like BERT": an example, not a comparison
+                return True
+        return False
+
+    # -- queries ------------------------------------------------------------------------
+    def clause(self, pos: int, strong: bool = True) -> int:
+        b = self.strong if strong else self.bounds
+        return bisect.bisect_right(b, pos) - 1
+
+    def same_clause(self, a: Hit, b: Hit) -> bool:
+        return self.clause(a.start) == self.clause(b.start)
+
+    def subject_at(self, pos: int, end: int | None = None, loose: bool = True) -> Subject | None:
+        """The grammatical subject a phrase at `pos` is attributed to (see module doc).
+
+        A phrase inside a model's name ("bidirectional encoder") belongs to that model. A
+        sentence naming no model inherits the previous sentence's subject when `loose`;
+        otherwise only through a pronoun or "the model" ("There is a mismatch between training
+        and generation" stays general).
+        """
+        if end is not None:
+            for h, code, _ in self.subj:
+                if h.start < end and pos < h.end:
+                    return code
+        ci = self.clause(pos, strong=False)
+        in_clause = [(h, c, k) for h, c, k in self.subj if self.clause(h.start, False) == ci]
+        before = [x for x in in_clause if x[0].start < pos and not x[2]]
+        if before:
+            return before[-1][1]
+        clause_start = self.bounds[ci]
+        head = self.sent.norm[clause_start : clause_start + 12].strip(" ,;:(").lower()
+        if head.startswith(("which", "who", "whose", "that ")):
+            prev = [x for x in self.subj if x[0].start < clause_start]
+            if prev:
+                return prev[-1][1]
+        after = [x for x in in_clause if x[0].start >= pos and not x[2]]
+        if after:
+            return after[0][1]
+        prev = [x for x in self.subj if x[0].start < pos and not x[2]]
+        if prev:
+            return prev[-1][1]
+        if self.inherited is not None and (
+            (loose and not self.own_subjects) or self._refers_back(ci)
+        ):
+            return self.inherited
+        return None
+
+    def _refers_back(self, ci: int) -> bool:
+        """The clause (or the sentence's first clause) points back to an earlier subject:
+        a pronoun ("it", "they") or a definite "the model"."""
+        starts = self.bounds + [len(self.sent.norm)]
+        spans = [
+            (starts[ci], starts[ci + 1]),
+            (0, starts[1] if len(starts) > 1 else len(self.sent.norm)),
+        ]
+        for a, b in spans:
+            if _BACKREF.search(self.sent.norm[a:b]):
+                return True
+        return False
+
+    def negated(self, h: Hit, window: int = NEGATION_WINDOW) -> bool:
+        """Odd number of negation cues before `h` in its clause (within `window` words)."""
+        ci = self.clause(h.start)
+        n = 0
+        for g in self.hits.get("negation", []):
+            if g.end > h.start or self.clause(g.start) != ci or h.tok - g.tok_end > window:
+                continue
+            nxt = self.toks[g.tok_end][2] if g.tok_end < len(self.toks) else ""
+            if nxt in {"only", "just"} and not (h.key == "only" and h.tok == g.tok_end):
+                continue  # "not only ... but also" is not a negation of what follows
+            n += 1
+        return n % 2 == 1
+
+    def near_before(self, key: str, h: Hit, window: int) -> Hit | None:
+        """The closest `key` hit ending before `h`, in the same clause, within `window` words."""
+        best = None
+        for g in self.hits.get(key, []):
+            if g.end <= h.start and self.same_clause(g, h) and h.tok - g.tok_end <= window:
+                best = g
+        return best
+
+    def near_after(self, key: str, h: Hit, window: int) -> Hit | None:
+        for g in self.hits.get(key, []):
+            if g.start >= h.end and self.same_clause(g, h) and g.tok - h.tok_end <= window:
+                return g
+        return None
+
+    def clause_has(self, key: str, h: Hit) -> bool:
+        return any(self.same_clause(g, h) for g in self.hits.get(key, []))
+
+
+def _overlap(a: Hit, b: Hit) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _dedupe(hits: list[Hit]) -> list[Hit]:
+    """Drop hits contained in a longer hit of the same key; sort by position."""
+    hits = sorted(set(hits), key=lambda h: (h.start, -(h.end - h.start)))
+    out: list[Hit] = []
+    for h in hits:
+        if out and h.start >= out[-1].start and h.end <= out[-1].end:
+            continue
+        out.append(h)
+    return out
+
+
+def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = None) -> Analysis:
+    """Extract `SentenceFacts` (hits, subjects, claims) for each sentence not in `skip`."""
+    skip = skip or set()
+    facts: list[SentenceFacts] = []
+    inherited: Subject | None = None
+    hops = 0
+    for sent in sentences:
+        if sent.index in skip:
+            continue
+        ss = _Sent(sent, rubric, inherited)
+        f = SentenceFacts(
+            sentence=sent,
+            hits=ss.hits,
+            list_like=is_list_like(sent.norm, rubric.thresholds.list_stopword_ratio),
+        )
+        f.mentions = {c for _, c, _ in ss.subj}
+        f.subjects = {c for _, c, k in ss.subj if not k}
+        own = [c for _, c, k in ss.subj if not k]
+        if own:
+            inherited, hops = own[-1], 0
+        elif hops < 2:
+            hops += 1
+        else:
+            inherited = None
+        f.primary = inherited
+        if not f.list_like:
+            f.claims = _claims(ss)
+        facts.append(f)
+    return Analysis(facts)
+
+
+def _claims(ss: _Sent) -> list[Claim]:
+    out: list[Claim] = []
+    idx = ss.sent.index
+    gen_sentence = bool(ss.hits.get("generation_time"))
+
+    def gen_ctx(h: Hit, with_l2r: bool = True) -> bool:
+        """The phrase is about generation time, not training."""
+        return (
+            gen_sentence
+            or ss.clause_has("generation", h)
+            or (with_l2r and ss.clause_has("left_to_right", h))
+        )
+
+    def vis(h: Hit, left: bool, strong: bool) -> None:
+        kind = "see_left" if left else "see_both"
+        out.append(
+            Claim(kind, ss.subject_at(h.start, h.end), idx, strong, gen_ctx(h, False), h.text)
+        )
+
+    absent = ss.hits.get("absent", [])
+
+    def absent_in_clause(h: Hit) -> bool:
+        return any(ss.same_clause(a, h) for a in absent)
+
+    def relies(h: Hit) -> None:
+        """A context phrase next to an absence ("trained with future context it will never
+        have at generation"): not a claim about what the model sees, but still a statement
+        that the masked model was trained with / relies on that context."""
+        subj = ss.subject_at(h.start, h.end)
+        verb = ss.near_before("view_verb", h, VIEW_WINDOW) or ss.near_before(
+            "training", h, VIEW_WINDOW
+        )
+        if subj in (MLM, BOTH) and verb is not None and not ss.negated(verb):
+            out.append(Claim("mlm_relies", MLM, idx, True, False, h.text))
+
+    # What each model sees -------------------------------------------------------------
+    for h in ss.hits.get("both_sides", []):
+        if absent_in_clause(h):
+            relies(h)
+        else:
+            vis(h, ss.negated(h), True)
+    predict_next = ss.hits.get("predict_next", [])
+    for key, strong in (("future_ref", True), ("whole_seq", False)):
+        for h in ss.hits.get(key, []):
+            if any(_overlap(h, p) for p in predict_next):
+                continue
+            if absent_in_clause(h):
+                relies(h)
+                continue
+            if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
+                continue
+            hide = ss.near_after("hide_verb", h, 4)
+            view = ss.near_before("view_verb", h, VIEW_WINDOW)
+            if (
+                view is not None
+                and view.text.lower() in {"has", "have", "had"}
+                and view.tok_end < len(ss.toks)
+                and ss.toks[view.tok_end][2] == "to"
+            ):
+                view = None  # "has to predict the future tokens" is not seeing them
+            if hide is not None:
+                vis(h, not ss.negated(h), True)
+            elif view is not None:
+                vis(h, ss.negated(view) or ss.negated(h), strong)
+            avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
+            if avail is not None and not ss.negated(avail) and not ss.negated(h):
+                at_gen = ss.clause_has("generation_time", h)
+                out.append(
+                    Claim("future_available", ss.subject_at(h.start), idx, True, at_gen, h.text)
+                )
+    for h in ss.hits.get("only", []):
+        pair = ss.near_after("earlier_ref", h, PAIR_WINDOW) or ss.near_before("earlier_ref", h, 3)
+        if pair is not None:
+            vis(h, not ss.negated(h), True)
+    for h in ss.hits.get("one_direction", []):
+        vis(h, not ss.negated(h), True)
+    for h in ss.hits.get("causal_mask", []):
+        if ss.near_after("hide_verb", h, 4) is not None:
+            subj = ss.subject_at(h.start) or CLM
+            out.append(Claim("see_left", subj, idx, True, gen_ctx(h), h.text))
+
+    out.extend(_ellipsis(ss, out))
+
+    # Mentions that earn partial credit ------------------------------------------------
+    for h, code, contrast in ss.subj:
+        if code == MLM and not contrast and "mask" in h.text.lower():
+            out.append(Claim("predicts_masked", MLM, idx, False, False, h.text))  # objective named
+    for key, kind in (
+        ("predict_masked", "predicts_masked"),
+        ("predict_next", "predicts_next"),
+        ("causal_mask", "causal_mask"),
+        ("earlier_ref", "uses_earlier"),
+    ):
+        for h in ss.hits.get(key, []):
+            out.append(Claim(kind, ss.subject_at(h.start), idx, True, gen_ctx(h), h.text))
+    for h in ss.hits.get("left_to_right", []):
+        if not gen_ctx(h, with_l2r=False) or ss.clause_has("training", h):
+            out.append(Claim("left_to_right", ss.subject_at(h.start), idx, True, False, h.text))
+
+    # Generation: what is missing, who relies on what -----------------------------------
+    gen_any = (
+        ss.hits.get("generation") or ss.hits.get("generation_time") or ss.hits.get("left_to_right")
+    )
+    refs = [h for k in ("future_ref", "whole_seq", "both_sides") for h in ss.hits.get(k, [])] + [
+        h for h in _context_words(ss)
+    ]
+    for a in absent:
+        strong_absent = a.text.lower() != "yet" and not a.text.lower().startswith(
+            ("missing", "empty")
+        )
+        near_ref = any(abs(r.tok - a.tok) <= 12 for r in refs)
+        if (near_ref and (gen_any or "yet" in a.text.lower() or _has_yet(ss))) or (
+            strong_absent and gen_any
+        ):
+            out.append(Claim("future_absent", ss.subject_at(a.start), idx, True, True, a.text))
+            break
+    for g in ss.hits.get("generation", []):
+        if ss.subject_at(g.start) == MLM and ss.negated(g):
+            # strong = stated as a consequence ("so it can't generate", "because of this")
+            causal = bool(_CONNECTIVE.search(ss.sent.norm))
+            out.append(Claim("mlm_cannot_generate", MLM, idx, causal, True, g.text))
+            break
+    for v in ss.hits.get("view_verb", []):
+        if (
+            v.text.lower().startswith(_RELIANCE)
+            and ss.subject_at(v.start) == MLM
+            and not ss.negated(v)
+        ):
+            out.append(Claim("mlm_relies", MLM, idx, True, False, v.text))
+            break
+    for n in ss.hits.get("never_trained", []):
+        out.append(Claim("never_trained", ss.subject_at(n.start), idx, True, False, n.text))
+    if (
+        gen_any
+        and ss.hits.get("left_to_right")
+        and (ss.hits.get("generation") or ss.hits.get("generation_time"))
+    ):
+        out.append(Claim("generation_left_to_right", None, idx, True, True, ""))
+
+    # Training versus generation ----------------------------------------------------------
+    has_train = bool(ss.hits.get("training")) or bool(ss.hits.get("never_trained"))
+    for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
+        for r in ss.hits.get(key, []):
+            rel = base if not ss.negated(r) else ("diff" if base == "same" else "same")
+            subj = ss.subject_at(r.start, loose=False)
+            out.append(Claim(f"relation_{rel}", subj, idx, has_train, bool(gen_any), r.text))
+
+    # Uses of each family ---------------------------------------------------------------
+    gen_time_spans = ss.hits.get("generation_time", [])
+    for u in ss.hits.get("understanding", []):
+        if not ss.negated(u):
+            out.append(
+                Claim("used_understanding", ss.subject_at(u.start), idx, True, False, u.text)
+            )
+    has_understanding = bool(ss.hits.get("understanding"))
+    for g in ss.hits.get("generation_use", []):
+        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
+            continue
+        subj = ss.subject_at(g.start)
+        usage = [
+            u for u in ss.hits.get("usage", [])
+            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+        ]  # fmt: skip
+        suit = ss.near_before("suitability", g, 4)
+        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
+            out.append(Claim("mlm_good_at_generation", subj, idx, True, True, g.text))
+        if usage or has_understanding:
+            out.append(Claim("used_generation", subj, idx, True, True, g.text))
+    return out
+
+
+_ELLIPSIS = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _ellipsis(ss: _Sent, claims: list[Claim]) -> list[Claim]:
+    """Verb-phrase ellipsis: "BERT sees both sides, GPT doesn't." gives GPT the opposite of
+    what the earlier clause said, as a weak claim (the restriction is implied, not stated)."""
+    out: list[Claim] = []
+    bounds = ss.bounds + [len(ss.sent.norm)]
+    for h, code, contrast in ss.subj:
+        if contrast or code not in (MLM, CLM):
+            continue
+        ci = ss.clause(h.start, strong=False)
+        rest = ss.sent.norm[h.end : bounds[ci + 1]]
+        if not _ELLIPSIS.match(rest):
+            continue
+        for c in claims:
+            if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
+                flipped = "see_left" if c.kind == "see_both" else "see_both"
+                out.append(Claim(flipped, code, c.sentence, False, c.gen_ctx, h.text))
+                break
+    return out
+
+
+def _context_words(ss: _Sent) -> list[Hit]:
+    """Bare "context" / "information" / "tokens" words: what generation lacks
+    ("context that does not exist")."""
+    out = []
+    for a, b, t in ss.toks:
+        if t in {"context", "information", "tokens", "words"}:
+            out.append(ss._hit("context", a, b))
+    return out
+
+
+def _has_yet(ss: _Sent) -> bool:
+    return any(t == "yet" for _, _, t in ss.toks)

@@ -1,0 +1,263 @@
+"""Judge each rubric criterion from the claims `analysis.py` extracted.
+
+The rule behind every judge is the same: **met** needs the right concepts *linked* - attributed
+to the right model in one sentence, or joined across adjacent sentences by the relation the
+criterion is about; a concept mentioned without that link is at most **partial**; an explicit
+false statement is **contradicted** (and if the answer also states the right thing, the
+judgement is marked `conflicted` so an instructor looks). Terms that only occur in list-like
+sentences ("BERT, bidirectional, causal mask, ...") count as mentions, never as links.
+
+Judges are keyed by criterion id (C1-C5). A criterion the rubric defines but no judge knows is
+reported as missing and flagged for review by the scorer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from grader.report import Verdict
+from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
+from grader.rubric.model import Rubric
+
+CONF_MET_SAME = 0.9  # concepts linked inside one sentence
+CONF_MET_LINKED = 0.8  # linked across adjacent sentences
+CONF_PARTIAL = 0.7
+CONF_MISSING = 0.85
+CONF_MISSING_NEAR = 0.7  # related words present, but nothing that counts
+CONF_CONTRADICTED = 0.75
+CONF_CONFLICTED = 0.45  # the answer both states and contradicts the point
+LINK_WINDOW = 2  # sentences apart that a "what generation lacks" / "what MLM relied on" pair may be
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with the sentences (indices) that earned it and how sure the judge is."""
+
+    verdict: Verdict
+    evidence: tuple[int, ...] = ()
+    confidence: float = CONF_MISSING
+    claim: str | None = None  # key of rubric.claims for a contradicted verdict
+    conflicted: bool = False
+
+
+KNOWN_CRITERIA: tuple[str, ...] = ("C1", "C2", "C3", "C4", "C5")
+
+
+def judge_all(an: Analysis, rubric: Rubric) -> dict[str, Judgement]:
+    """Judgements for every criterion id that has a judge (C1-C5)."""
+    out: dict[str, Judgement] = {}
+    out["C1"] = _c1(an)
+    out["C2"] = _c2(an)
+    out["C3"] = _c3(an)
+    out["C4"] = _c4(an, c2_linked=out["C2"].verdict == "met")
+    out["C5"] = _c5(an)
+    for cid, j in list(out.items()):
+        out[cid] = _apply_false_claims(cid, j, an, rubric)
+        out[cid] = _apply_list_mentions(cid, out[cid], an)
+    return out
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _of(claims: Iterable[Claim], *subjects: object) -> list[Claim]:
+    return [c for c in claims if c.subject in subjects]
+
+
+def _idx(claims: Iterable[Claim]) -> tuple[int, ...]:
+    return tuple(sorted({c.sentence for c in claims}))
+
+
+def _first(claims: list[Claim]) -> tuple[int, ...]:
+    return (min(c.sentence for c in claims),) if claims else ()
+
+
+def _missing(an: Analysis, near_keys: tuple[str, ...]) -> Judgement:
+    near = any(s.has(k) for s in an.sentences for k in near_keys)
+    return Judgement("missing", (), CONF_MISSING_NEAR if near else CONF_MISSING)
+
+
+def _contradicted(claims: list[Claim], key: str, supported: bool) -> Judgement:
+    return Judgement(
+        "contradicted",
+        _first(claims),
+        CONF_CONFLICTED if supported else CONF_CONTRADICTED,
+        claim=key,
+        conflicted=supported,
+    )
+
+
+# -- C1: masked LM sees both sides ------------------------------------------------------------
+def _c1(an: Analysis) -> Judgement:
+    both = _of(an.claims("see_both"), MLM, BOTH)
+    strong = [c for c in both if c.strong]
+    contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx]
+    if contra:
+        return _contradicted(contra, "mlm_left_only", bool(strong))
+    if strong:
+        return Judgement("met", _first(strong), CONF_MET_SAME)
+    weak = (
+        both
+        + _of(an.claims("predicts_masked"), MLM, None)
+        + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
+    )
+    if weak:
+        return Judgement("partial", _first(weak), CONF_PARTIAL)
+    return _missing(an, ("masked_model", "both_sides"))
+
+
+# -- C2: generation lacks the later tokens the masked LM relied on ----------------------------
+def _c2(an: Analysis) -> Judgement:
+    contra = [c for c in an.claims("future_available") if c.gen_ctx]
+    absent = an.claims("future_absent")
+    reliance = (
+        _of(an.claims("see_both"), MLM, BOTH)
+        + an.claims("mlm_relies")
+        + _of(an.claims("never_trained"), MLM, BOTH)
+    )
+    rel_idx = {c.sentence for c in reliance}
+    link: tuple[int, ...] = ()
+    for a in absent:
+        near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i))
+        near = [i for i in near if abs(i - a.sentence) <= LINK_WINDOW]
+        if near:
+            link = tuple(sorted({a.sentence, near[0]}))
+            break
+    if not link and rel_idx:
+        mentions = {s.sentence.index for s in an.sentences if MLM in s.mentions}
+        named = [a for a in absent if a.sentence in mentions]
+        if named:
+            link = (named[0].sentence,)
+    if contra:
+        return _contradicted(contra, "future_at_generation", bool(link))
+    if link:
+        gap = link[-1] - link[0]
+        conf = (
+            CONF_MET_SAME if gap == 0 else CONF_MET_LINKED if gap == 1 else CONF_MET_LINKED - 0.05
+        )
+        return Judgement("met", link, conf)
+    cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong]
+    cannot_linked = [c for c in cannot if any(0 <= c.sentence - i <= 2 for i in rel_idx)]
+    partial = absent + an.claims("generation_left_to_right") + cannot_linked
+    if partial:
+        return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
+    return _missing(an, ("generation", "left_to_right"))
+
+
+# -- C3: causal LM sees only earlier tokens ---------------------------------------------------
+def _c3(an: Analysis) -> Judgement:
+    left = _of(an.claims("see_left"), CLM, BOTH)
+    support = [c for c in left if c.strong]
+    contra = [c for c in _of(an.claims("see_both"), CLM, BOTH) if c.strong or not c.gen_ctx]
+    if contra:
+        return _contradicted(contra, "clm_sees_future", bool(support))
+    if support:
+        return Judgement("met", _first(support), CONF_MET_SAME)
+    weak = (
+        left
+        + [
+            c
+            for k in ("predicts_next", "causal_mask", "uses_earlier", "left_to_right")
+            for c in _of(an.claims(k), CLM)
+        ]
+        + [c for c in _of(an.claims("see_left"), None) if not c.gen_ctx]
+    )
+    if weak:
+        return Judgement("partial", _first(weak), CONF_PARTIAL)
+    return _missing(an, ("causal_model", "causal_mask"))
+
+
+# -- C4: training condition vs generation condition -------------------------------------------
+def _c4(an: Analysis, c2_linked: bool) -> Judgement:
+    gen_in = [bool(s.hits.get("generation") or s.hits.get("generation_time")) for s in an.sentences]
+    pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
+
+    def framed(c: Claim) -> bool:
+        """The relation compares training with generation: a training word in this sentence
+        and a generation word here or in the sentence before."""
+        i = pos[c.sentence]
+        return c.strong and (gen_in[i] or (i > 0 and gen_in[i - 1]))
+
+    same = [c for c in an.claims("relation_same") if framed(c)]
+    diff = [c for c in an.claims("relation_diff") if framed(c)]
+    causal_side = _of(same, CLM)
+    mlm_side = _of(diff, MLM)
+    general = _of(same + diff, None)
+    contra_mlm = _of(same, MLM, BOTH)
+    contra_clm = _of(diff, CLM)
+    supported = bool(causal_side or mlm_side)
+    if contra_mlm:
+        return _contradicted(contra_mlm, "mlm_consistent", supported)
+    if contra_clm:
+        return _contradicted(contra_clm, "clm_mismatch", supported)
+
+    mentions = {s.sentence.index: s.mentions for s in an.sentences}
+    for c in causal_side:
+        if MLM in mentions[c.sentence]:
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    for c in mlm_side:
+        if CLM in mentions[c.sentence]:
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    if causal_side and (mlm_side or c2_linked):
+        ev = _first(causal_side) + _first(mlm_side)
+        return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
+    partial = causal_side + mlm_side + general
+    if partial:
+        return Judgement("partial", _first(partial), CONF_PARTIAL)
+    return _missing(an, ("same_relation", "diff_relation"))
+
+
+# -- C5: encoders for understanding, decoders for generation ----------------------------------
+def _c5(an: Analysis) -> Judgement:
+    contra = an.claims("mlm_good_at_generation")
+    a = _of(an.claims("used_understanding"), MLM)
+    b = _of(an.claims("used_generation"), CLM)
+    if contra:
+        return _contradicted(contra, "mlm_generation", bool(a and b))
+    if a and b:
+        ev = tuple(sorted({a[0].sentence, b[0].sentence}))
+        return Judgement("met", ev, CONF_MET_SAME if len(ev) == 1 else CONF_MET_LINKED)
+    if a or b:
+        return Judgement("partial", _first(a or b), CONF_PARTIAL)
+    return _missing(an, ("understanding", "generation_use"))
+
+
+# -- answer-wide adjustments ------------------------------------------------------------------
+def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) -> Judgement:
+    """Instructor-supplied false-claim patterns override the judge (they are explicit)."""
+    for fc in rubric.false_claims:
+        if fc.criterion != cid:
+            continue
+        for s in an.sentences:
+            if fc.pattern.search(s.sentence.norm):
+                supported = j.verdict in ("met", "partial")
+                conf = CONF_CONFLICTED if supported else CONF_CONTRADICTED
+                return Judgement("contradicted", (s.sentence.index,), conf, fc.claim, supported)
+    return j
+
+
+# Terms that, found in list-like sentences, show the student knows the vocabulary of a
+# criterion: worth partial credit at most.
+_LIST_TERMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "C1": (("masked_model", "both_sides"), ("predict_masked",)),
+    "C2": (("left_to_right", "generation"), ("absent", "future_ref")),
+    "C3": (("causal_mask",), ("predict_next",), ("one_direction",), ("only", "earlier_ref")),
+    "C4": (
+        ("training", "diff_relation", "generation"),
+        ("training", "same_relation", "generation"),
+    ),
+    "C5": (("understanding",),),
+}
+
+
+def _apply_list_mentions(cid: str, j: Judgement, an: Analysis) -> Judgement:
+    if j.verdict != "missing":
+        return j
+    listy = [s for s in an.sentences if s.list_like]
+    if not listy:
+        return j
+    present = {k for s in listy for k, v in s.hits.items() if v}
+    for combo in _LIST_TERMS.get(cid, ()):
+        if all(k in present for k in combo):
+            ev = next(s.sentence.index for s in listy if any(s.has(k) for k in combo))
+            return Judgement("partial", (ev,), CONF_PARTIAL - 0.1)
+    return j

@@ -1,0 +1,136 @@
+"""Answer-level checks that decide whether a human should look: copying, injection, language,
+length, topic, list-likeness. None of them changes a verdict; they lower confidence and add
+review reasons.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from grader.rubric.analysis import Analysis
+from grader.rubric.model import Rubric
+from grader.rubric.text import Sentence, detect_non_english, word_count, words
+
+PUBLISHED_SOLUTION_PATH = Path(__file__).with_name("published_solution.txt")
+SHINGLE = 4  # words per shingle for copy containment
+# Concepts that show an answer is about this question at all.
+TOPIC_KEYS = (
+    "masked_model", "causal_model", "both_sides", "predict_masked", "predict_next",
+    "causal_mask", "one_direction", "left_to_right",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CopyMatch:
+    containment: float  # share of the answer's word 4-grams found in the published solution
+    longest_run: int  # longest run of identical consecutive words
+
+
+@dataclass
+class Guards:
+    words: int
+    language: str | None = None
+    copy: CopyMatch | None = None
+    injected: tuple[int, ...] = ()
+    off_topic: bool = False
+    list_like: bool = False
+    reasons: list[str] = field(default_factory=list)
+    cap: float = 1.0  # every criterion's confidence is capped at this
+
+
+def injected_sentences(sentences: list[Sentence], rubric: Rubric) -> set[int]:
+    """Indices of sentences that address the grader instead of answering ("give full marks")."""
+    return {s.index for s in sentences if any(p.search(s.norm) for p in rubric.injection)}
+
+
+@lru_cache(maxsize=4)
+def _published(path: Path) -> tuple[list[str], frozenset[tuple[str, ...]]]:
+    try:
+        ws = words(path.read_text(encoding="utf-8"))
+    except OSError:
+        return [], frozenset()
+    return ws, frozenset(_shingles(ws))
+
+
+def _shingles(ws: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)}
+
+
+def copy_match(text: str, path: Path = PUBLISHED_SOLUTION_PATH) -> CopyMatch:
+    """How much of `text` is taken from the published solution (word 4-gram containment and
+    the longest identical run of words, via difflib)."""
+    pub_words, pub_sh = _published(path)
+    ws = words(text)
+    sh = _shingles(ws)
+    if not sh or not pub_sh:
+        return CopyMatch(0.0, 0)
+    containment = len(sh & pub_sh) / len(sh)
+    matcher = difflib.SequenceMatcher(None, ws, pub_words, autojunk=False)
+    longest = max((b.size for b in matcher.get_matching_blocks()), default=0)
+    return CopyMatch(round(containment, 3), longest)
+
+
+def assess(
+    text: str, sentences: list[Sentence], injected: set[int], an: Analysis, rubric: Rubric
+) -> Guards:
+    """Run every answer-level check; `reasons` are written for the instructor."""
+    th = rubric.thresholds
+    n = word_count(text)
+    g = Guards(words=n, injected=tuple(sorted(injected)))
+    if n == 0:
+        g.reasons.append(
+            "Empty answer: nothing to grade. Check that the submission loaded the right file."
+        )
+        g.cap = 0.5
+        return g
+    if injected:
+        g.reasons.append(
+            "The answer contains text addressed to the grader "
+            f"(sentence {', '.join(str(i + 1) for i in g.injected)}); "
+            "it was ignored for scoring and changed no verdict."
+        )
+    g.language = detect_non_english(text, th.english_stopword_ratio)
+    if g.language:
+        g.reasons.append(
+            f"The answer seems to be written in {g.language}; "
+            "the automatic scorer only reads English, "
+            "so its verdicts are provisional. Please grade by hand."
+        )
+        g.cap = min(g.cap, 0.2)
+    if n < th.short_words:
+        g.reasons.append(f"Very short answer ({n} words): verdicts rest on very little text.")
+        g.cap = min(g.cap, 0.5)
+    elif n > th.long_words:
+        g.reasons.append(
+            f"Very long answer ({n} words): keyword coverage may be inflated "
+            "and the argument hard to follow."
+        )
+        g.cap = min(g.cap, 0.55)
+    cm = copy_match(text)
+    if n >= 15 and (cm.containment >= th.copy_containment or cm.longest_run >= th.copy_run_words):
+        g.copy = cm
+        g.reasons.append(
+            f"Possible near-copy of the published solution: {cm.containment:.0%} of the answer's "
+            f"4-word sequences appear in it; longest identical run {cm.longest_run} words."
+        )
+    scored = an.sentences
+    topical = any(s.has(k) for s in scored for k in TOPIC_KEYS)
+    if not g.language and n >= 8 and not topical:
+        g.off_topic = True
+        g.reasons.append(
+            "The answer does not seem to address masked vs causal language models (off-topic?)."
+        )
+        g.cap = min(g.cap, 0.5)
+    listy = sum(word_count(s.sentence.norm) for s in scored if s.list_like)
+    total = sum(word_count(s.sentence.norm) for s in scored) or 1
+    if not g.language and listy / total >= 0.5 and n >= 6:
+        g.list_like = True
+        g.reasons.append(
+            "The answer reads like a list of terms rather than an explanation; "
+            "at most partial credit."
+        )
+        g.cap = min(g.cap, 0.5)
+    return g

@@ -1,0 +1,112 @@
+"""Score the Exercise 2 written explanation against the rubric.
+
+    score_explanation(text, rubric=None) -> WrittenResult
+
+Steps: split into sentences; drop sentences addressed to the grader (prompt injection is data:
+it can earn nothing and changes no verdict, it is only flagged); extract claims
+(`analysis.py`); judge each criterion (`criteria.py`); run answer-level checks (`guards.py`:
+language, length, copy, off-topic, list-likeness) which cap confidence and add review reasons;
+write feedback from the rubric's level texts (`feedback.py`).
+
+Deterministic: no randomness, no clock, no network; the same text and rubric always give the
+same result.
+"""
+
+from __future__ import annotations
+
+from grader.report import CriterionResult, WrittenResult
+from grader.rubric.analysis import analyse
+from grader.rubric.criteria import Judgement, judge_all
+from grader.rubric.feedback import criterion_feedback, summary
+from grader.rubric.guards import Guards, assess, injected_sentences
+from grader.rubric.model import Rubric, load_rubric
+from grader.rubric.text import Sentence, split_sentences
+
+EVIDENCE_CHARS = 400
+
+
+def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
+    """Score one written explanation.
+
+    Returns a `WrittenResult` whose `criteria` follow the rubric's order, each with a verdict,
+    the student's own sentence(s) as evidence ("" when nothing earned credit), feedback text,
+    a confidence in [0, 1] and `needs_review` when the confidence is below the rubric's
+    `review_confidence` or the answer contradicts itself. `review_reasons` explains every flag
+    (criterion-specific reasons start with the criterion id and a colon). Never raises on odd
+    input: `None` or non-text is treated as an empty answer.
+    """
+    rubric = rubric or load_rubric()
+    text = text if isinstance(text, str) else ""
+    sentences = split_sentences(text)
+    injected = injected_sentences(sentences, rubric)
+    an = analyse(sentences, rubric, skip=injected)
+    judgements = judge_all(an, rubric)
+    guards = assess(text, sentences, injected, an, rubric)
+    review_at = rubric.thresholds.review_confidence
+
+    results: list[CriterionResult] = []
+    crit_reasons: list[str] = []
+    for crit in rubric.criteria:
+        j = judgements.get(crit.id)
+        if j is None:
+            j = Judgement("missing", (), 0.0)
+            crit_reasons.append(
+                f"{crit.id}: no automatic judge exists for this criterion; grade it by hand."
+            )
+        if guards.language or guards.off_topic or not sentences:
+            j = Judgement(
+                j.verdict if not guards.off_topic else "missing", j.evidence, j.confidence, j.claim
+            )
+        conf = round(min(j.confidence, guards.cap), 3)
+        if j.conflicted:
+            crit_reasons.append(
+                f"{crit.id}: the answer both states this point and contradicts it; "
+                "check which one the student means."
+            )
+        elif j.verdict == "contradicted" and conf >= review_at:
+            pass  # a clean false claim: confident, the feedback says what is wrong
+        evidence = _evidence(sentences, j.evidence)
+        results.append(
+            CriterionResult(
+                id=crit.id,
+                verdict=j.verdict,
+                evidence=evidence,
+                feedback=criterion_feedback(rubric, crit.id, j.verdict, evidence, j.claim),
+                confidence=conf,
+                needs_review=conf < review_at or j.conflicted,
+            )
+        )
+
+    criteria = tuple(results)
+    score = round(sum(rubric.points(c.id, c.verdict) for c in criteria), 4)
+    reasons = tuple(guards.reasons + crit_reasons)
+    needs_review = bool(reasons) or any(c.needs_review for c in criteria)
+    return WrittenResult(
+        score=score,
+        max_score=rubric.max_score,
+        needs_review=needs_review,
+        criteria=criteria,
+        summary=summary(
+            rubric,
+            criteria,
+            score,
+            language=guards.language,
+            empty=guards.words == 0,
+            off_topic=guards.off_topic,
+            list_like=guards.list_like,
+            review=needs_review,
+        ),
+        review_reasons=reasons,
+    )
+
+
+def _evidence(sentences: list[Sentence], idx: tuple[int, ...]) -> str:
+    by_index = {s.index: s for s in sentences}
+    text = " ".join(by_index[i].text.strip() for i in idx if i in by_index)
+    text = " ".join(text.split())
+    if len(text) > EVIDENCE_CHARS:
+        text = text[:EVIDENCE_CHARS].rsplit(" ", 1)[0] + " \u2026"
+    return text
+
+
+__all__ = ["score_explanation", "Guards"]

@@ -1,0 +1,235 @@
+"""Plain-text machinery for the scorer: normalisation, sentences, tokens, clauses, language.
+
+Everything here is language-agnostic string processing with no knowledge of the rubric.
+All functions are pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# One-to-one character replacements, so offsets in the normalised text are offsets in the
+# original and evidence can be quoted exactly as the student wrote it.
+_CHAR_MAP = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
+        "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2011": "-", "\u2010": "-",
+    }
+)  # fmt: skip
+
+_ABBREVIATIONS = frozenset(
+    "e.g i.e etc vs cf approx fig eq mr mrs ms dr al resp incl ca no".split()
+)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022\u25aa>]+|\d{1,2}[.)]|[a-z][.)]|=>|->)\s+", re.IGNORECASE)
+_SENT_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[^\w\s]", re.UNICODE)
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
+# Clause boundaries. Strong ones end the scope of a negation; weak ones only change the
+# grammatical subject a phrase is attributed to.
+_STRONG = re.compile(
+    r"[;:,()]|\s[\u2014\u2013]\s?|\u2014|\s-\s|->|=>|"
+    r"\b(?:while|whereas|but|although|though|because|since|however|unlike|so|then|"
+    r"therefore|hence|thus|whilst)\b",
+    re.IGNORECASE,
+)
+_WEAK = re.compile(r"\b(?:and|which|who|whose|where)\b", re.IGNORECASE)
+
+ENGLISH_STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being
+    it its this that these those there their they them he she we you i not no can cannot could
+    would should will do does did has have had so than then when while which who what how why
+    only also just all any each both more most other some such into about after before over
+    because since until what's it's don't doesn't isn't aren't can't won't there's that's
+    our your his her my me us very""".split()
+)
+OTHER_STOPWORDS: dict[str, frozenset[str]] = {
+    "French": frozenset(
+        """le la les un une des du de et ou mais est sont à au aux en dans sur pour par avec
+        sans ce cette ces qui que quoi dont il elle ils elles on nous vous je ne pas plus
+        se sa son ses leur leurs être avoir fait comme lors donc car y n'a c'est qu'il
+        d'un d'une l'entraînement l'on lui même aussi très""".split()
+    ),
+    "Spanish": frozenset(
+        """el la los las un una unos unas y o pero es son en de del al por para con sin
+        que qué cual como cuando donde se su sus lo le les yo tú él ella nosotros
+        vosotros ellos ellas no más muy también ya esto este esta estos estas eso ese esa
+        todavía porque hay ser estar""".split()
+    ),
+    "German": frozenset(
+        """der die das den dem des ein eine einen einem einer und oder aber ist sind war
+        nicht kein keine mit von zu im in am auf für bei aus nach wie als auch nur noch
+        es er sie wir ihr ich sich dass wird werden hat haben beim dabei genau deshalb
+        kann gut""".split()
+    ),
+    "Italian": frozenset(
+        """il lo la i gli le un una uno e o ma è sono di del della dei delle da dal in
+        nel nella con su per tra fra che chi come quando dove non più anche solo già
+        ancora quindi perché si suo sua loro questo questa viene stato""".split()
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence (or bullet item). `start`/`end` index the original answer text."""
+
+    index: int
+    start: int
+    end: int
+    text: str  # as the student wrote it
+    norm: str  # same length as `text`, quotes/spaces normalised for matching
+
+
+def normalize(text: str) -> str:
+    """Straighten quotes and odd spaces; the result has exactly the same length as `text`."""
+    return text.translate(_CHAR_MAP)
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split an answer into sentences and list items, keeping offsets into `text`.
+
+    Lines are joined unless the next line starts a bullet/number item, the line is blank, or
+    the previous line ends a sentence. Within a line, a sentence ends at `.`, `!` or `?`
+    followed by a space or the end (abbreviations such as "e.g." and single letters do not
+    end a sentence). Bullet markers are not part of a sentence.
+    """
+    norm = normalize(text)
+    blocks: list[tuple[int, int]] = []  # spans of text that sentence punctuation splits
+    pos = 0
+    cur_start: int | None = None
+    cur_end = 0
+    for line in norm.splitlines(keepends=True):
+        lstart, lend = pos, pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+        body = norm[lstart:lend]
+        if not body.strip():
+            if cur_start is not None:
+                blocks.append((cur_start, cur_end))
+                cur_start = None
+            continue
+        m = _BULLET.match(body)
+        starts_item = m is not None
+        if starts_item and m is not None:
+            lstart += m.end()
+        prev_closed = cur_start is not None and norm[cur_start:cur_end].rstrip()[-1:] in ".!?:"
+        if cur_start is not None and (starts_item or prev_closed):
+            blocks.append((cur_start, cur_end))
+            cur_start = None
+        if cur_start is None:
+            cur_start = lstart
+        cur_end = lend
+    if cur_start is not None:
+        blocks.append((cur_start, cur_end))
+
+    out: list[Sentence] = []
+    for bstart, bend in blocks:
+        s = bstart
+        for m in _SENT_END.finditer(norm, bstart, bend):
+            before = norm[s : m.start()].split()
+            last = before[-1].lower().rstrip(".") if before else ""
+            if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and m.group() == "."):
+                continue
+            _add(out, text, norm, s, m.end())
+            s = m.end()
+        _add(out, text, norm, s, bend)
+    return out
+
+
+def _add(out: list[Sentence], text: str, norm: str, start: int, end: int) -> None:
+    while start < end and norm[start].isspace():
+        start += 1
+    while end > start and norm[end - 1].isspace():
+        end -= 1
+    if start < end and _WORD.search(norm, start, end):
+        out.append(Sentence(len(out), start, end, text[start:end], norm[start:end]))
+
+
+def tokens(s: str) -> list[tuple[int, int, str]]:
+    """Word and punctuation tokens of `s` as (start, end, lowercased text)."""
+    return [(m.start(), m.end(), m.group().lower()) for m in _TOKEN.finditer(s)]
+
+
+def words(s: str) -> list[str]:
+    """The lowercased words (letters, with inner apostrophes) of `s`."""
+    return [w.lower() for w in _WORD.findall(normalize(s))]
+
+
+def word_count(s: str) -> int:
+    return len(_WORD.findall(s)) + len(re.findall(r"(?<![\w])\d+(?![\w])", s))
+
+
+def clause_bounds(s: str) -> tuple[list[int], list[int]]:
+    """Sorted clause-start offsets in `s`: (strong boundaries, all boundaries).
+
+    Offset 0 is always included. A negation's scope stops at a strong boundary; attribution of
+    a phrase to a grammatical subject stops at any boundary.
+    """
+    strong = sorted({0} | {m.start() for m in _STRONG.finditer(s)})
+    weak = {m.start() for m in _WEAK.finditer(s)}
+    return strong, sorted(set(strong) | weak)
+
+
+def stopword_ratios(text: str) -> dict[str, float]:
+    """Share of words that are stopwords of English and of a few other languages."""
+    ws = words(text)
+    if not ws:
+        return {"English": 0.0, **{k: 0.0 for k in OTHER_STOPWORDS}}
+    n = len(ws)
+    ratios = {"English": sum(w in ENGLISH_STOPWORDS for w in ws) / n}
+    for lang, sw in OTHER_STOPWORDS.items():
+        ratios[lang] = sum(w in sw for w in ws) / n
+    return ratios
+
+
+def detect_non_english(text: str, min_english_ratio: float) -> str | None:
+    """Name the language if `text` looks not to be English, else None.
+
+    Stopword-ratio heuristic: English function words make up roughly 35-55% of English prose.
+    A text is called non-English when its English ratio is below `min_english_ratio` and
+    another language's ratio is higher, or when another language's ratio is clearly higher
+    (1.5x) than English's. Short texts (< 3 words) are never classified.
+    """
+    if len(words(text)) < 3:
+        return None
+    r = stopword_ratios(text)
+    en = r.pop("English")
+    lang, best = max(r.items(), key=lambda kv: (kv[1], kv[0]))
+    if best > 0 and ((en < min_english_ratio and best > en) or best > 1.5 * en + 0.05):
+        return lang
+    return None
+
+
+def is_list_like(s: str, max_stopword_ratio: float) -> bool:
+    """True when a sentence reads as a list of terms rather than a claim.
+
+    Function words (articles, auxiliaries, pronouns, prepositions) are what turn terms into a
+    claim; lists have almost none. A sentence is list-like when it is a fragment of <= 3
+    words with no verb, or has >= 6 words and its function-word share is below
+    `max_stopword_ratio` while it also looks enumerated (>= 5 comma-separated items of <= 3
+    words on average: then up to 0.1 above the ratio, or >= 15 words with no punctuation at
+    all), or it has >= 15 words and is below half that ratio.
+    """
+    ws = words(s)
+    if not ws:
+        return True
+    ratio = sum(w in ENGLISH_STOPWORDS for w in ws) / len(ws)
+    if len(ws) <= 3:
+        return not any(w in _VERBISH for w in ws)
+    if len(ws) < 6:
+        return False
+    if ratio < max_stopword_ratio / 2 and len(ws) >= 15:
+        return True
+    items = [i for i in re.split(r"[,;]", s) if words(i)]
+    enumerated = len(items) >= 5 and sum(len(words(i)) for i in items) / len(items) <= 3.0
+    if enumerated and ratio < max_stopword_ratio + 0.1:
+        return True
+    unpunctuated = len(ws) >= 15 and not re.search(r"[,;:.!?()]", s.rstrip(".!? "))
+    return unpunctuated and ratio < max_stopword_ratio
+
+
+_VERBISH = frozenset(
+    """is are was were be has have had can cannot can't does doesn't do don't sees see uses use
+    predicts predict needs need fails works generate generates learns""".split()
+)
