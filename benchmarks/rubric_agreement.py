@@ -1,0 +1,65 @@
+"""Agreement of the Exercise 2 rubric scorer with human labels.
+
+    python benchmarks/rubric_agreement.py [--split dev|heldout|both] [--details]
+
+Prints, per split and per criterion: exact agreement on the four verdicts, quadratic-weighted
+Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), and the
+scorer's recall/precision on contradicted labels; then the mean absolute error of the 0-10
+score, over all answers and over the answers the scorer did not flag for review. `--details`
+lists every disagreement. The held-out split was frozen before tuning (see
+grader/rubric/devset/README.md): it is the number to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from grader.rubric.agreement import SplitReport, evaluate
+
+
+def print_report(rep: SplitReport, details: bool) -> None:
+    n = len(rep.items)
+    unflagged = [i for i in rep.items if not i.needs_review]
+    print(f"\n== {rep.split}: {n} answers ({len(unflagged)} not flagged for review) ==")
+    print(
+        f"{'criterion':<10}{'exact':>8}{'kappa':>8}{'exact*':>9}{'kappa*':>8}"
+        "   contradicted tp/pred/label"
+    )
+    for cid in rep.criteria:
+        tp, pred, lab = rep.contradicted_pr(cid)
+        print(
+            f"{cid:<10}{rep.exact(cid):>8.2f}{rep.kappa(cid):>8.2f}"
+            f"{rep.exact(cid, unflagged):>9.2f}{rep.kappa(cid, unflagged):>8.2f}"
+            f"   {tp}/{pred}/{lab}"
+        )
+    print(f"score MAE (0-10): {rep.mae():.2f} all, {rep.mae(unflagged):.2f} unflagged*")
+    print("* = only answers the scorer did not flag for review")
+    if details:
+        for i in rep.items:
+            diffs = [
+                f"{c}:{i.labels[c]}->{i.predicted[c]}"
+                for c in rep.criteria
+                if i.labels[c] != i.predicted[c]
+            ]
+            if diffs:
+                flag = " [review]" if i.needs_review else ""
+                print(
+                    f"  {i.id}{flag} human {i.human_score:g} machine {i.machine_score:g}: "
+                    + " ".join(diffs)
+                )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
+    ap.add_argument("--details", action="store_true", help="list every disagreement")
+    args = ap.parse_args(argv)
+    splits = ["dev", "heldout"] if args.split == "both" else [args.split]
+    for s in splits:
+        print_report(evaluate(s), args.details)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
