@@ -2,10 +2,11 @@
 
     python benchmarks/rubric_agreement.py [--split dev|heldout|both] [--details]
 
-Prints, per split and per criterion: exact agreement on the four verdicts, quadratic-weighted
-Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), and the
-scorer's recall/precision on contradicted labels; then the mean absolute error of the 0-10
-score, over all answers and over the answers the scorer did not flag for review. `--details`
+Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
+Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
+answers, for the answers the scorer scores (English; it abstains on other languages and routes
+them to a human) and for the answers it did not flag for review; the scorer's contradicted
+true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. The held-out split was frozen before tuning (see
 grader/rubric/devset/README.md): it is the number to quote.
 """
@@ -20,21 +21,30 @@ from grader.rubric.agreement import SplitReport, evaluate
 
 def print_report(rep: SplitReport, details: bool) -> None:
     n = len(rep.items)
+    scored = [i for i in rep.items if not i.abstained]
     unflagged = [i for i in rep.items if not i.needs_review]
-    print(f"\n== {rep.split}: {n} answers ({len(unflagged)} not flagged for review) ==")
     print(
-        f"{'criterion':<10}{'exact':>8}{'kappa':>8}{'exact*':>9}{'kappa*':>8}"
-        "   contradicted tp/pred/label"
+        f"\n== {rep.split}: {n} answers; scored (English) {len(scored)}; "
+        f"not flagged for review {len(unflagged)} =="
+    )
+    print(
+        f"{'':<10}{'---- all ----':>16}{'--- scored ---':>16}{'-- unflagged --':>17}   contradicted"
+    )
+    print(
+        f"{'criterion':<10}{'exact':>8}{'kappa':>8}{'exact':>8}{'kappa':>8}{'exact':>9}{'kappa':>8}"
+        "   tp/pred/label"
     )
     for cid in rep.criteria:
         tp, pred, lab = rep.contradicted_pr(cid)
-        print(
-            f"{cid:<10}{rep.exact(cid):>8.2f}{rep.kappa(cid):>8.2f}"
-            f"{rep.exact(cid, unflagged):>9.2f}{rep.kappa(cid, unflagged):>8.2f}"
-            f"   {tp}/{pred}/{lab}"
+        cells = "".join(
+            f"{rep.exact(cid, its):>{w}.2f}{rep.kappa(cid, its):>8.2f}"
+            for its, w in ((rep.items, 8), (scored, 8), (unflagged, 9))
         )
-    print(f"score MAE (0-10): {rep.mae():.2f} all, {rep.mae(unflagged):.2f} unflagged*")
-    print("* = only answers the scorer did not flag for review")
+        print(f"{cid:<10}{cells}   {tp}/{pred}/{lab}")
+    print(
+        f"score MAE (0-10): all {rep.mae():.2f}, scored {rep.mae(scored):.2f}, "
+        f"unflagged {rep.mae(unflagged):.2f}"
+    )
     if details:
         for i in rep.items:
             diffs = [
@@ -43,7 +53,7 @@ def print_report(rep: SplitReport, details: bool) -> None:
                 if i.labels[c] != i.predicted[c]
             ]
             if diffs:
-                flag = " [review]" if i.needs_review else ""
+                flag = " [not English]" if i.abstained else " [review]" if i.needs_review else ""
                 print(
                     f"  {i.id}{flag} human {i.human_score:g} machine {i.machine_score:g}: "
                     + " ".join(diffs)

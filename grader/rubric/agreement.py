@@ -5,6 +5,9 @@ kappa on the ordinal scale the score uses: missing = contradicted = 0 < partial 
 (contradicted earns the same points as missing, so for kappa it is the same level; whether the
 scorer *recognised* a false claim is reported separately as contradicted precision/recall).
 Plus the mean absolute error of the 0-10 score. Kappa is implemented here (no sklearn).
+
+Answers the scorer abstains on (not English: it only reads English and routes them to a human
+with confidence <= 0.2) are included in the "all" numbers and excluded from the "scored" ones.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from grader.report import WrittenResult
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.scorer import score_explanation
+from grader.rubric.text import detect_non_english
 
 DEVSET_DIR = Path(__file__).with_name("devset")
 ORDINAL = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
@@ -59,6 +63,7 @@ class ItemResult:
     human_score: float
     machine_score: float
     needs_review: bool
+    abstained: bool = False  # the scorer said it cannot read the language: grade by hand
     tags: list[str] = field(default_factory=list)
 
 
@@ -114,6 +119,8 @@ def evaluate(split: str, rubric: Rubric | None = None, directory: Path = DEVSET_
                 human_score=human_score(row["labels"], rubric),
                 machine_score=res.score,
                 needs_review=res.needs_review,
+                abstained=detect_non_english(row["text"], rubric.thresholds.english_stopword_ratio)
+                is not None,
                 tags=list(row.get("tags", [])),
             )
         )

@@ -75,6 +75,7 @@ class Claim:
     strong: bool = True
     gen_ctx: bool = False
     text: str = ""
+    direct: bool = True  # governed by a perception verb (sees, attends to), not "with"/"from"
 
 
 @dataclass
@@ -152,6 +153,10 @@ class _Sent:
         return out
 
     def _is_contrast(self, h: Hit) -> bool:
+        """A comparison object ("unlike BERT") or a predicate ("BERT is not a causal model"):
+        named, but not what the clause is about."""
+        if _PREDICATE.search(self.sent.norm[max(0, h.start - 20) : h.start]):
+            return True
         for c in self.hits.get("contrast_prefix", []):
             if c.end <= h.start and 0 <= h.tok - c.tok_end <= 2:
                 if c.text.lower() == "like":
@@ -298,6 +303,7 @@ def _claims(ss: _Sent) -> list[Claim]:
     out: list[Claim] = []
     idx = ss.sent.index
     gen_sentence = bool(ss.hits.get("generation_time"))
+    gen_words = gen_sentence or bool(ss.hits.get("generation"))
 
     def gen_ctx(h: Hit, with_l2r: bool = True) -> bool:
         """The phrase is about generation time, not training."""
@@ -307,11 +313,20 @@ def _claims(ss: _Sent) -> list[Claim]:
             or (with_l2r and ss.clause_has("left_to_right", h))
         )
 
-    def vis(h: Hit, left: bool, strong: bool) -> None:
+    def vis(h: Hit, left: bool, strong: bool, direct: bool = True) -> None:
+        """What a model sees. In a sentence about generation, "cannot see the later tokens"
+        describes generation time, not what the model was trained on (`gen_ctx`)."""
         kind = "see_left" if left else "see_both"
-        out.append(
-            Claim(kind, ss.subject_at(h.start, h.end), idx, strong, gen_ctx(h, False), h.text)
-        )
+        if left and absent_near(h):
+            return  # "can't see the end because it hasn't been written": existence, not vision
+        subj = ss.subject_at(h.start, h.end)
+        out.append(Claim(kind, subj, idx, strong, gen_words, h.text, direct))
+        if left and gen_words and subj in (MLM, None):
+            # "when generating, BERT only has the left context": the generation condition
+            out.append(Claim("future_absent", subj, idx, True, True, h.text))
+
+    def absent_near(h: Hit) -> bool:
+        return any(abs(a.tok - h.tok) <= 12 for a in ss.hits.get("absent", []))
 
     absent = ss.hits.get("absent", [])
 
@@ -357,7 +372,8 @@ def _claims(ss: _Sent) -> list[Claim]:
             if hide is not None:
                 vis(h, not ss.negated(h), True)
             elif view is not None:
-                vis(h, ss.negated(view) or ss.negated(h), strong)
+                perceptual = bool(_PERCEPTION.match(view.text))
+                vis(h, ss.negated(view) or ss.negated(h), strong, perceptual)
             avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
             if avail is not None and not ss.negated(avail) and not ss.negated(h):
                 at_gen = ss.clause_has("generation_time", h)
@@ -465,6 +481,14 @@ def _claims(ss: _Sent) -> list[Claim]:
     return out
 
 
+# "is (not) a", "as an": the model named next is a predicate, not a subject.
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|be|as)(?:n't| not)?\s+(?:an?|the|just an?|also an?)\s+$", re.IGNORECASE
+)
+# Verbs that state what a model perceives (vs "trained with", "from", "has").
+_PERCEPTION = re.compile(
+    r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view)", re.I
+)
 _ELLIPSIS = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,

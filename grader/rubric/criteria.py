@@ -147,7 +147,8 @@ def _c2(an: Analysis) -> Judgement:
 def _c3(an: Analysis) -> Judgement:
     left = _of(an.claims("see_left"), CLM, BOTH)
     support = [c for c in left if c.strong]
-    contra = [c for c in _of(an.claims("see_both"), CLM, BOTH) if c.strong or not c.gen_ctx]
+    # "GPT sees the whole sentence" contradicts; "trained with the full sentence" does not
+    contra = [c for c in _of(an.claims("see_both"), CLM, BOTH) if c.strong or c.direct]
     if contra:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:

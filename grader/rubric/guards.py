@@ -74,9 +74,18 @@ def copy_match(text: str, path: Path = PUBLISHED_SOLUTION_PATH) -> CopyMatch:
 
 
 def assess(
-    text: str, sentences: list[Sentence], injected: set[int], an: Analysis, rubric: Rubric
+    text: str,
+    sentences: list[Sentence],
+    injected: set[int],
+    an: Analysis,
+    rubric: Rubric,
+    any_credit: bool = False,
 ) -> Guards:
-    """Run every answer-level check; `reasons` are written for the instructor."""
+    """Run every answer-level check; `reasons` are written for the instructor.
+
+    `any_credit` tells whether some criterion earned something: an answer that did is never
+    called off-topic.
+    """
     th = rubric.thresholds
     n = word_count(text)
     g = Guards(words=n, injected=tuple(sorted(injected)))
@@ -118,7 +127,7 @@ def assess(
         )
     scored = an.sentences
     topical = any(s.has(k) for s in scored for k in TOPIC_KEYS)
-    if not g.language and n >= 8 and not topical:
+    if not g.language and n >= 8 and not topical and not any_credit:
         g.off_topic = True
         g.reasons.append(
             "The answer does not seem to address masked vs causal language models (off-topic?)."

@@ -41,7 +41,8 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
     injected = injected_sentences(sentences, rubric)
     an = analyse(sentences, rubric, skip=injected)
     judgements = judge_all(an, rubric)
-    guards = assess(text, sentences, injected, an, rubric)
+    credit = any(j.verdict in ("met", "partial") for j in judgements.values())
+    guards = assess(text, sentences, injected, an, rubric, any_credit=credit)
     review_at = rubric.thresholds.review_confidence
 
     results: list[CriterionResult] = []
@@ -53,18 +54,12 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
             crit_reasons.append(
                 f"{crit.id}: no automatic judge exists for this criterion; grade it by hand."
             )
-        if guards.language or guards.off_topic or not sentences:
-            j = Judgement(
-                j.verdict if not guards.off_topic else "missing", j.evidence, j.confidence, j.claim
-            )
         conf = round(min(j.confidence, guards.cap), 3)
         if j.conflicted:
             crit_reasons.append(
                 f"{crit.id}: the answer both states this point and contradicts it; "
                 "check which one the student means."
             )
-        elif j.verdict == "contradicted" and conf >= review_at:
-            pass  # a clean false claim: confident, the feedback says what is wrong
         evidence = _evidence(sentences, j.evidence)
         results.append(
             CriterionResult(
