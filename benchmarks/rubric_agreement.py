@@ -1,6 +1,6 @@
 """Agreement of the Exercise 2 rubric scorer with human labels.
 
-    python benchmarks/rubric_agreement.py [--split dev|heldout|both] [--details]
+    python benchmarks/rubric_agreement.py [--split dev|heldout|heldout2|both|all] [--details]
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -62,10 +62,16 @@ def print_report(rep: SplitReport, details: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
+    ap.add_argument(
+        "--split",
+        choices=["dev", "heldout", "heldout2", "both", "all"],
+        default="both",
+        help="both = dev and heldout; all = dev, heldout and heldout2",
+    )
     ap.add_argument("--details", action="store_true", help="list every disagreement")
     args = ap.parse_args(argv)
-    splits = ["dev", "heldout"] if args.split == "both" else [args.split]
+    named = {"both": ["dev", "heldout"], "all": ["dev", "heldout", "heldout2"]}
+    splits = named.get(args.split, [args.split])
     for s in splits:
         print_report(evaluate(s), args.details)
     return 0

@@ -143,19 +143,26 @@ class _Sent:
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
         cover = self.hits.get("both_models", []) + self.hits.get("other_model", [])
-        out: list[tuple[Hit, Subject, bool]] = []
+        found: list[tuple[Hit, Subject]] = []
         for key, code in _SUBJECT_KEYS.items():
             for h in self.hits.get(key, []):
                 if code in (MLM, CLM) and any(_overlap(h, b) for b in cover):
                     continue
-                out.append((h, code, self._is_contrast(h)))
-        out.sort(key=lambda x: (x[0].start, x[0].end))
+                found.append((h, code))
+        found.sort(key=lambda x: (x[0].start, x[0].end))
+        out: list[tuple[Hit, Subject, bool]] = []
+        for i, (h, code) in enumerate(found):
+            earlier = {c for _, c in found[:i]} - {code, OTHER}
+            out.append((h, code, self._is_contrast(h, bool(earlier))))
         return out
 
-    def _is_contrast(self, h: Hit) -> bool:
-        """A comparison object ("unlike BERT") or a predicate ("BERT is not a causal model"):
-        named, but not what the clause is about."""
-        if _PREDICATE.search(self.sent.norm[max(0, h.start - 20) : h.start]):
+    def _is_contrast(self, h: Hit, other_family_before: bool = False) -> bool:
+        """A comparison object ("unlike BERT") or a predicate after another model ("BERT is
+        not a causal model"): named, but not what the clause is about. "The second family is
+        the causal LM" names the topic, so a predicate only counts after another model."""
+        if other_family_before and _PREDICATE.search(
+            self.sent.norm[max(0, h.start - 20) : h.start]
+        ):
             return True
         for c in self.hits.get("contrast_prefix", []):
             if c.end <= h.start and 0 <= h.tok - c.tok_end <= 2:
@@ -203,10 +210,23 @@ class _Sent:
         prev = [x for x in self.subj if x[0].start < pos and not x[2]]
         if prev:
             return prev[-1][1]
+        if loose and not self.own_subjects:
+            implied = self._implied_subject()
+            if implied is not None:
+                return implied
         if self.inherited is not None and (
             (loose and not self.own_subjects) or self._refers_back(ci)
         ):
             return self.inherited
+        return None
+
+    def _implied_subject(self) -> Subject | None:
+        """A sentence naming no model but describing a causal mask is about the causal LM;
+        one describing masked-token prediction is about the masked LM."""
+        causal = bool(self.hits.get("causal_mask") or self.hits.get("one_direction"))
+        masked = bool(self.hits.get("predict_masked"))
+        if causal != masked:
+            return CLM if causal else MLM
         return None
 
     def _refers_back(self, ci: int) -> bool:
@@ -481,9 +501,9 @@ def _claims(ss: _Sent) -> list[Claim]:
     return out
 
 
-# "is (not) a", "as an": the model named next is a predicate, not a subject.
+# "is (not) a": the model named next is a predicate, not a subject.
 _PREDICATE = re.compile(
-    r"\b(?:is|are|was|were|be|as)(?:n't| not)?\s+(?:an?|the|just an?|also an?)\s+$", re.IGNORECASE
+    r"\b(?:is|are|was|were|be)(?:n't| not)?\s+(?:an?|the|just an?|also an?)\s+$", re.IGNORECASE
 )
 # Verbs that state what a model perceives (vs "trained with", "from", "has").
 _PERCEPTION = re.compile(

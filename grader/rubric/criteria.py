@@ -174,9 +174,9 @@ def _c4(an: Analysis, c2_linked: bool) -> Judgement:
 
     def framed(c: Claim) -> bool:
         """The relation compares training with generation: a training word in this sentence
-        and a generation word here or in the sentence before."""
+        and a generation word here or in one of the two sentences before."""
         i = pos[c.sentence]
-        return c.strong and (gen_in[i] or (i > 0 and gen_in[i - 1]))
+        return c.strong and any(gen_in[max(0, i - 2) : i + 1])
 
     same = [c for c in an.claims("relation_same") if framed(c)]
     diff = [c for c in an.claims("relation_diff") if framed(c)]
