@@ -34,6 +34,10 @@ NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
 VIEW_WINDOW = 3  # words between a seeing/using verb and the context it governs
 PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
 _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
+# "it is interesting that", "it's worth ...": expletive "it", which points back to nothing.
+_EXPLETIVE = re.compile(
+    r"\bit(?:'s| is| was)\s+(?:\w+\s+){0,2}?(?:that|to|worth|why|because)\b", re.I
+)
 _BACKREF = re.compile(
     r"\b(?:it|its|it's|itself|they|their|them|theirs|this model|the model|that model|the network|"
     r"this network|the former|the latter)\b",
@@ -238,7 +242,7 @@ class _Sent:
             (0, starts[1] if len(starts) > 1 else len(self.sent.norm)),
         ]
         for a, b in spans:
-            if _BACKREF.search(self.sent.norm[a:b]):
+            if _BACKREF.search(_EXPLETIVE.sub(" ", self.sent.norm[a:b])):
                 return True
         return False
 
@@ -252,6 +256,22 @@ class _Sent:
             nxt = self.toks[g.tok_end][2] if g.tok_end < len(self.toks) else ""
             if nxt in {"only", "just"} and not (h.key == "only" and h.tok == g.tok_end):
                 continue  # "not only ... but also" is not a negation of what follows
+            n += 1
+        return n % 2 == 1
+
+    def negated_after(self, h: Hit, window: int = NEGATION_WINDOW) -> bool:
+        """Odd number of negation cues after `h` in its (weak) clause: "exactly what BERT
+        never saw" negates the relation "exactly what"."""
+        ci = self.clause(h.start, strong=False)
+        n = 0
+        owned = [
+            x for k in ("same_relation", "diff_relation", "absent") for x in self.hits.get(k, [])
+        ]
+        for g in self.hits.get("negation", []):
+            if g.start < h.end or self.clause(g.start, False) != ci or g.tok - h.tok_end > window:
+                continue
+            if any(_overlap(g, x) for x in owned):
+                continue  # part of "never happens", "no gap": not a negation of `h`
             n += 1
         return n % 2 == 1
 
@@ -471,9 +491,16 @@ def _claims(ss: _Sent) -> list[Claim]:
 
     # Training versus generation ----------------------------------------------------------
     has_train = bool(ss.hits.get("training")) or bool(ss.hits.get("never_trained"))
+    has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
     for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
         for r in ss.hits.get(key, []):
-            rel = base if not ss.negated(r) else ("diff" if base == "same" else "same")
+            generic = r.text.lower().startswith("differ")
+            if generic and not (has_train and has_gen_here):
+                continue  # "a different task": only a relation when both conditions are named
+            # "exactly what BERT never saw": a negation after a sameness word reverses it
+            after = base == "same" and ss.negated_after(r)
+            flip = ss.negated(r) != after
+            rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             out.append(Claim(f"relation_{rel}", subj, idx, has_train, bool(gen_any), r.text))
 
