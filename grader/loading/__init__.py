@@ -20,6 +20,7 @@ from grader.loading.model import (
     SubmissionError,
     assemble,
 )
+from grader.loading.notebook import load_notebook
 
 __all__ = [
     "CODE_PARTS",
@@ -29,6 +30,7 @@ __all__ = [
     "assemble",
     "load_submission",
     "load_folder",
+    "load_notebook",
     "load_zip",
 ]
 
@@ -36,7 +38,8 @@ __all__ = [
 def load_submission(
     path: str | Path, *, name: str | None = None, limits: LoadLimits | None = None
 ) -> Submission:
-    """Load a submission folder or .zip. Raises SubmissionError when it cannot be read."""
+    """Load a submission folder, .zip or .ipynb notebook. Raises SubmissionError when it cannot
+    be read."""
     p = Path(path)
     limits = limits or LoadLimits()
     if p.is_symlink():
@@ -48,9 +51,11 @@ def load_submission(
         return load_folder(p, name=label, limits=limits)
     if p.suffix.lower() == ".zip":
         return load_zip(p, name=label, limits=limits)
+    if p.suffix.lower() == ".ipynb":
+        return load_notebook(p, name=label, limits=limits)
     if p.suffix.lower() == ".py" or p.suffix.lower() == ".md":
         raise SubmissionError(
             f"{p.name} is a single file; submit the folder (or a .zip of it) holding "
             "masks.py, corruption.py, losses.py, generation.py and explanation.md"
         )
-    raise SubmissionError(f"{p.name} is not a folder or a .zip archive")
+    raise SubmissionError(f"{p.name} is not a folder, a .zip archive or a .ipynb notebook")

@@ -1,0 +1,303 @@
+"""Load a Jupyter notebook (.ipynb) submission. Nothing in the notebook runs here.
+
+A notebook holds the whole exercise in one file, while the sandbox loads one module per part
+(`masks`, `corruption`, `losses`, `generation`). So every part module is given the notebook's
+*combined code* as its source: whichever part a test calls, the student's functions are there.
+Rules (documented for instructors in docs/instructor.md):
+
+* Code cells are read in order. IPython-only lines (`%magic`, `!shell`, `x = !cmd`, `name?`)
+  are replaced by `pass` so the rest still compiles; a cell that starts with a cell magic
+  (`%%bash`, ...) is dropped, except `%%time`/`%%timeit`/`%%capture`, whose body is Python.
+* Only *definitions* are kept from the code: imports (a missing optional package such as
+  matplotlib no longer breaks the import), functions, classes and top-level assignments
+  (an assignment that fails is skipped). Other top-level statements - demo calls, prints,
+  plots, training loops - are dropped, so a demo cell cannot fail or slow down the import of
+  every part. A cell with a syntax error is dropped and reported.
+* `%%writefile masks.py` (or any exercise file name) in a cell makes that cell's body the file
+  of that name, exactly as if it had been handed in next to the notebook.
+* The written answer for Exercise 2 is the markdown cell(s) tagged `explanation`, or else the
+  markdown under a heading containing "Exercise 2" (up to the next heading of the same or a
+  higher level, or the next code cell); the text under a "Your answer" heading if there is one.
+
+A file that is not a readable notebook raises `SubmissionError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from grader.loading.model import (
+    CODE_PARTS,
+    EXPLANATION_FILE,
+    KNOWN_FILES,
+    LoadLimits,
+    Submission,
+    SubmissionError,
+    assemble,
+)
+
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
+_LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|\w[\w.]*\s*=\s*[%!]|[\w.]+\?{1,2}\s*$|\?{1,2}[\w.]+\s*$)")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_EXERCISE2 = re.compile(r"\bexercise\s*2\b", re.IGNORECASE)
+_WRITEFILE = re.compile(r"^%%writefile\s+(?:(-a|--append)\s+)?(\S+)\s*$")
+
+
+def load_notebook(path: Path, *, name: str, limits: LoadLimits) -> Submission:
+    """Read a notebook file (size-capped) and turn it into a Submission."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
+    if size > limits.max_total_bytes:
+        raise SubmissionError(
+            f"{path.name} is larger than {limits.max_total_bytes // 1_000_000} MB"
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
+    return load_notebook_bytes(data, name=name, origin=str(path), limits=limits,
+                               filename=path.name)
+
+
+def load_notebook_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits,
+                        filename: str = "the notebook") -> Submission:
+    """Turn the bytes of an .ipynb file into a Submission (see the module docstring)."""
+    import nbformat
+
+    if len(data) > limits.max_total_bytes:
+        raise SubmissionError(f"{filename} is larger than {limits.max_total_bytes // 1_000_000} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SubmissionError(
+            f"{filename} is not a Jupyter notebook (it is not UTF-8 text)"
+        ) from None
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise SubmissionError(f"{filename} is not a readable Jupyter notebook ({detail})") from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise SubmissionError(f"{filename} is not a readable Jupyter notebook (it has no cells)")
+
+    problems: list[str] = []
+    raw: dict[str, bytes] = {}
+    written_files: dict[str, str] = {}
+    code_parts: list[str] = []
+    future: dict[str, None] = {}
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _cell_source(cell)
+        if not source.strip():
+            continue
+        target = _writefile_target(source)
+        if target is not None:
+            fname, append, body = target
+            if fname in KNOWN_FILES:
+                written_files[fname] = (written_files.get(fname, "") if append else "") + body
+            continue
+        python = _strip_ipython(source)
+        if python is None:
+            continue
+        kept = _definitions_only(python, index, problems, future)
+        if kept:
+            code_parts.append(f"# --- notebook cell {index} ---\n{kept}")
+
+    combined = "\n\n".join(code_parts) + "\n" if code_parts else ""
+    if combined:
+        header = (
+            "# Code extracted from the notebook: imports, functions, classes and top-level\n"
+            "# assignments of its code cells (other statements are not run while grading).\n"
+        )
+        hoisted = "".join(f"from __future__ import {n}\n" for n in future)
+        combined = hoisted + header + combined
+    for part in CODE_PARTS:
+        fname = f"{part}.py"
+        if fname in written_files:
+            raw[fname] = written_files[fname].encode("utf-8")
+        elif combined:
+            raw[fname] = combined.encode("utf-8")
+    for fname, body in written_files.items():
+        raw.setdefault(fname, body.encode("utf-8"))
+
+    answer = _explanation(cells)
+    if answer is not None and EXPLANATION_FILE not in raw:
+        raw[EXPLANATION_FILE] = answer.encode("utf-8")
+    for fname, content in raw.items():
+        if len(content) > limits.max_file_bytes:
+            raise SubmissionError(
+                f"the code extracted from {filename} for {fname} is larger than "
+                f"{limits.max_file_bytes // 1000} kB"
+            )
+    if not combined and not written_files:
+        problems.append(f"{filename} has no code cells with definitions")
+    return assemble(name, origin, raw, problems)
+
+
+def _cell_source(cell: dict) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list):
+        src = "".join(str(s) for s in src)
+    return str(src).replace("\r\n", "\n")
+
+
+def _writefile_target(source: str) -> tuple[str, bool, str] | None:
+    first, _, body = source.lstrip("\n").partition("\n")
+    m = _WRITEFILE.match(first.strip())
+    if not m:
+        return None
+    fname = m.group(2).strip("'\"").replace("\\", "/")
+    for known in KNOWN_FILES:  # `%%writefile exercises/masks.py` names masks.py
+        if fname == known or fname.endswith("/" + known):
+            fname = known
+            break
+    return fname, bool(m.group(1)), body if body.endswith("\n") or not body else body + "\n"
+
+
+def _strip_ipython(source: str) -> str | None:
+    """Python source with IPython-only syntax neutralised; None for a non-Python cell."""
+    lines = source.split("\n")
+    first = source.lstrip("\n").split("\n", 1)[0].strip()
+    if first.startswith("%%"):
+        magic = first[2:].split()[0] if first[2:].split() else ""
+        if magic not in _PYTHON_CELL_MAGICS:
+            return None
+        lines = source.lstrip("\n").split("\n")[1:]
+    out = []
+    for line in lines:
+        m = _LINE_MAGIC.match(line)
+        if m:
+            out.append(f"{m.group(1)}pass  # IPython-only line removed")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+_KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_ASSIGN = (ast.Assign, ast.AnnAssign)
+
+
+def _definitions_only(source: str, index: int, problems: list[str],
+                      future: dict[str, None]) -> str:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        problems.append(
+            f"notebook cell {index} has a syntax error (line {exc.lineno}: {exc.msg}) and was "
+            "skipped"
+        )
+        return ""
+    lines = source.split("\n")
+    kept: list[str] = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        text = "\n".join(lines[start - 1: node.end_lineno])
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            for alias in node.names:  # must come first in the module: hoisted by the caller
+                future.setdefault(alias.name, None)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            kept.append(_guard(text, "ImportError"))
+        elif isinstance(node, _KEPT):
+            kept.append(text)
+        elif isinstance(node, _ASSIGN) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            kept.append(_guard(text, "Exception") if isinstance(node, _ASSIGN) else text)
+    return "\n".join(kept)
+
+
+def _guard(text: str, exc: str) -> str:
+    body = "\n".join("    " + line for line in text.split("\n"))
+    return f"try:\n{body}\nexcept {exc}:\n    pass"
+
+
+def _explanation(cells: list) -> str | None:
+    """The Exercise 2 answer as markdown (see the module docstring), or None."""
+    from grader.loading.model import extract_answer
+
+    markdown = [
+        (i, _cell_source(c)) for i, c in enumerate(cells)
+        if isinstance(c, dict) and c.get("cell_type") == "markdown"
+    ]
+    tagged = [
+        src for i, src in markdown
+        if "explanation" in _tags(cells[i])
+    ]
+    if tagged:
+        return extract_answer("\n\n".join(tagged))
+    for start, (i, src) in enumerate(markdown):
+        level = _exercise2_level(src)
+        if level is None:
+            continue
+        following = []
+        for j, other in markdown[start + 1:]:
+            if any(isinstance(c, dict) and c.get("cell_type") == "code" for c in cells[i + 1: j]):
+                break
+            head = _first_heading(other)
+            if head is not None and head <= level:
+                break
+            following.append(other)
+        text = "\n\n".join([src, *following])
+        if re.search(r"^#{1,6}\s*your answer\s*$", text, re.IGNORECASE | re.MULTILINE):
+            return extract_answer(text)
+        # The headed cell usually asks the question and the next cell(s) answer it; when
+        # nothing follows, the answer is written under the heading itself.
+        answer = "\n\n".join(following).strip()
+        return extract_answer(answer or _drop_heading(src))
+    return None
+
+
+def _tags(cell: dict) -> list[str]:
+    meta = cell.get("metadata") or {}
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return [str(t).strip().lower() for t in tags] if isinstance(tags, list) else []
+
+
+def _exercise2_level(src: str) -> int | None:
+    for line in src.split("\n"):
+        m = _HEADING.match(line)
+        if m and _EXERCISE2.search(m.group(2)):
+            return len(m.group(1))
+    return None
+
+
+def _first_heading(src: str) -> int | None:
+    for line in src.split("\n"):
+        m = _HEADING.match(line)
+        if m:
+            return len(m.group(1))
+    return None
+
+
+def _drop_heading(text: str) -> str:
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        m = _HEADING.match(line)
+        if m and _EXERCISE2.search(m.group(2)):
+            return "\n".join(lines[k + 1:])
+    return text
+
+
+def notebook_json(cells: list[dict]) -> str:
+    """A minimal nbformat-4 notebook holding `cells` (used by tests and the benchmark)."""
+    return json.dumps({
+        "cells": [
+            {"id": f"cell-{i}", "cell_type": c.get("cell_type", "code"),
+             "metadata": c.get("metadata", {}),
+             "source": c["source"], **({"outputs": [], "execution_count": None}
+                                       if c.get("cell_type", "code") == "code" else {})}
+            for i, c in enumerate(cells)
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }, indent=1)
