@@ -1,0 +1,393 @@
+"""A warm pool of trusted grading processes.
+
+The trusted side of a grade (pytest running the hidden suite, the reference computations, the
+rubric) is CPU-bound Python, so parallelism needs processes. The parent imports torch, pytest,
+the suite machinery, the reference solutions and the rubric once, runs the suite once against
+an empty submission (so the test modules are imported and pytest's first-run costs are paid),
+freezes the garbage collector's view of all that (`gc.freeze`: pytest collects garbage several
+times per run, and scanning torch's objects each time was two thirds of the per-submission
+cost) and then forks N workers. Torch is limited to one thread before any tensor is made, so
+no thread pool exists at fork time.
+
+Each worker owns a `Grader` (its own pre-warmed sandbox zygote) and a distinct sandbox slot (so
+distinct unprivileged uids): every submission still runs in a fresh, confined worker process
+forked from that zygote, with all the sandbox limits. Jobs and results cross the pipe as JSON
+(`Submission` fields in, `GradeReport.to_dict()` out); nothing is unpickled. A worker that dies
+or stalls is replaced and its submission retried once; a second failure is reported for that
+submission only.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from grader.loading import CODE_PARTS, Submission
+
+#: How long past the sandbox's own per-submission budget a trusted worker may take.
+STALL_GRACE_SECONDS = 120.0
+MAX_ATTEMPTS = 2
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str
+    submission: Submission
+
+
+@dataclass(frozen=True)
+class Done:
+    key: str
+    report: dict[str, Any] | None
+    error: str | None
+    seconds: float
+    worker: int
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def submission_to_dict(sub: Submission) -> dict[str, Any]:
+    d = asdict(sub)
+    d["problems"] = list(sub.problems)
+    return d
+
+
+def submission_from_dict(d: dict[str, Any]) -> Submission:
+    return Submission(
+        name=str(d["name"]),
+        origin=str(d["origin"]),
+        sources={str(k): str(v) for k, v in d.get("sources", {}).items()},
+        missing={str(k): str(v) for k, v in d.get("missing", {}).items()},
+        written={str(k): str(v) for k, v in d.get("written", {}).items()},
+        files={str(k): str(v) for k, v in d.get("files", {}).items()},
+        problems=tuple(str(p) for p in d.get("problems", ())),
+    )
+
+
+# ----------------------------------------------------------------------------- warm-up
+
+
+def prewarm(options: Any) -> None:
+    """Import and exercise everything a grade needs, in this process, before forking."""
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # already set (or already used) in this process
+        pass
+    import pytest  # noqa: F401
+
+    import grader.pipeline  # noqa: F401
+    import grader.suite.plugin  # noqa: F401
+    import grader.suite.runner  # noqa: F401
+    from grader.suite.proxy import ReferenceProxy
+
+    ref = ReferenceProxy()
+    for part in CODE_PARTS:
+        try:
+            ref._module(part)
+        except ImportError:
+            pass
+    if getattr(options, "grade_written", False):
+        try:
+            from grader.pipeline import grade_explanation
+
+            grade_explanation(Submission(name="warm-up", origin="<warm-up>",
+                                         written={"explanation": "warm-up"}))
+        except Exception:  # noqa: BLE001 - a broken scorer shows up in the real grades
+            pass
+    _warm_suite(options, ref)
+    gc.collect()
+    gc.freeze()
+
+
+class _NoSandbox:
+    """A stand-in zygote for the warm-up run: every part is missing, so nothing is spawned."""
+
+    def spawn(self, *args: Any, **kwargs: Any) -> Any:
+        from grader.sandbox.client import SandboxUnavailable
+
+        raise SandboxUnavailable("warm-up: no sandbox")
+
+
+def _warm_suite(options: Any, reference: Any) -> None:
+    """Run the suite once against an empty submission (imports the tests, primes pytest)."""
+    from grader.sandbox.client import SandboxSession
+    from grader.suite.proxy import StudentProxy
+    from grader.suite.runner import run_suite
+
+    try:
+        session = SandboxSession(
+            _NoSandbox(), {}, options.limits, slot=0,
+            missing={p: "warm-up" for p in CODE_PARTS},
+        )
+        run_suite(options.suite, StudentProxy(session), reference, keyword=options.keyword)
+    except Exception:  # noqa: BLE001 - only a warm-up; real runs report their own errors
+        pass
+
+
+# ----------------------------------------------------------------------------- worker side
+
+
+def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
+                 close_fds: list[int]) -> None:
+    """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop."""
+    code = 0
+    try:
+        for fd in close_fds:  # the parent's ends of other workers' pipes, its journal...
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            from grader.sandbox.jail import PR_SET_PDEATHSIG, prctl
+
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the batch dies -> so does this worker
+        except Exception:  # noqa: BLE001 - not Linux: rely on the pipe closing
+            pass
+        if os.getppid() != parent:
+            os._exit(0)
+        from grader.pipeline import Grader
+
+        grader = Grader(options)
+        try:
+            grader.zygote.launch()
+            grader.start()
+        except Exception as exc:  # noqa: BLE001
+            _send(conn, {"fatal": f"the sandbox could not start: {type(exc).__name__}: {exc}"})
+            return
+        _send(conn, {"ready": True, "slot": slot, "pid": os.getpid()})
+        try:
+            while True:
+                try:
+                    raw = conn.recv_bytes()
+                except (EOFError, OSError):
+                    break
+                msg = json.loads(raw)
+                if msg.get("op") != "grade":
+                    break
+                started = time.perf_counter()
+                try:
+                    sub = submission_from_dict(msg["submission"])
+                    report = grader.grade(sub, slot=slot)
+                    reply = {"key": msg["key"], "report": report.to_dict()}
+                except Exception as exc:  # noqa: BLE001 - reported for this submission only
+                    reply = {"key": msg["key"], "error": f"{type(exc).__name__}: {exc}"}
+                reply["seconds"] = time.perf_counter() - started
+                _send(conn, reply)
+        finally:
+            grader.close()
+    except BaseException:  # noqa: BLE001
+        code = 1
+    finally:
+        try:
+            conn.close()
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+
+
+def _send(conn: Connection, msg: dict[str, Any]) -> None:
+    conn.send_bytes(json.dumps(msg, ensure_ascii=False).encode("utf-8"))
+
+
+# ----------------------------------------------------------------------------- parent side
+
+
+class _Worker:
+    def __init__(self, index: int, slot: int, process: Any, conn: Connection) -> None:
+        self.index = index
+        self.slot = slot
+        self.process = process
+        self.conn = conn
+        self.ready = False
+        self.job: Job | None = None
+        self.started = 0.0
+        self.done = 0
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, TypeError):
+            pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        self.process.join(timeout=5)
+
+
+class PoolError(RuntimeError):
+    """The pool could not grade at all (no worker could start)."""
+
+
+class GradingPool:
+    """N forked trusted workers, each with its own sandbox zygote and slot."""
+
+    def __init__(self, options: Any, workers: int | None = None, *,
+                 max_tasks_per_worker: int | None = None,
+                 close_in_workers: Callable[[], list[int]] | None = None) -> None:
+        self.options = options
+        self._close_in_workers = close_in_workers or (lambda: [])
+        self.size = max(1, workers or default_workers())
+        self.max_tasks = max_tasks_per_worker
+        self._ctx = multiprocessing.get_context("fork")
+        self._workers: list[_Worker] = []
+        self._next_slot = 0
+        self._started = False
+        self.stall_seconds = float(options.limits.submission_timeout) + STALL_GRACE_SECONDS
+        self.restarts = 0
+
+    # -- lifecycle
+    def start(self) -> GradingPool:
+        if self._started:
+            return self
+        prewarm(self.options)
+        self._started = True
+        for i in range(self.size):
+            self._workers.append(self._spawn(i))
+        return self
+
+    def _spawn(self, index: int) -> _Worker:
+        slot = self._next_slot
+        self._next_slot = (self._next_slot + 1) % 4000  # fresh uid for a replaced worker
+        ours, theirs = self._ctx.Pipe(duplex=True)
+        inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
+        inherited += [ours.fileno(), *self._close_in_workers()]
+        proc = self._ctx.Process(
+            target=_worker_main, args=(theirs, slot, self.options, os.getpid(), inherited),
+            name=f"grader-batch-{index}", daemon=True,
+        )
+        proc.start()
+        theirs.close()
+        return _Worker(index, slot, proc, ours)
+
+    def close(self) -> None:
+        for w in self._workers:
+            try:
+                w.conn.send_bytes(b'{"op": "stop"}')
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 10
+        for w in self._workers:
+            w.process.join(timeout=max(0.1, deadline - time.monotonic()))
+            if w.process.is_alive():
+                w.kill()
+            try:
+                w.conn.close()
+            except OSError:
+                pass
+        self._workers = []
+
+    def __enter__(self) -> GradingPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def worker_pids(self) -> list[int]:
+        return [w.process.pid for w in self._workers if w.process.pid]
+
+    # -- grading
+    def run(self, jobs: Iterable[Job], on_done: Callable[[Done], None]) -> None:
+        """Grade every job; `on_done` is called in this process as each one finishes."""
+        self.start()
+        queue: deque[tuple[Job, int]] = deque((j, 0) for j in jobs)
+        attempts: dict[str, int] = {}
+        outstanding = len(queue)
+        fatal: list[str] = []
+        while outstanding:
+            for w in self._workers:
+                if w.ready and w.job is None and queue:
+                    job, n = queue.popleft()
+                    attempts[job.key] = n + 1
+                    self._dispatch(w, job)
+            if not any(w.ready or w.process.is_alive() for w in self._workers):
+                raise PoolError("; ".join(fatal) or "no grading worker could start")
+            conns = [w.conn for w in self._workers]
+            sentinels = [w.process.sentinel for w in self._workers]
+            ready = wait(conns + sentinels, timeout=1.0)
+            now = time.monotonic()
+            for w in list(self._workers):
+                lost = False
+                if w.conn in ready:
+                    try:
+                        msg = json.loads(w.conn.recv_bytes())
+                    except (EOFError, OSError, ValueError):
+                        lost = True
+                    else:
+                        if msg.get("fatal"):
+                            fatal.append(str(msg["fatal"]))
+                            lost = True
+                        elif msg.get("ready"):
+                            w.ready = True
+                        elif w.job is not None and msg.get("key") == w.job.key:
+                            job, w.job = w.job, None
+                            w.done += 1
+                            outstanding -= 1
+                            on_done(Done(job.key, msg.get("report"), msg.get("error"),
+                                         float(msg.get("seconds", 0.0)), w.index))
+                            if self.max_tasks and w.done >= self.max_tasks:
+                                self._replace(w)
+                            continue
+                elif w.process.sentinel in ready and not w.process.is_alive():
+                    lost = True
+                elif w.job is not None and now - w.started > self.stall_seconds:
+                    lost = True
+                if lost:
+                    job = w.job
+                    self._replace(w, dead=True)
+                    if fatal and len(fatal) >= 3 * self.size:
+                        raise PoolError("; ".join(dict.fromkeys(fatal)))
+                    if job is not None:
+                        if attempts.get(job.key, 1) < MAX_ATTEMPTS:
+                            queue.appendleft((job, attempts.get(job.key, 1)))
+                        else:
+                            outstanding -= 1
+                            on_done(Done(job.key, None,
+                                         "the grading process died or stalled twice on this "
+                                         "submission", 0.0, w.index))
+
+    def _dispatch(self, w: _Worker, job: Job) -> None:
+        w.job = job
+        w.started = time.monotonic()
+        payload = {"op": "grade", "key": job.key,
+                   "submission": submission_to_dict(job.submission)}
+        try:
+            w.conn.send_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+        except (OSError, ValueError):
+            pass  # noticed as a lost worker on the next turn
+
+    def _replace(self, w: _Worker, *, dead: bool = False) -> None:
+        if dead:
+            self.restarts += 1
+            w.kill()
+        else:
+            try:
+                w.conn.send_bytes(b'{"op": "stop"}')
+            except (OSError, ValueError):
+                pass
+            w.process.join(timeout=10)
+            if w.process.is_alive():
+                w.kill()
+            w.conn.close()
+        i = self._workers.index(w)
+        self._workers[i] = self._spawn(w.index)

@@ -1,0 +1,192 @@
+"""`run_batch`: intake -> cache lookup -> warm pool for what changed -> outputs.
+
+The order matters for resumability: every result is appended to the journal (fsynced) the
+moment its worker returns it, and all the outputs are regenerated from the journal plus this
+run's results at the end, even when nothing needed grading. A run killed at any point is
+resumed by running the same command again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.batch.cache import Journal, cache_key, grader_fingerprint
+from grader.batch.gradebook import Roster, assignment_header
+from grader.batch.intake import Skipped, open_intake
+from grader.batch.outputs import EntryOutcome, WriteResult, write_outputs
+from grader.batch.pool import Done, GradingPool, Job, default_workers
+from grader.batch.progress import Progress
+from grader.loading import LoadLimits, Submission, SubmissionError
+from grader.report import GradeReport
+
+CACHE_DIR = ".cache"
+
+
+@dataclass
+class BatchOptions:
+    input: Path
+    out: Path
+    workers: int | None = None
+    force: bool = False
+    assignment: str = "Autograder"
+    roster: Path | None = None
+    grade_options: Any = None  # grader.pipeline.GradeOptions; default built lazily
+    load_limits: LoadLimits = field(default_factory=LoadLimits)
+    progress: bool = True
+    progress_stream: Any = None
+    tty: bool | None = None
+    max_tasks_per_worker: int | None = None
+
+
+@dataclass
+class BatchResult:
+    layout: str
+    outcomes: list[EntryOutcome]
+    skipped: list[Skipped]
+    graded_now: int
+    from_cache: int
+    grading_seconds: float
+    total_seconds: float
+    writes: WriteResult
+    internal_errors: list[str]
+    workers: int = 0
+
+    @property
+    def graded(self) -> list[EntryOutcome]:
+        return [o for o in self.outcomes if o.report is not None]
+
+    @property
+    def not_graded(self) -> list[EntryOutcome]:
+        return [o for o in self.outcomes if o.report is None]
+
+
+def _grade_options(opts: BatchOptions) -> Any:
+    if opts.grade_options is not None:
+        return opts.grade_options
+    from grader.pipeline import GradeOptions
+
+    return GradeOptions()
+
+
+def _has_internal_error(report: dict[str, Any]) -> bool:
+    return any(str(e).startswith("internal:") for e in report.get("errors", ()))
+
+
+def run_batch(opts: BatchOptions, *, echo: Callable[[str], None] | None = None) -> BatchResult:
+    """Grade a class. Raises UsageError for an unusable INPUT/OUT; never for one bad entry."""
+    t0 = time.monotonic()
+    assignment = assignment_header(opts.assignment)
+    roster = Roster.load(opts.roster) if opts.roster else None
+    options = _grade_options(opts)
+    fingerprint = grader_fingerprint(options)
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    internal: list[str] = []
+
+    with Journal(out / CACHE_DIR) as journal, open_intake(opts.input, opts.load_limits) as intake:
+        outcomes: list[EntryOutcome] = []
+        todo: dict[str, Submission] = {}
+        waiting: dict[str, list[EntryOutcome]] = {}
+        for entry in intake.entries:
+            outcome = EntryOutcome(entry.key, entry.display, entry.source, entry.members,
+                                   entry.late, "unreadable")
+            outcomes.append(outcome)
+            try:
+                sub = entry.load()
+            except SubmissionError as exc:
+                outcome.message = str(exc)
+                continue
+            except (OSError, ValueError, RuntimeError) as exc:  # an unexpected loader failure
+                outcome.message = f"could not be read ({type(exc).__name__}: {exc})"
+                continue
+            key = cache_key(sub, fingerprint)
+            outcome.cache_key = key
+            cached = None if opts.force else journal.get(key)
+            if cached is not None:
+                _attach(outcome, cached, cached=True)
+            else:
+                todo.setdefault(key, sub)
+                waiting.setdefault(key, []).append(outcome)
+        for s in intake.skipped:
+            outcomes.append(EntryOutcome(s.key or "", s.display or s.source, s.source,
+                                         list(s.members), False, "unreadable",
+                                         message=s.message))
+
+        graded_now = 0
+        grading_seconds = 0.0
+        workers = 0
+        if todo:
+            workers = min(opts.workers or default_workers(), len(todo))
+            progress = Progress(len(todo), stream=opts.progress_stream, tty=opts.tty,
+                                enabled=opts.progress)
+            tg = time.monotonic()
+
+            def on_done(done: Done) -> None:
+                nonlocal graded_now
+                group = waiting.get(done.key, [])
+                label = ", ".join(o.key for o in group[:3]) + (" ..." if len(group) > 3 else "")
+                if done.report is not None:
+                    try:
+                        GradeReport.from_dict(done.report)
+                    except (KeyError, TypeError, ValueError) as exc:
+                        done = Done(done.key, None, f"malformed report ({exc})", done.seconds,
+                                    done.worker)
+                if done.report is None:
+                    msg = f"internal grader error: {done.error}"
+                    internal.append(f"{label}: {done.error}")
+                    for o in group:
+                        o.status, o.message = "error", msg
+                    progress.note(f"{label}: {msg}")
+                    progress.advance(label, "not graded")
+                    return
+                if not _has_internal_error(done.report):
+                    journal.append(done.key, done.report, fingerprint=fingerprint,
+                                   seconds=round(done.seconds, 3))
+                else:
+                    internal.append(f"{label}: " + "; ".join(
+                        e for e in done.report["errors"] if str(e).startswith("internal:")))
+                for o in group:
+                    _attach(o, done.report, cached=False)
+                graded_now += 1
+                detail = f"{done.report['score']:g}/{done.report['max_score']:g}"
+                progress.advance(label, detail)
+
+            pool = GradingPool(options, workers, max_tasks_per_worker=opts.max_tasks_per_worker,
+                               close_in_workers=journal.inherited_fds)
+            try:
+                with progress, pool:
+                    pool.run([Job(k, s) for k, s in todo.items()], on_done)
+            finally:
+                pool.close()
+            grading_seconds = time.monotonic() - tg
+
+        writes = write_outputs(
+            out, outcomes, layout=intake.layout, input_path=str(opts.input),
+            assignment=assignment, roster=roster, fingerprint=fingerprint, version=__version__,
+        )
+        live = {o.cache_key for o in outcomes if o.cache_key}
+        stale = len(journal.entries) - len(live & set(journal.entries))
+        if stale > max(50, len(live)):
+            journal.compact(live)
+        skipped = list(intake.skipped)
+        layout = intake.layout
+
+    return BatchResult(
+        layout=layout, outcomes=outcomes, skipped=skipped, graded_now=graded_now,
+        from_cache=sum(1 for o in outcomes if o.cached), grading_seconds=grading_seconds,
+        total_seconds=time.monotonic() - t0, writes=writes, internal_errors=internal,
+        workers=workers,
+    )
+
+
+def _attach(outcome: EntryOutcome, report: dict[str, Any], *, cached: bool) -> None:
+    data = dict(report)
+    data["submission"] = outcome.key  # one content may belong to several students
+    outcome.report = GradeReport.from_dict(data)
+    outcome.status = "graded"
+    outcome.cached = cached
