@@ -16,6 +16,7 @@ from grader.rubric.text import Sentence, detect_non_english, word_count, words
 
 PUBLISHED_SOLUTION_PATH = Path(__file__).with_name("published_solution.txt")
 SHINGLE = 4  # words per shingle for copy containment
+MAX_CHARS = 60_000  # text analysed per answer (~10,000 words; "very long" is 1,200 words)
 # Concepts that show an answer is about this question at all.
 TOPIC_KEYS = (
     "masked_model", "causal_model", "both_sides", "predict_masked", "predict_next",
@@ -118,7 +119,7 @@ def assess(
             "and the argument hard to follow."
         )
         g.cap = min(g.cap, 0.55)
-    cm = copy_match(text)
+    cm = copy_match(text[:MAX_CHARS])
     if n >= 15 and (cm.containment >= th.copy_containment or cm.longest_run >= th.copy_run_words):
         g.copy = cm
         g.reasons.append(

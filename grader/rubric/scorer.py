@@ -18,7 +18,7 @@ from grader.report import CriterionResult, WrittenResult
 from grader.rubric.analysis import analyse
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.feedback import criterion_feedback, summary
-from grader.rubric.guards import Guards, assess, injected_sentences
+from grader.rubric.guards import MAX_CHARS, Guards, assess, injected_sentences
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.text import Sentence, split_sentences
 
@@ -37,12 +37,19 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
     """
     rubric = rubric or load_rubric()
     text = text if isinstance(text, str) else ""
+    full_text = text
+    text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
     sentences = split_sentences(text)
     injected = injected_sentences(sentences, rubric)
     an = analyse(sentences, rubric, skip=injected)
     judgements = judge_all(an, rubric)
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
-    guards = assess(text, sentences, injected, an, rubric, any_credit=credit)
+    guards = assess(full_text, sentences, injected, an, rubric, any_credit=credit)
+    if len(full_text) > MAX_CHARS:
+        guards.reasons.append(
+            f"Only the first {MAX_CHARS} characters of this {len(full_text)}-character answer "
+            "were scored."
+        )
     review_at = rubric.thresholds.review_confidence
 
     results: list[CriterionResult] = []
