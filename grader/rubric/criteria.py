@@ -115,9 +115,12 @@ def _c2(an: Analysis) -> Judgement:
         + _of(an.claims("never_trained"), MLM, BOTH)
     )
     rel_idx = {c.sentence for c in reliance}
+    explicit = {c.sentence for c in reliance if c.kind in ("mlm_relies", "never_trained")}
     link: tuple[int, ...] = ()
     for a in absent:
-        near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i))
+        # closest first; at equal distance prefer "relied on" / "never trained" sentences,
+        # which state the dependence, over a plain "sees both sides" (the better quote)
+        near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i not in explicit, i))
         near = [i for i in near if abs(i - a.sentence) <= LINK_WINDOW]
         if near:
             link = tuple(sorted({a.sentence, near[0]}))

@@ -23,7 +23,7 @@ WRONG = "What is wrong"
 IMPROVE = "How to improve"
 NOTE = "Instructor note"
 LABELS = (GOOD, MISSING, WRONG, IMPROVE, NOTE)
-QUOTE_CHARS = 240
+QUOTE_CHARS = 320
 
 
 def quote(evidence: str, limit: int = QUOTE_CHARS) -> str:
@@ -133,9 +133,9 @@ def summary(
     if wrong:
         c = wrong[0]
         parts.append(
-            f"One statement needs correcting first ({c.id}, {_short(c.title)}): see the note "
-            "below, because a wrong claim about what a model can see undermines the rest of "
-            "the argument."
+            f"One statement needs correcting first ({c.id}, {_short(c.title)}): see the "
+            f"feedback on {c.id}, because a wrong claim about what a model can see undermines "
+            "the rest of the argument."
         )
     if gaps:
         biggest = max(
