@@ -154,20 +154,13 @@ def _color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _register_optional() -> None:
-    """Commands owned by other modules (rubric review, batch) register themselves here."""
-    try:
-        from grader.rubric.cli import review
-    except ImportError:
-        pass
-    else:
-        main.add_command(review)
-    try:
-        from grader.batch.cli import batch
-    except ImportError:
-        pass
-    else:
-        main.add_command(batch)
+def _register_commands() -> None:
+    """Commands that live with the library part they drive."""
+    from grader.batch.cli import batch
+    from grader.rubric.cli import review
+
+    main.add_command(batch)
+    main.add_command(review)
 
 
-_register_optional()
+_register_commands()
