@@ -70,7 +70,9 @@ def grader_fingerprint(options: Any = None, *, root: Path = REPO) -> str:
     return h.hexdigest()
 
 
-def _options_dict(options: Any) -> dict[str, Any]:
+def _options_dict(options: Any) -> Any:
+    if isinstance(options, dict):
+        return options
     try:
         return asdict(options)
     except TypeError:

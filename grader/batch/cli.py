@@ -42,23 +42,17 @@ def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignm
       grader batch class/ --out graded/ --workers 2
       grader batch submissions.zip --out graded/ --force      # regrade everything
     """
-    from dataclasses import replace
-
     from grader.batch.runner import BatchOptions, run_batch
     from grader.errors import InternalError
-    from grader.pipeline import GradeOptions
 
-    options = GradeOptions(grade_written=not no_written)
-    limits = options.limits
+    limits: dict[str, float] = {}
     if call_timeout is not None:
-        limits = replace(limits, call_timeout=call_timeout)
+        limits["call_timeout"] = call_timeout
     if submission_timeout is not None:
-        limits = replace(limits, submission_timeout=submission_timeout)
-    options = replace(options, limits=limits)
-
+        limits["submission_timeout"] = submission_timeout
     result = run_batch(BatchOptions(
         input=input_path, out=out, workers=workers, force=force, assignment=assignment,
-        roster=roster, grade_options=options, progress=not quiet,
+        roster=roster, grade_written=not no_written, limit_overrides=limits, progress=not quiet,
     ))
     graded = result.graded
     n = len(result.outcomes)

@@ -53,10 +53,10 @@ class WriteResult:
 
 def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
     try:
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
+        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
             result.unchanged += 1
             return
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         pass
     write_atomic(path, text)
     result.written.append(str(path))
