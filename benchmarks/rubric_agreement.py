@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | heldout | heldout2 | heldout3 | both | seen | all
+    SPLIT: dev | dev2 | heldout | heldout2 | heldout3 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -66,17 +66,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--split",
-        choices=["dev", "heldout", "heldout2", "heldout3", "both", "seen", "all"],
+        choices=["dev", "dev2", "heldout", "heldout2", "heldout3", "both", "seen", "all"],
         default="both",
-        help="both = dev and heldout; seen = dev, heldout and heldout2 (the sets already looked "
-        "at); all = every split including heldout3",
+        help="both = dev and heldout; seen = dev, dev2, heldout and heldout2 (tuned on or already "
+        "looked at); all = every split including heldout3",
     )
     ap.add_argument("--details", action="store_true", help="list every disagreement")
     args = ap.parse_args(argv)
     named = {
         "both": ["dev", "heldout"],
-        "seen": ["dev", "heldout", "heldout2"],
-        "all": ["dev", "heldout", "heldout2", "heldout3"],
+        "seen": ["dev", "dev2", "heldout", "heldout2"],
+        "all": ["dev", "dev2", "heldout", "heldout2", "heldout3"],
     }
     splits = named.get(args.split, [args.split])
     for s in splits:
