@@ -12,6 +12,17 @@ from typing import Any
 
 import torch
 
+# Bound at import. In the worker this module is imported before any student code runs, so a
+# submission that monkeypatches torch (torch.equal, Tensor.clone, ...) cannot change how its
+# own side effects are observed.
+_equal = torch.equal
+_get_rng_state = torch.get_rng_state
+_is_grad_enabled = torch.is_grad_enabled
+_tensor_detach = torch.Tensor.detach
+_clone = torch.Tensor.clone
+_contiguous = torch.Tensor.contiguous
+_view = torch.Tensor.view
+
 
 @dataclass(frozen=True)
 class Effects:
@@ -67,8 +78,8 @@ def _walk(args: Sequence[Any], kwargs: dict[str, Any]):
 
 
 def _bits(t: torch.Tensor) -> torch.Tensor:
-    t = t.detach()
-    return t.clone() if t.dtype == torch.bool else t.clone().contiguous().view(torch.uint8)
+    t = _tensor_detach(t)
+    return _clone(t) if t.dtype == torch.bool else _view(_contiguous(_clone(t)), torch.uint8)
 
 
 def invoke(
@@ -110,23 +121,23 @@ def invoke(
             grad_seen[p] = False
 
             def _hook(_module, _inputs, _p=p):
-                grad_seen[_p] = grad_seen[_p] or torch.is_grad_enabled()
+                grad_seen[_p] = grad_seen[_p] or _is_grad_enabled()
 
             hooks.append(a.register_forward_pre_hook(_hook))
-    rng_before = torch.get_rng_state()
+    rng_before = _get_rng_state()
     try:
         value = fn(*args, **kwargs)
     finally:
         for h in hooks:
             h.remove()
-    rng_changed = not torch.equal(rng_before, torch.get_rng_state())
+    rng_changed = not _equal(rng_before, _get_rng_state())
 
     mutated = []
     for p, a in _walk(args, kwargs):
         if isinstance(a, torch.Tensor):
             now = _bits(a)
             old = before[p]
-            if now.shape != old.shape or not torch.equal(now, old):
+            if now.shape != old.shape or not _equal(now, old):
                 mutated.append(p)
     modes = {p: bool(a.training) for p, a in _walk(args, kwargs) if isinstance(a, torch.nn.Module)}
 
@@ -160,23 +171,32 @@ def _first_tensor(value: Any) -> torch.Tensor | None:
     return None
 
 
-def _any_requires_grad(value: Any) -> bool:
+# Results nested deeper than this are left as they are here; the wire refuses them anyway
+# (wire.MAX_DEPTH), and walking them must not blow the interpreter's stack first.
+_MAX_WALK_DEPTH = 32
+
+
+def _any_requires_grad(value: Any, depth: int = 0) -> bool:
+    if depth > _MAX_WALK_DEPTH:
+        return False
     if isinstance(value, torch.Tensor):
         return bool(value.requires_grad)
     if isinstance(value, (tuple, list)):
-        return any(_any_requires_grad(v) for v in value)
+        return any(_any_requires_grad(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return any(_any_requires_grad(v) for v in value.values())
+        return any(_any_requires_grad(v, depth + 1) for v in value.values())
     return False
 
 
-def _detach(value: Any) -> Any:
+def _detach(value: Any, depth: int = 0) -> Any:
+    if depth > _MAX_WALK_DEPTH:
+        return value
     if isinstance(value, torch.Tensor):
-        return value.detach()
+        return _tensor_detach(value)
     if isinstance(value, tuple):
-        return tuple(_detach(v) for v in value)
+        return tuple(_detach(v, depth + 1) for v in value)
     if isinstance(value, list):
-        return [_detach(v) for v in value]
+        return [_detach(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: _detach(v) for k, v in value.items()}
+        return {k: _detach(v, depth + 1) for k, v in value.items()}
     return value

@@ -39,6 +39,20 @@ MAX_DEPTH = 16
 MAX_ITEMS = 100_000
 MAX_HEADER_BYTES = 4 * 1024 * 1024
 MAX_DIMS = 8
+MAX_DIM_SIZE = 1 << 40  # per dimension; an empty tensor may not claim an absurd shape
+
+# Bound once, at import: in the worker, student code runs later in the same process and may
+# monkeypatch torch.Tensor methods, so the encoder never looks them up again.
+_detach = torch.Tensor.detach
+_contiguous = torch.Tensor.contiguous
+_cpu = torch.Tensor.cpu
+_as_subclass = torch.Tensor.as_subclass
+_reshape = torch.Tensor.reshape
+_view = torch.Tensor.view
+_numpy = torch.Tensor.numpy
+_numel = torch.Tensor.numel
+_element_size = torch.Tensor.element_size
+_CPU_GENERATOR_STATE_BYTES = torch.Generator().get_state().numel()
 
 
 class WireError(Exception):
@@ -55,10 +69,14 @@ class Limits:
 # ----------------------------------------------------------------------------- encoding
 
 
-def encode(value: Any) -> tuple[Any, list[bytes]]:
-    """Turn a value into a JSON-able tree plus raw buffers. Raises WireError if unsupported."""
+def encode(value: Any, *, max_bytes: int | None = None) -> tuple[Any, list[bytes]]:
+    """Turn a value into a JSON-able tree plus raw buffers. Raises WireError if unsupported.
+
+    With `max_bytes`, tensor data beyond that total is refused *before* it is copied, so a
+    huge result fails fast with a clear message instead of exhausting memory.
+    """
     buffers: list[bytes] = []
-    counter = [0]
+    counter = [0, 0 if max_bytes is None else int(max_bytes)]
     tree = _enc(value, buffers, 0, counter)
     return tree, buffers
 
@@ -67,6 +85,8 @@ def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> An
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
         raise WireError("value is nested too deeply or has too many items to send")
+    if isinstance(value, str) and len(value) > MAX_HEADER_BYTES // 4:
+        raise WireError(f"a string of {len(value)} characters is too long to send")
     # Exact type checks: a subclass of int/str/tensor from student code is converted to the
     # plain base type here, so its overridden methods never reach the trusted side.
     if value is None or type(value) is bool:
@@ -83,17 +103,17 @@ def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> An
     if isinstance(value, str):
         return str(value)
     if isinstance(value, torch.Tensor):
-        return _enc_tensor(value, buffers)
+        return _enc_tensor(value, buffers, counter)
     if isinstance(value, torch.Generator):
         state = value.get_state()
-        return {"__gen__": _enc_tensor(state, buffers)}
+        return {"__gen__": _enc_tensor(state, buffers, counter)}
     if isinstance(value, torch.nn.Module):
         from grader.sandbox.models import model_to_spec
 
         header, tensors = model_to_spec(value)
         return {
             "__model__": header,
-            "tensors": {k: _enc_tensor(t, buffers) for k, t in tensors.items()},
+            "tensors": {k: _enc_tensor(t, buffers, counter) for k, t in tensors.items()},
         }
     if isinstance(value, tuple):
         return {"__tuple__": [_enc(v, buffers, depth + 1, counter) for v in value]}
@@ -114,16 +134,28 @@ def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> An
     raise WireError(f"a value of type {type(value).__name__} cannot be sent")
 
 
-def _enc_tensor(t: torch.Tensor, buffers: list[bytes]) -> dict[str, Any]:
-    t = torch.Tensor.detach(t)
+def _enc_tensor(t: torch.Tensor, buffers: list[bytes], counter: list[int]) -> dict[str, Any]:
+    # A subclass (or an object whose __class__ lies) is reduced to a plain tensor first, so
+    # none of its overridden methods run below.
+    t = _as_subclass(_detach(t), torch.Tensor)
     if t.is_sparse or t.layout != torch.strided:
         raise WireError("sparse tensors are not supported")
     name = _DTYPE_NAMES.get(t.dtype)
     if name is None:
         raise WireError(f"tensors of dtype {t.dtype} are not supported")
-    plain = torch.Tensor.contiguous(torch.Tensor.cpu(t)).as_subclass(torch.Tensor)
-    if plain.numel():
-        raw = plain.reshape(-1).view(torch.uint8).numpy().tobytes()
+    if len(t.shape) > MAX_DIMS:
+        raise WireError(f"tensors with more than {MAX_DIMS} dimensions are not supported")
+    nbytes = _numel(t) * _element_size(t)
+    if counter[1]:
+        counter[1] -= nbytes
+        if counter[1] < 0:
+            raise WireError(
+                f"the result holds a tensor of shape {tuple(t.shape)} "
+                f"({nbytes / 2**20:.1f} MB); results this large are not accepted"
+            )
+    plain = _contiguous(_cpu(t))
+    if _numel(plain):
+        raw = _numpy(_view(_reshape(plain, (-1,)), torch.uint8)).tobytes()
     else:
         raw = b""
     buffers.append(raw)
@@ -138,31 +170,45 @@ def _enc_tensor(t: torch.Tensor, buffers: list[bytes]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- decoding
 
 
-def decode(tree: Any, buffers: list[bytes]) -> Any:
-    """Rebuild a value from `encode`'s output, validating everything."""
-    return _dec(tree, buffers, 0, [0])
+def decode(tree: Any, buffers: list[bytes], *, allow_models: bool = True) -> Any:
+    """Rebuild a value from `encode`'s output, validating everything.
+
+    Any failure, whatever its cause, is raised as WireError: a hostile sender must not be able
+    to raise an arbitrary exception type in the receiver. The trusted side decodes replies
+    with ``allow_models=False``: a worker never needs to send a model back, so no model spec
+    from student code is ever rebuilt (or allocated) on the trusted side.
+    """
+    try:
+        return _dec(tree, buffers, 0, [0], allow_models)
+    except WireError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - normalise (RecursionError too), see docstring
+        raise WireError(f"malformed value ({type(exc).__name__})") from None
 
 
-def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int]) -> Any:
+def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
+         allow_models: bool = True) -> Any:
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
         raise WireError("value nested too deeply or too many items")
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     if isinstance(node, list):
-        return [_dec(v, buffers, depth + 1, counter) for v in node]
+        return [_dec(v, buffers, depth + 1, counter, allow_models) for v in node]
     if not isinstance(node, dict) or len(node) == 0:
         raise WireError("malformed value")
     if "__t__" in node:
         return _dec_tensor(node, buffers)
     if "__tuple__" in node:
-        return tuple(_dec(v, buffers, depth + 1, counter) for v in _as_list(node["__tuple__"]))
+        return tuple(
+            _dec(v, buffers, depth + 1, counter, allow_models) for v in _as_list(node["__tuple__"])
+        )
     if "__dict__" in node:
         out = {}
         for pair in _as_list(node["__dict__"]):
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                 raise WireError("malformed dict")
-            out[pair[0]] = _dec(pair[1], buffers, depth + 1, counter)
+            out[pair[0]] = _dec(pair[1], buffers, depth + 1, counter, allow_models)
         return out
     if "__f__" in node:
         special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
@@ -171,12 +217,18 @@ def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int]) -> Any
         return special[node["__f__"]]
     if "__gen__" in node:
         state = _dec_tensor(node["__gen__"], buffers)
-        if state.dtype != torch.uint8 or state.dim() != 1:
+        if (
+            state.dtype != torch.uint8
+            or state.dim() != 1
+            or state.numel() != _CPU_GENERATOR_STATE_BYTES
+        ):
             raise WireError("malformed generator state")
         gen = torch.Generator()
         gen.set_state(state)
         return gen
     if "__model__" in node:
+        if not allow_models:
+            raise WireError("a model cannot be sent in this direction")
         from grader.sandbox.models import model_from_spec
 
         tensors = node.get("tensors")
@@ -209,7 +261,10 @@ def _dec_tensor(node: Any, buffers: list[bytes]) -> torch.Tensor:
     if not (
         isinstance(shape, list)
         and len(shape) <= MAX_DIMS
-        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)
+        and all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_DIM_SIZE
+            for s in shape
+        )
     ):
         raise WireError("malformed tensor shape")
     numel = math.prod(shape)
@@ -251,14 +306,19 @@ def recv_frame(
     (hlen,) = struct.unpack(">I", _recv_exact(sock, 4, deadline))
     if hlen > min(MAX_HEADER_BYTES, limits.max_frame_bytes):
         raise WireError("frame header too large")
+    raw = _recv_exact(sock, hlen, deadline)
     try:
-        header = json.loads(_recv_exact(sock, hlen, deadline))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireError("frame header is not JSON") from exc
+        header = json.loads(raw)
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, huge ints, deep nesting
+        raise WireError("frame header is not JSON") from None
     if not isinstance(header, dict):
         raise WireError("frame header is not an object")
     sizes = header.pop("_buffers", [])
-    if not (isinstance(sizes, list) and all(isinstance(s, int) and s >= 0 for s in sizes)):
+    if not (
+        isinstance(sizes, list)
+        and len(sizes) <= MAX_ITEMS
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes)
+    ):
         raise WireError("malformed buffer list")
     if sum(sizes) + hlen > limits.max_frame_bytes:
         raise WireError("frame exceeds the size cap")
