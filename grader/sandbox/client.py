@@ -9,6 +9,7 @@ crashed or desynchronised with a fresh one so only the affected tests are lost.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -60,6 +61,8 @@ class SandboxUnavailable(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- zygote
+
+_CONTROL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
 
 
 def _scrubbed_env() -> dict[str, str]:
@@ -123,32 +126,55 @@ class Zygote:
         return self
 
     def spawn(self, sources: dict[str, str], limits: SandboxLimits, slot: int) -> WorkerHandle:
-        """Fork a confined worker holding `sources`; returns once its pid is known."""
+        """Fork a confined worker holding `sources`; returns once it is jailed and ready.
+
+        The zygote only receives the worker's socket; the sources and limits go over that
+        socket to the forked supervisor, so no submission ever enters the zygote's memory.
+        A worker that cannot be set up raises SandboxUnavailable (the grader's problem,
+        never charged to the student).
+        """
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with self._lock:
+            if self._ctl is None:
+                ours.close()
+                theirs.close()
+                raise SandboxUnavailable("the sandbox is not running")
+            try:
+                socket.send_fds(self._ctl, [b"S"], [theirs.fileno()])
+                wire.send_frame(self._ctl, {"op": "spawn"})
+                wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 30)
+            except (OSError, EOFError, TimeoutError, wire.WireError) as exc:
+                ours.close()
+                raise SandboxUnavailable(f"could not start a worker: {exc}") from exc
+            finally:
+                theirs.close()
         request = {
-            "op": "spawn",
+            "op": "setup",
             "limits": limits.to_dict(),
             "sources": sources,
             "slot": slot,
             "no_jail": not self._jail,
         }
-        with self._lock:
-            if self._ctl is None:
-                raise SandboxUnavailable("the sandbox is not running")
-            try:
-                socket.send_fds(self._ctl, [b"S"], [theirs.fileno()])
-                wire.send_frame(self._ctl, request)
-                wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 30)
-            except (OSError, EOFError, TimeoutError, wire.WireError) as exc:
-                raise SandboxUnavailable(f"could not start a worker: {exc}") from exc
-            finally:
-                theirs.close()
+        pid = None
         try:
-            hello, _ = wire.recv_frame(ours, wire.Limits(), time.monotonic() + 30)
-        except (EOFError, TimeoutError, wire.WireError) as exc:
+            wire.send_frame(ours, request)
+            deadline = time.monotonic() + 30
+            hello, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
+            pid = int(hello["pid"])
+            ready, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
+            if ready.get("op") != "ready":
+                raise SandboxUnavailable(
+                    f"a worker could not be confined: {ready.get('error', 'unknown error')}"
+                )
+        except (OSError, EOFError, TimeoutError, wire.WireError, KeyError, TypeError,
+                ValueError, SandboxUnavailable) as exc:
+            if pid is not None:
+                WorkerHandle(ours, pid, False).kill()
             ours.close()
-            raise SandboxUnavailable(f"a worker did not start: {exc}") from exc
-        return WorkerHandle(ours, int(hello["pid"]), bool(hello.get("jailed")))
+            if isinstance(exc, SandboxUnavailable):
+                raise
+            raise SandboxUnavailable(f"a worker did not start: {exc!r}") from exc
+        return WorkerHandle(ours, pid, bool(hello.get("jailed")))
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -180,13 +206,21 @@ class WorkerHandle:
     jailed: bool
 
     def kill(self) -> None:
-        """SIGKILL the worker (and, through its namespace or process group, all it started)."""
-        for target in (
-            lambda: os.kill(self.pid, signal.SIGKILL),
-            lambda: os.killpg(self.pid, signal.SIGKILL),
-        ):
+        """SIGKILL the worker and everything it started.
+
+        Jail mode: the worker is PID 1 of its own PID namespace; SIGKILL from outside cannot
+        be caught or ignored (not even by a namespace init), and its death makes the kernel
+        kill every other process in the namespace. Basic mode: the worker leads its own
+        process group, so the group is killed too (a process that left the group with
+        setsid() is killed by the supervisor, which is their subreaper).
+        """
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if not self.jailed:
             try:
-                target()
+                os.killpg(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         try:
@@ -216,17 +250,38 @@ class CallResult:
     generators: dict[str, Any] = field(default_factory=dict)
 
 
-MAX_TIMEOUTS_PER_FUNCTION = 2
-
 _KIND_TEXT = {
     "exit": "called sys.exit() / raised SystemExit",
     "memory": "ran out of memory",
     "recursion": "recursed too deeply (RecursionError)",
 }
 
+# After this many timeouts of one function, its remaining calls are not made: a function that
+# hangs on every input must not spend the whole submission's time budget, which the other
+# parts need.
+MAX_TIMEOUTS_PER_FUNCTION = 2
+
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: Any, limit: int) -> str:
+    """Student-supplied text made safe to show: a plain str, no terminal escape sequences or
+    control characters (newlines and tabs stay), no bidi overrides, at most `limit` chars."""
+    s = text if type(text) is str else str(text)
+    s = _CONTROL.sub("", _ANSI.sub("", s[: limit * 2]))
+    return s[:limit]
+
 
 class SandboxSession:
-    """All the calls of one submission. Not thread-safe: one test at a time."""
+    """All the calls of one submission. Not thread-safe: one test at a time.
+
+    Each part (module) runs in a worker of its own, started on first use: an import-time
+    monkeypatch, a background thread, a crash or a closed socket in ``masks.py`` cannot touch
+    the calls made to ``losses.py``. A call that needs other modules (``needs``, e.g. the
+    model forward pass that runs the student's masks) runs in the worker of the first of
+    them, where they are imported together, as the student's own code would import them.
+    """
 
     def __init__(
         self,
@@ -243,33 +298,40 @@ class SandboxSession:
         self.slot = slot
         self.missing = dict(missing or {})
         self.module_failures: dict[str, StudentError] = {}
-        self._worker: WorkerHandle | None = None
-        self._loaded: set[str] = set()
+        self._workers: dict[str, WorkerHandle] = {}
+        self._loaded: dict[str, set[str]] = {}
+        self._timeouts: dict[tuple[str, str], int] = {}
+        self._seq = 0
         self._deadline = time.monotonic() + self.limits.submission_timeout
         self.workers_started = 0
-        self._timeouts: dict[str, int] = {}
+        self.notes: list[str] = []
 
     # -- lifecycle
-    def _ensure_worker(self) -> WorkerHandle:
-        if self._worker is None:
-            self._worker = self.zygote.spawn(self.sources, self.limits, self.slot)
-            self._loaded = set()
+    def _ensure_worker(self, group: str) -> WorkerHandle:
+        worker = self._workers.get(group)
+        if worker is None:
+            worker = self.zygote.spawn(self.sources, self.limits, self.slot)
+            self._workers[group] = worker
+            self._loaded[group] = set()
             self.workers_started += 1
-        return self._worker
+        return worker
 
-    def _discard_worker(self) -> None:
-        if self._worker is not None:
-            self._worker.kill()
-            self._worker.wait_gone()
-            self._worker = None
+    def _discard_worker(self, group: str | None = None) -> None:
+        groups = list(self._workers) if group is None else [group]
+        for g in groups:
+            worker = self._workers.pop(g, None)
+            self._loaded.pop(g, None)
+            if worker is not None:
+                worker.kill()
+                worker.wait_gone()
 
     def close(self) -> None:
-        if self._worker is not None:
+        for worker in list(self._workers.values()):
             try:
-                wire.send_frame(self._worker.sock, {"op": "bye"})
+                wire.send_frame(worker.sock, {"op": "bye"})
             except OSError:
                 pass
-            self._discard_worker()
+        self._discard_worker()
 
     def __enter__(self) -> SandboxSession:
         return self
@@ -281,52 +343,62 @@ class SandboxSession:
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()
 
-    def _exchange(self, header: dict[str, Any], buffers: list[bytes], what: str):
+    def _exchange(self, group: str, header: dict[str, Any], buffers: list[bytes], what: str):
         if self._remaining() <= 0:
             raise StudentTimeout(
                 f"not run: the submission used up its total time budget "
                 f"({self.limits.submission_timeout:.0f} s) in earlier tests"
             )
-        worker = self._ensure_worker()
+        worker = self._ensure_worker(group)
         deadline = time.monotonic() + min(self.limits.call_timeout, self._remaining())
+        self._seq += 1
+        header = dict(header, id=self._seq)
         try:
             wire.send_frame(worker.sock, header, buffers)
-            return wire.recv_frame(
+            reply, bufs = wire.recv_frame(
                 worker.sock,
                 wire.Limits(max_frame_bytes=self.limits.max_result_mb * 1024 * 1024),
                 deadline,
             )
         except TimeoutError:
-            self._discard_worker()
+            self._discard_worker(group)
             limit = min(self.limits.call_timeout, max(self._remaining(), 0))
             raise StudentTimeout(
                 f"{what} did not finish within {limit:.0f} s (an infinite loop, or far too "
                 "slow); it was stopped"
             ) from None
         except wire.WireError as exc:
-            self._discard_worker()
+            self._discard_worker(group)
             raise StudentException(
                 f"{what} returned a value the grader cannot accept: {exc}"
             ) from None
         except (EOFError, OSError):
-            self._discard_worker()
+            self._discard_worker(group)
             raise StudentCrash(
                 f"the process running {what} died (os._exit(), a crash, or it exceeded the "
                 "memory/CPU limits)"
             ) from None
+        if reply.get("id") != self._seq:
+            self._discard_worker(group)
+            raise StudentCrash(
+                f"while running {what}, the grader received a message it did not ask for "
+                "(student code must not write to the grader's connection); the result was "
+                "discarded"
+            )
+        return reply, bufs
 
-    def _load(self, module: str) -> None:
+    def _load(self, group: str, module: str) -> None:
         if module in self.module_failures:
             raise self.module_failures[module]
         if module in self.missing:
             raise MissingPart(self.missing[module])
         if module not in self.sources:
             raise MissingPart(f"{module}.py was not found in your submission")
-        if module in self._loaded:
+        if module in self._loaded.get(group, ()):
             return
         try:
             header, _ = self._exchange(
-                {"op": "load", "module": module}, [], f"importing {module}.py"
+                group, {"op": "load", "module": module}, [], f"importing {module}.py"
             )
         except StudentError as err:
             failure = type(err)(f"importing {module}.py failed: {err.message}")
@@ -337,7 +409,7 @@ class SandboxSession:
             if not isinstance(failure, NotAttempted):
                 self.module_failures[module] = failure
             raise failure
-        self._loaded.add(module)
+        self._loaded.setdefault(group, set()).add(module)
 
     def call(
         self,
@@ -354,8 +426,17 @@ class SandboxSession:
 
         `needs` lists other modules the call depends on (e.g. model_forward needs masks).
         """
-        for m in (module, *needs) if module != "__grader__" else needs:
-            self._load(m)
+        modules = (module, *needs) if module != "__grader__" else tuple(needs)
+        group = modules[0] if modules else module
+        for m in modules:
+            self._load(group, m)
+        what = f"{function}()"
+        key = (module, function)
+        if self._timeouts.get(key, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
+            raise StudentTimeout(
+                f"not run: {what} already timed out {self._timeouts[key]} times, so its "
+                "remaining checks were skipped to keep time for your other functions"
+            )
         tree, buffers = wire.encode(
             {"args": list(args), "kwargs": kwargs, "grad_output": grad_output}
         )
@@ -366,38 +447,34 @@ class SandboxSession:
             "values": tree,
             "grad_wrt": list(grad_wrt),
         }
-        what = f"{function}()"
-        if self._timeouts.get(what, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
-            raise StudentTimeout(
-                f"not run: {what} already timed out {MAX_TIMEOUTS_PER_FUNCTION} times in "
-                "earlier tests, so the remaining tests of it count as timed out"
-            )
         try:
-            reply, bufs = self._exchange(header, buffers, what)
+            reply, bufs = self._exchange(group, header, buffers, what)
         except StudentTimeout:
-            self._timeouts[what] = self._timeouts.get(what, 0) + 1
+            self._timeouts[key] = self._timeouts.get(key, 0) + 1
             raise
         if not reply.get("ok"):
             raise _reply_error(reply, f"calling {function}()")
         try:
-            payload = wire.decode(reply.get("payload"), bufs)
+            payload = wire.decode(reply.get("payload"), bufs, allow_models=False)
             effects = Effects.from_dict(dict(reply.get("effects") or {}))
             value = payload["value"]
             grads = tuple(payload.get("grads") or ())
             gens = dict(payload.get("generators") or {})
-        except (wire.WireError, KeyError, TypeError, ValueError) as exc:
-            self._discard_worker()
+        except Exception as exc:  # noqa: BLE001 - any malformed reply is the worker's fault
+            self._discard_worker(group)
             raise StudentException(
-                f"{what} returned a value the grader cannot accept: {exc}"
+                f"{what} returned a value the grader cannot accept: {clean_text(exc, 300)}"
             ) from None
         return CallResult(value=value, grads=grads, effects=effects, generators=gens)
 
 
 def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
-    kind = str(reply.get("kind", "exception"))
-    message = str(reply.get("message", ""))[:2000]
-    tb = str(reply.get("traceback", ""))[:4000]
-    exc_type = str(reply.get("exc_type", "Exception"))[:100]
+    """The StudentError for a worker's error reply. Every field is student-controlled text:
+    it is cleaned and capped before it can reach a report."""
+    kind = clean_text(reply.get("kind", "exception"), 40)
+    message = clean_text(reply.get("message", ""), 2000)
+    tb = clean_text(reply.get("traceback", ""), 4000)
+    exc_type = clean_text(reply.get("exc_type", "Exception"), 100)
     if kind == "syntax_error":
         return StudentException(f"syntax error in {message}")
     if kind == "not_implemented":

@@ -36,6 +36,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 
 SANDBOX_UID_BASE = 61000
+SANDBOX_UID_COUNT = 1000  # sandbox uids are 61000-61999
 SCRATCH = "/scratch"
 SAFE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": SCRATCH, "OMP_NUM_THREADS": "1"}
 
@@ -76,14 +77,60 @@ def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: s
     )
 
 
+def _python_paths() -> set[str]:
+    """The interpreter's library directories: standard library, lib-dynload, site-packages.
+
+    Deliberately *not* every sys.path entry: a project root on sys.path (pytest's rootdir, a
+    legacy editable install, a directory that merely has "python3" in its name) would expose
+    the solutions and hidden tests.
+    """
+    import site
+    import sysconfig
+
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    paths: set[str] = set()
+    for prefix in prefixes:
+        for lib in ("lib", "lib64"):
+            paths.add(os.path.join(prefix, lib))
+    for scheme_vars in (None, {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}):
+        found = sysconfig.get_paths(vars=scheme_vars) if scheme_vars else sysconfig.get_paths()
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            if found.get(key):
+                paths.add(found[key])
+    try:
+        paths.update(site.getsitepackages())
+    except AttributeError:  # some embedded interpreters
+        pass
+    roots = [os.path.join(p, "lib") for p in prefixes]
+    for entry in sys.path:
+        if not entry or not os.path.isabs(entry):
+            continue
+        if "site-packages" in entry or "dist-packages" in entry or _is_within(entry, roots):
+            paths.add(entry)
+    return {p for p in paths if os.path.exists(p)}
+
+
+def _is_within(path: str, roots: list[str] | set[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _spellings(paths: set[str]) -> set[str]:
+    """Each path as written and with symlinks resolved (the jail needs both to exist)."""
+    out = set()
+    for p in paths:
+        if os.path.lexists(p):
+            out.add(os.path.abspath(p))
+            out.add(os.path.realpath(p))
+    return out
+
+
 def _needed_paths() -> list[str]:
     """Everything the interpreter may still read after the jail closes."""
     import exercises
     import grader.sandbox
 
+    sandbox_dir = os.path.dirname(grader.sandbox.__file__)
     paths = {
-        sys.base_prefix,
-        sys.prefix,
         "/usr",
         "/lib",
         "/lib64",
@@ -91,32 +138,128 @@ def _needed_paths() -> list[str]:
         "/etc/ld.so.cache",
         "/etc/localtime",
         list(exercises.__path__)[0],
-        os.path.dirname(grader.sandbox.__file__),
-        os.path.join(os.path.dirname(os.path.dirname(grader.sandbox.__file__)), "__init__.py"),
+        sandbox_dir,
+        os.path.join(os.path.dirname(sandbox_dir), "__init__.py"),
     }
-    for entry in sys.path:
-        # Only interpreter and site-packages directories: a project root on sys.path (pytest's
-        # rootdir, say) would expose the solutions and hidden tests.
-        if entry and os.path.isdir(entry) and ("site-packages" in entry or "python3" in entry):
-            paths.add(entry)
-    real = set()
-    for p in paths:
-        if os.path.exists(p):
-            real.add(os.path.realpath(p))
-            real.add(os.path.abspath(p))
-    return sorted(real)
+    paths |= _python_paths()
+    return sorted(_spellings(paths))
 
 
-def enter_jail(root: str, limits: SandboxLimits, slot: int, sources: dict[str, str]) -> str:
-    """Build the jail under `root` (an empty host directory) and enter it. Returns the scratch."""
+def _secret_paths() -> list[str]:
+    """What must stay invisible even where a needed directory contains it.
+
+    The grader package (hidden tests, rubric; only grader/__init__.py and grader/sandbox/ are
+    re-exposed), the reference solutions, and the project folder holding them when the
+    project is not installed into site-packages (e.g. a repository under /usr/src/app, which
+    the /usr mount would otherwise show whole).
+    """
+    import importlib.util
+
+    import grader.sandbox
+
+    grader_dir = os.path.dirname(os.path.dirname(grader.sandbox.__file__))
+    secret = {grader_dir}
+    try:
+        spec = importlib.util.find_spec("solutions")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        secret.update(spec.submodule_search_locations or [])
+        if spec.origin and not spec.submodule_search_locations:
+            secret.add(spec.origin)
+    python = _spellings(_python_paths())
+    for pkg in list(secret):
+        project = os.path.dirname(pkg)
+        if project not in python and project != "/" and not _is_within(project, {sys.base_prefix}):
+            secret.add(project)
+    return sorted(_spellings(secret))
+
+
+def plan_mounts(expose: list[str], hide: list[str]) -> list[tuple[str, str]]:
+    """The ordered mount operations that build the jail's file tree. Pure; unit-tested.
+
+    Returns ``("bind", path)`` (read-only bind of the host path), ``("empty", path)`` (an
+    empty read-only tmpfs over it) and ``("link", path)`` (recreate a symlink) steps such that
+    every `expose` path is visible, nothing under a `hide` path is visible except the `expose`
+    paths below it, and nothing else is. Parents come before children. A path both exposed
+    and hidden stays hidden.
+    """
+    hide_set = set(hide)
+    expose_set = set(expose) - hide_set
+    ops: list[tuple[str, str]] = []
+    # state of each mount point: True = host contents visible below, False = empty
+    mounts: dict[str, bool] = {}
+
+    def visible(path: str) -> bool:
+        best, state = "", False
+        for m, st in mounts.items():
+            if (path == m or path.startswith(m.rstrip("/") + "/")) and len(m) > len(best):
+                best, state = m, st
+        return state
+
+    for path in sorted(expose_set | hide_set, key=lambda p: (p.count("/"), p)):
+        if path in hide_set:
+            if visible(path):
+                ops.append(("empty", path))
+                mounts[path] = False
+        elif not visible(path):
+            if os.path.islink(path):
+                ops.append(("link", path))
+            else:
+                ops.append(("bind", path))
+                mounts[path] = True
+    return ops
+
+
+def claim_sandbox_uid(slot: int) -> tuple[int, int | None]:
+    """A sandbox uid no other live worker on this machine uses, and the lock that holds it.
+
+    Two workers sharing a uid would share RLIMIT_NPROC (one's fork bomb would starve the
+    other of threads) - this happens with several grader processes on one machine, or several
+    parts of one submission. So each supervisor (root) takes an exclusive flock on
+    ``<lockdir>/uid-N`` for the first free N from ``61000 + slot`` on, and keeps it until its
+    worker and everything the worker started are dead. Returns ``(uid, lock_fd)``; without a
+    usable lock folder it falls back to ``61000 + slot`` and ``None``.
+    """
+    import fcntl
+    import stat
+    import tempfile
+
+    preferred = SANDBOX_UID_BASE + (slot % SANDBOX_UID_COUNT)
+    base = "/run" if os.path.isdir("/run") else tempfile.gettempdir()
+    lockdir = os.path.join(base, "grader-sandbox-uids")
+    try:
+        os.makedirs(lockdir, mode=0o700, exist_ok=True)
+        st = os.lstat(lockdir)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o077:
+            return preferred, None  # not ours: do not trust it
+    except OSError:
+        return preferred, None
+    for i in range(SANDBOX_UID_COUNT):
+        uid = SANDBOX_UID_BASE + (preferred - SANDBOX_UID_BASE + i) % SANDBOX_UID_COUNT
+        try:
+            fd = os.open(os.path.join(lockdir, f"uid-{uid}"),
+                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return uid, fd
+        except OSError:
+            os.close(fd)
+    return preferred, None
+
+
+def enter_jail(root: str, limits: SandboxLimits, uid: int, sources: dict[str, str]) -> str:
+    """Build the jail under `root` (an empty host directory) and enter it as `uid`.
+
+    Returns the scratch folder (the working directory)."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
-    mounted: list[str] = []
-    for path in _needed_paths():
-        if any(path == m or path.startswith(m + "/") for m in mounted):
-            continue  # already visible through an ancestor's mount
+    empties: list[str] = []
+    for op, path in plan_mounts(_needed_paths(), _secret_paths()):
         inside = root + path
-        if os.path.islink(path):
+        if op == "link":
             # Recreate the link; its target is in the list too (both spellings are added).
             os.makedirs(os.path.dirname(inside), exist_ok=True)
             if not os.path.lexists(inside):
@@ -126,10 +269,20 @@ def enter_jail(root: str, limits: SandboxLimits, slot: int, sources: dict[str, s
             os.makedirs(inside, exist_ok=True)
         else:
             os.makedirs(os.path.dirname(inside), exist_ok=True)
-            Path(inside).touch()
+            if not os.path.exists(inside):
+                Path(inside).touch()
+        if op == "empty":
+            kind = "dir" if os.path.isdir(path) else "file"
+            if kind == "dir":
+                _mount("tmpfs", inside, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
+                empties.append(inside)
+            else:
+                _mount("/dev/null", inside, None, MS_BIND, None)
+            continue
         _mount(path, inside, None, MS_BIND | MS_REC, None)
         _mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
-        mounted.append(path)
+    for inside in empties:  # read-only once every exposed path below has its mount point
+        _mount(None, inside, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k")
     os.makedirs(root + "/dev", exist_ok=True)
     for dev in ("null", "zero", "urandom", "random"):
         Path(root + "/dev/" + dev).touch()
@@ -144,14 +297,17 @@ def enter_jail(root: str, limits: SandboxLimits, slot: int, sources: dict[str, s
         MS_NOSUID | MS_NODEV,
         f"size={limits.scratch_mb}m,mode=700",
     )
+    # /tmp is a folder of the scratch tmpfs, so everything the student writes shares one cap.
+    os.makedirs(root + SCRATCH + "/.tmp", exist_ok=True)
     os.makedirs(root + "/tmp", exist_ok=True)
-    os.chmod(root + "/tmp", 0o1777)
-    uid = SANDBOX_UID_BASE + slot
+    _mount(root + SCRATCH + "/.tmp", root + "/tmp", None, MS_BIND, None)
     _write_sources(root + SCRATCH, sources)
     for dirpath, _dirs, files in os.walk(root + SCRATCH):
         os.chown(dirpath, uid, uid)
         for f in files:
             os.chown(os.path.join(dirpath, f), uid, uid)
+    # The jail root itself read-only: the student may write only to /scratch (and /tmp).
+    _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4m,mode=755")
     os.chroot(root)
     os.chdir(SCRATCH)
     os.setgroups([])
@@ -194,16 +350,57 @@ def apply_limits(limits: SandboxLimits, base_address_space: int) -> None:
             want_hard = min(want_hard, hard)
         resource.setrlimit(res, (min(value, want_hard), want_hard))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
-    log = os.open("output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
+    # Nobody reads what the student prints, so it goes nowhere: a flood costs only CPU time
+    # (bounded by the call timeout), fills no disk, and fake "protocol frames" or fake pytest
+    # output written to stdout reach no reader.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
     os.close(devnull)
     os.environ.clear()
     os.environ.update(SAFE_ENV)
     os.environ["HOME"] = os.getcwd()
+
+
+def close_inherited_fds(keep: set[int]) -> None:
+    """Close every inherited descriptor to a file, directory or socket except `keep`.
+
+    A directory descriptor from outside the jail would let the student escape the chroot
+    (``os.fchdir``), another socket would be a channel out; pipes and event descriptors of
+    the runtime are left alone.
+    """
+    import stat
+
+    try:
+        fds = [int(x) for x in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd in keep or fd < 3:
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def prefer_for_oom_killer() -> None:
+    """Make this process (and what it forks) the kernel OOM killer's first choice.
+
+    rlimits bound each process, not their sum, so a submission running many processes can
+    still press the machine's memory; then the OOM killer should end the student's code,
+    never the grader. Raising one's own score needs no privilege.
+    """
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
 
 
 def address_space_in_use() -> int:

@@ -91,12 +91,21 @@ def _student_frames(tb) -> str:
 _STUDENT_FILES = {f"{m}.py" for m in PART_MODULES}
 
 
+def _text(get: Any, limit: int, fallback: str) -> str:
+    """str() of something the student controls, never raising and always a plain str."""
+    try:
+        text = get()
+        return str.__str__(text)[:limit] if isinstance(text, str) else fallback
+    except BaseException:  # noqa: BLE001 - a student __str__ may raise anything
+        return fallback
+
+
 def _error_reply(exc: BaseException, where: str) -> dict[str, Any]:
     if isinstance(exc, SyntaxError) and (exc.filename or "") in _STUDENT_FILES:
         return {
             "ok": False,
             "kind": "syntax_error",
-            "message": f"{exc.filename}, line {exc.lineno}: {exc.msg}",
+            "message": f"{exc.filename}, line {exc.lineno}: {_text(lambda: exc.msg, 500, '')}",
         }
     if isinstance(exc, NotImplementedError):
         kind = "not_implemented"
@@ -108,17 +117,13 @@ def _error_reply(exc: BaseException, where: str) -> dict[str, Any]:
         kind = "recursion"
     else:
         kind = "exception"
-    try:
-        text = str(exc)[:2000]
-    except BaseException:  # noqa: BLE001 - a student exception whose __str__ raises
-        text = "<unprintable exception>"
     return {
         "ok": False,
         "kind": kind,
         "where": where,
-        "exc_type": type(exc).__name__[:100],
-        "message": text,
-        "traceback": _student_frames(exc.__traceback__)[:4000],
+        "exc_type": _text(lambda: type(exc).__name__, 100, "Exception"),
+        "message": _text(lambda: str(exc), 2000, "<unprintable exception>"),
+        "traceback": _text(lambda: _student_frames(exc.__traceback__), 4000, ""),
     }
 
 
@@ -147,8 +152,14 @@ def _model_forward(model, input_ids, attention_mask=None):
         return model(input_ids, attention_mask=attention_mask)
 
 
-def serve(sock: socket.socket, directory: str, present: set[str]) -> None:
-    """Answer requests until the trusted side says goodbye or closes the socket."""
+def serve(
+    sock: socket.socket, directory: str, present: set[str], *, max_result_bytes: int | None = None
+) -> None:
+    """Answer requests until the trusted side says goodbye or closes the socket.
+
+    Every reply echoes the request's ``id``; the trusted side drops a worker whose reply does
+    not match (e.g. student code that wrote its own frame to the socket).
+    """
     sys.meta_path.insert(0, _StudentFinder(directory, present))
     while True:
         try:
@@ -156,6 +167,7 @@ def serve(sock: socket.socket, directory: str, present: set[str]) -> None:
         except (EOFError, wire.WireError):
             return
         op = header.get("op")
+        rid = header.get("id")
         if op == "bye":
             return
         if op == "load":
@@ -165,10 +177,10 @@ def serve(sock: socket.socket, directory: str, present: set[str]) -> None:
                 reply: dict[str, Any] = {"ok": True}
             except BaseException as exc:  # noqa: BLE001 - student code may raise anything
                 reply = _error_reply(exc, f"importing {name}.py")
-            _send(sock, reply)
+            _send(sock, rid, reply)
             continue
         if op != "call":
-            _send(sock, {"ok": False, "kind": "protocol", "message": f"unknown op {op!r}"})
+            _send(sock, rid, {"ok": False, "kind": "protocol", "message": f"unknown op {op!r}"})
             continue
         where = f"{header.get('module')}.{header.get('function')}"
         try:
@@ -177,34 +189,38 @@ def serve(sock: socket.socket, directory: str, present: set[str]) -> None:
             grad_output = values.get("grad_output")
             grad_wrt = [k for k in header.get("grad_wrt", []) if isinstance(k, (int, str))]
         except (KeyError, TypeError, wire.WireError) as exc:
-            _send(sock, {"ok": False, "kind": "protocol", "message": str(exc)})
+            _send(sock, rid, {"ok": False, "kind": "protocol", "message": str(exc)})
             continue
         try:
             fn = _resolve(str(header["module"]), str(header["function"]))
         except BaseException as exc:  # noqa: BLE001
-            _send(sock, _error_reply(exc, f"importing {header['module']}.py"))
+            _send(sock, rid, _error_reply(exc, f"importing {header['module']}.py"))
             continue
         try:
             result = invoke(fn, args, kwargs, grad_wrt=grad_wrt, grad_output=grad_output)
         except BaseException as exc:  # noqa: BLE001
-            _send(sock, _error_reply(exc, f"calling {where}"))
+            _send(sock, rid, _error_reply(exc, f"calling {where}"))
             continue
-        gens = dict(_generators(args, kwargs))
         try:
+            gens = dict(_generators(args, kwargs))
             tree, bufs = wire.encode(
-                {"value": result.value, "grads": result.grads, "generators": gens}
+                {"value": result.value, "grads": result.grads, "generators": gens},
+                max_bytes=max_result_bytes,
             )
+            effects = result.effects.to_dict()
         except BaseException as exc:  # noqa: BLE001 - includes WireError and lying objects
+            detail = _text(lambda exc=exc: str(exc), 400, type(exc).__name__)
             _send(
                 sock,
+                rid,
                 {
                     "ok": False,
                     "kind": "unsendable",
-                    "message": f"{where} returned something that cannot be graded: {exc}"[:500],
+                    "message": f"{where} returned something that cannot be graded: {detail}",
                 },
             )
             continue
-        _send(sock, {"ok": True, "payload": tree, "effects": result.effects.to_dict()}, bufs)
+        _send(sock, rid, {"ok": True, "payload": tree, "effects": effects}, bufs)
 
 
 def _generators(args, kwargs):
@@ -218,8 +234,10 @@ def _generators(args, kwargs):
             yield f"kwargs[{k!r}]", a
 
 
-def _send(sock: socket.socket, header: dict[str, Any], buffers: list[bytes] = ()) -> None:
+def _send(sock: socket.socket, rid: Any, header: dict[str, Any], buffers: list[bytes] = ()) -> None:
+    header = dict(header)
+    header["id"] = rid if isinstance(rid, int) else None
     try:
         wire.send_frame(sock, header, list(buffers))
-    except OSError:
+    except BaseException:  # noqa: BLE001 - socket gone, or json/socket sabotaged by the student
         os._exit(0)

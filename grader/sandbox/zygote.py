@@ -27,7 +27,11 @@ import time
 from grader.sandbox import jail, wire
 from grader.sandbox.limits import SandboxLimits
 
-_CTL_LIMITS = wire.Limits(max_frame_bytes=256 * 1024 * 1024)
+# Control frames carry no submission data at all (see `main`): small caps.
+_CTL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
+# One submission's setup: its sources (the loaders cap them far below this) and its limits.
+_SETUP_LIMITS = wire.Limits(max_frame_bytes=64 * 1024 * 1024)
+_SETUP_TIMEOUT = 30.0
 
 
 def _preload() -> None:
@@ -41,20 +45,9 @@ def _preload() -> None:
     import grader.sandbox.invoke  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
 
-    for name in (
-        "exercises.tinylm",
-        "grader.sandbox.models",
-        "math",
-        "random",
-        "itertools",
-        "functools",
-        "collections",
-        "typing",
-        "dataclasses",
-        "statistics",
-        "torch.distributions",
-        "torch.nn.attention",
-    ):
+    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "itertools",
+                 "functools", "collections", "typing", "dataclasses", "statistics",
+                 "torch.distributions", "torch.nn.attention"):
         try:
             __import__(name)
         except ImportError:
@@ -62,7 +55,13 @@ def _preload() -> None:
 
 
 def main() -> None:
-    """Entry point: ``python -I -c 'from grader.sandbox.zygote import main; main()' FD``."""
+    """Entry point: ``python -I -c 'from grader.sandbox.zygote import main; main()' FD``.
+
+    The zygote never receives a submission: a spawn request is only a socket for the new
+    worker. The sources and limits travel over that socket, straight to the forked
+    supervisor. So the zygote's memory - which every later worker inherits by fork - never
+    holds another student's code, not even in freed heap pages.
+    """
     ctl = socket.socket(fileno=int(sys.argv[1]))
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
@@ -92,7 +91,7 @@ def main() -> None:
         if pid == 0:
             ctl.close()
             try:
-                _supervise(fds[0], header, workdir)
+                _supervise(fds[0], workdir)
             finally:
                 os._exit(0)
         workdirs[pid] = workdir
@@ -113,27 +112,40 @@ def _reap(workdirs: dict[int, str] | None = None) -> None:
             shutil.rmtree(workdirs.pop(pid), ignore_errors=True)
 
 
-def _supervise(fd: int, request: dict, workdir: str) -> None:
+def _supervise(fd: int, workdir: str) -> None:
     """Runs in the supervisor: start the worker, report its pid, wait, clean up after it."""
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)
     sock = socket.socket(fileno=fd)
-    limits = SandboxLimits.from_dict(request.get("limits", {}))
-    sources = {str(k): str(v) for k, v in dict(request.get("sources", {})).items()}
+    try:
+        request, _ = wire.recv_frame(sock, _SETUP_LIMITS, time.monotonic() + _SETUP_TIMEOUT)
+    except (EOFError, TimeoutError, OSError, wire.WireError):
+        return
+    if request.get("op") != "setup":
+        return
+    limits = SandboxLimits.from_dict(dict(request.get("limits") or {}))
+    sources = {str(k): str(v) for k, v in dict(request.get("sources") or {}).items()}
     slot = int(request.get("slot", 0))
     jailed = jail.can_jail() and not request.get("no_jail", False)
+    uid = None
     if jailed:
+        uid, _uid_lock = jail.claim_sandbox_uid(slot)  # held until this supervisor exits
         jail.unshare_namespaces()
     go_r, go_w = os.pipe()
     wpid = os.fork()
     if wpid == 0:
         os.close(go_w)
         try:
-            _run_worker(sock, go_r, workdir, jailed, limits, slot, sources)
-        except BaseException:  # noqa: BLE001 - setup failed; the trusted side sees EOF
+            _run_worker(sock, go_r, workdir, jailed, limits, uid, sources)
+        except BaseException as exc:  # noqa: BLE001 - setup failed: tell the trusted side
             import traceback
 
             traceback.print_exc()  # visible with GRADER_DEBUG_SANDBOX=1 (before redirection)
+            try:
+                wire.send_frame(sock, {"op": "setup_failed",
+                                       "error": f"{type(exc).__name__}: {exc}"[:500]})
+            except BaseException:  # noqa: BLE001
+                pass
         finally:
             os._exit(0)
     os.close(go_r)
@@ -150,19 +162,23 @@ def _supervise(fd: int, request: dict, workdir: str) -> None:
     _kill_descendants()
 
 
-def _run_worker(sock, go_r, workdir, jailed, limits, slot, sources) -> None:
+def _run_worker(sock, go_r, workdir, jailed, limits, uid, sources) -> None:
+    """Confine this process, then serve calls. No student code runs before `serve`."""
     os.read(go_r, 1)  # wait until the supervisor has announced our pid
     os.close(go_r)
+    jail.prefer_for_oom_killer()
     if jailed:
-        jail.enter_jail(workdir, limits, slot, sources)
+        jail.enter_jail(workdir, limits, uid, sources)
     else:
         os.setsid()
         jail.enter_basic(os.path.join(workdir, "scratch"), sources)
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # credentials changed: set it again
+    jail.close_inherited_fds({sock.fileno()})
     jail.apply_limits(limits, jail.address_space_in_use())
     from grader.sandbox.worker import serve
 
-    serve(sock, os.getcwd(), set(sources))
+    wire.send_frame(sock, {"op": "ready"})
+    serve(sock, os.getcwd(), set(sources), max_result_bytes=limits.max_result_mb * 1024 * 1024)
 
 
 def _kill_descendants() -> None:
