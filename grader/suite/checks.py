@@ -7,7 +7,8 @@ tensors shown in full) and, where the test knows one, the misconception it point
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import torch
@@ -23,8 +24,25 @@ class GradeFailure(AssertionError):
 
 
 def fail(message: str, diagnoses: Iterable[str] = ()) -> None:
-    """Fail the current test with a student-facing message and optional misconception ids."""
-    raise GradeFailure(message, tuple(diagnoses))
+    """Fail the current test with a student-facing message and optional misconception ids.
+
+    When misconception ids are given, their catalogue explanation and hint are appended to the
+    message, so the student reads what the observed values point to and what to change.
+    """
+    ids = tuple(dict.fromkeys(diagnoses))
+    raise GradeFailure(message + explain(ids), ids)
+
+
+def explain(diagnoses: Iterable[str]) -> str:
+    """Student-facing text for misconception ids ('' for none; unknown ids are skipped)."""
+    from grader.diagnosis import describe
+
+    lines = []
+    for mid in diagnoses:
+        m = describe(mid)
+        if m is not None:
+            lines.append(f"\n  Likely mistake - {m.title}: {m.explanation}\n  Hint: {m.hint}")
+    return "".join(lines)
 
 
 def show(t: Any, limit: int = 64) -> str:
@@ -86,11 +104,14 @@ def assert_close(
         bad = ~(torch.isclose(g, w, rtol=rtol, atol=atol) | both_nan)
     if bad.any():
         idx = tuple(bad.nonzero()[0].tolist())
-        msg = (
-            f"{what} is wrong: at index {list(idx)} expected {w[idx].item():.6g}, "
-            f"got {g[idx].item():.6g} ({int(bad.sum())} of {bad.numel()} values differ)."
-        )
-        if want.numel() <= 64:
+        if want.dim() == 0:
+            msg = f"{what} is wrong: expected {w.item():.6g}, got {g.item():.6g}."
+        else:
+            msg = (
+                f"{what} is wrong: at index {list(idx)} expected {w[idx].item():.6g}, "
+                f"got {g[idx].item():.6g} ({int(bad.sum())} of {bad.numel()} values differ)."
+            )
+        if 1 < want.numel() <= 64:
             msg += f"\n  expected: {show(want)}\n  got:      {show(got)}"
         if hint:
             msg += f"\n  {hint}"
@@ -103,3 +124,101 @@ def assert_equal(got: Any, want: Any, *, what: str, diagnoses: Iterable[str] = (
         assert_close(got, want, what=what, rtol=0, atol=0, diagnoses=diagnoses)
     elif got != want:
         fail(f"{what}: expected {want!r}, got {got!r}", diagnoses)
+
+
+# ----------------------------------------------------------------------------- added helpers
+
+
+def check_close(
+    got: Any,
+    want: torch.Tensor,
+    *,
+    what: str,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    check_dtype: bool = True,
+    diagnose: Callable[[], Iterable[str]] | None = None,
+    hint: str = "",
+) -> None:
+    """`assert_close`, but misconception ids are computed only on failure by ``diagnose()``.
+
+    Use it with `grader.diagnosis.variants.matching` to name the known mistake whose output
+    equals what came back.
+    """
+    try:
+        assert_close(got, want, what=what, rtol=rtol, atol=atol, check_dtype=check_dtype, hint=hint)
+    except GradeFailure as exc:
+        ids: tuple[str, ...] = ()
+        if diagnose is not None:
+            try:
+                ids = tuple(diagnose())
+            except Exception:  # noqa: BLE001 - diagnosis is best effort, the failure stands
+                ids = ()
+        fail(exc.message, ids)
+
+
+def check_effects(
+    effects: Any,
+    *,
+    what: str,
+    mutation: bool = True,
+    rng: bool = True,
+) -> None:
+    """Fail if the last call changed an input in place or used the global RNG."""
+    if effects is None:
+        return
+    if mutation and effects.mutated_args:
+        fail(
+            f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; inputs "
+            "must be left untouched.",
+            ["in_place_edit"],
+        )
+    if rng and effects.global_rng_changed:
+        fail(f"{what} changed torch's global random state.", ["global_rng"])
+
+
+def _log_binom_pmf(n: int, p: float) -> torch.Tensor:
+    k = torch.arange(n + 1, dtype=torch.float64)
+    lg = torch.lgamma
+    n_t = torch.tensor(float(n), dtype=torch.float64)
+    return (lg(n_t + 1) - lg(k + 1) - lg(n_t - k + 1)
+            + k * math.log(p) + (n_t - k) * math.log1p(-p))  # fmt: skip
+
+
+def binomial_band(n: int, p: float, alpha: float) -> tuple[int, int]:
+    """Exact acceptance band [lo, hi] for X ~ Binomial(n, p): P(X < lo) + P(X > hi) <= alpha.
+
+    Each tail gets at most alpha / 2, computed from the exact pmf (log-gamma, float64).
+    """
+    if p <= 0.0:
+        return 0, 0
+    if p >= 1.0:
+        return n, n
+    pmf = _log_binom_pmf(n, p).exp()
+    cdf = pmf.cumsum(0)
+    sf = pmf.flip(0).cumsum(0).flip(0)  # P(X >= k)
+    lo = int((cdf <= alpha / 2).sum().item())  # P(X <= lo - 1) <= alpha / 2
+    hi = n - int((sf <= alpha / 2).sum().item())  # P(X >= hi + 1) <= alpha / 2
+    return lo, hi
+
+
+def check_proportion(
+    count: int,
+    n: int,
+    p: float,
+    *,
+    what: str,
+    alpha: float,
+    diagnoses: Iterable[str] = (),
+    detail: str = "",
+) -> None:
+    """Fail unless ``count`` successes out of ``n`` are within the exact binomial band of p."""
+    lo, hi = binomial_band(n, p, alpha)
+    if not lo <= count <= hi:
+        frac = count / n if n else float("nan")
+        fail(
+            f"{what}: expected a fraction of about {p:.4f} (accepted {lo / n:.4f} to {hi / n:.4f}, "
+            f"i.e. {lo}..{hi} of {n}), got {frac:.4f} ({count} of {n}). The band is wide enough "
+            f"that a correct implementation fails with probability below {alpha:.0e}.{detail}",
+            diagnoses,
+        )
