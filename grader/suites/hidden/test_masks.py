@@ -1,34 +1,548 @@
-"""Public self-check for Part A: shapes, one exact mask, one future-leak check."""
+"""Hidden tests, Part A: causal / padding masks, masked attention, and a TinyLM built on them.
+
+25 points. Future leaks are detected by perturbation in float64: batch row j + 1 changes only
+key (token) j, row 0 is the baseline, and every output at a position i < j must stay equal
+(|diff| <= 1e-9, where a correct implementation gives ~1e-16). The first leaking (query, key)
+pair is reported. Correctness otherwise is judged against the reference (`solutions/`), and
+a failure is explained by the known mistake (grader/diagnosis/variants.py) whose output
+matches the student's.
+"""
+
+from __future__ import annotations
 
 import pytest
 import torch
 
-from grader.suite.checks import assert_close, assert_equal, check_tensor
+from grader.diagnosis.variants import matching, model_forward_matching
+from grader.sandbox.models import standard_models
+from grader.suite.checks import check_close, check_effects, check_tensor, fail, show
+
+LEAK_ATOL = 1e-9
 
 
-@pytest.mark.points(1)
-def test_causal_mask_small(student, reference):
-    got = student.masks.causal_mask(4)
-    assert_equal(got, reference.masks.causal_mask(4), what="causal_mask(4)")
+_MODELS: dict[tuple[str, torch.dtype], torch.nn.Module] = {}
 
 
-@pytest.mark.points(1)
-def test_attention_shapes(student):
-    q = torch.linspace(-1, 1, 2 * 2 * 3 * 4).reshape(2, 2, 3, 4)
-    out, weights = student.masks.masked_attention(q, q, q)
-    check_tensor(out, what="masked_attention output", shape=(2, 2, 3, 4), dtype=torch.float32)
-    check_tensor(weights, what="masked_attention weights", shape=(2, 2, 3, 3), finite=True)
+def _model(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
+    """A standard model, built once per process. Weights never change (students only get
+    copies); the mode is reset because the proxy mirrors a student's mode change onto it."""
+    if (name, dtype) not in _MODELS:
+        _MODELS[(name, dtype)] = standard_models()[name].to(dtype)
+    return _MODELS[(name, dtype)].eval()
 
 
-@pytest.mark.points(1)
-def test_no_future_leak(student, reference):
+def _points(n: float):
+    return pytest.mark.points(n)
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _qkv(batch, heads, q_len, k_len, dim, *, seed, dtype=torch.float64, scale=1.0):
+    B, H, Tq, Tk, D = batch, heads, q_len, k_len, dim
+    g = _gen(seed)
+    q = torch.randn(B, H, Tq, D, generator=g, dtype=torch.float64) * scale
+    k = torch.randn(B, H, Tk, D, generator=g, dtype=torch.float64) * scale
+    v = torch.randn(B, H, Tk, D, generator=g, dtype=torch.float64)
+    return q.to(dtype), k.to(dtype), v.to(dtype)
+
+
+def _lengths_mask(lengths: list[int], seq_len: int, side: str, dtype=torch.int64) -> torch.Tensor:
+    T = seq_len
+    t = torch.arange(T)[None, :]
+    n = torch.tensor(lengths)[:, None]
+    real = t < n if side == "right" else t >= T - n
+    return real.to(dtype)
+
+
+def _first_mask_difference(got: torch.Tensor, want: torch.Tensor) -> tuple[int, ...]:
+    return tuple((got != want).nonzero()[0].tolist())
+
+
+def _check_mask(got, want, *, what, function, args, project=None, full_shape=None):
+    """A bool mask equal to the reference (after `project`), explained in query/key terms."""
+    check_tensor(got, what=what, dtype=torch.bool)
+    project = project or (lambda x: x)
+    try:
+        g = project(got)
+    except (RuntimeError, ValueError):
+        fail(
+            f"{what} returned shape {tuple(got.shape)}, which does not broadcast to "
+            f"{tuple(full_shape or want.shape)}: {show(got)}",
+            matching(function, got, args, want=want, project=project),
+        )
+    w = project(want)
+    if tuple(g.shape) != tuple(w.shape):
+        fail(
+            f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}: {show(got)}",
+            matching(function, got, args, want=want),
+        )
+    if torch.equal(g, w):
+        return
+    idx = _first_mask_difference(g, w)
+    qi, kj = idx[-2], idx[-1]
+    where = f" in batch row {idx[0]}" if len(idx) == 4 else ""
+    counts = f"{int((g != w).sum())} of {g.numel()} entries differ"
+    if len(idx) == 4 and w.shape[-2] == 1:  # a key-padding mask (B, 1, 1, T)
+        kind = "a real token (True)" if bool(w[idx]) else "padding (False)"
+        msg = (f"{what} is wrong: key {kj} of sequence {idx[0]} is {kind}, but your mask says "
+               f"{bool(g[idx])} ({counts}).")  # fmt: skip
+    else:
+        expect = "may attend" if bool(w[idx]) else "must NOT attend"
+        msg = (f"{what} is wrong{where}: query {qi} {expect} key {kj} (expected {bool(w[idx])}, "
+               f"got {bool(g[idx])}; {counts}).")  # fmt: skip
+    if w.numel() <= 64:
+        msg += f"\n  expected: {show(want)}\n  got:      {show(got)}"
+    fail(msg, matching(function, got, args, want=want, project=project))
+
+
+# ============================================================================ causal_mask
+
+
+@pytest.mark.parametrize(
+    "q_len,k_len",
+    [
+        pytest.param(1, None, id="1x1", marks=_points(0.5)),
+        pytest.param(5, None, id="5x5", marks=_points(1)),
+        pytest.param(2, 5, id="kv_cache_2x5", marks=_points(1)),
+        pytest.param(1, 6, id="kv_cache_1x6", marks=_points(0.5)),
+        pytest.param(5, 3, id="more_queries_5x3", marks=_points(0.5)),
+    ],
+)
+def test_causal_mask(student, reference, q_len, k_len):
+    args = (q_len,) if k_len is None else (q_len, k_len)
+    got = student.masks.causal_mask(*args)
+    want = reference.masks.causal_mask(*args)
+    _check_mask(
+        got, want, what=f"causal_mask{args}".replace(",)", ")"),
+        function="masks.causal_mask", args=args,
+    )
+
+
+# ============================================================================ padding_mask
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize(
+    "name",
+    ["right_padding_int", "left_padding_bool", "all_padding_row"],
+)
+def test_padding_mask(student, reference, name):
+    am = {
+        "right_padding_int": _lengths_mask([5, 3, 1], 5, "right"),
+        "left_padding_bool": _lengths_mask([2, 5], 5, "left", torch.bool),
+        "all_padding_row": _lengths_mask([4, 0], 4, "right"),
+    }[name]
+    got = student.masks.padding_mask(am)
+    want = reference.masks.padding_mask(am)
+    _check_mask(
+        got, want, what=f"padding_mask({am.tolist()})", function="masks.padding_mask", args=(am,)
+    )
+
+
+# ============================================================================ build_attention_mask
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("causal_no_padding", marks=_points(0.5)),
+        pytest.param("bidirectional_no_padding", marks=_points(0.5)),
+        pytest.param("causal_padded", marks=_points(1)),
+        pytest.param("bidirectional_padded", marks=_points(1)),
+    ],
+)
+def test_build_attention_mask(student, reference, name):
     T = 5
-    q = torch.linspace(-2, 2, T * 4, dtype=torch.float64).reshape(1, 1, T, 4)
-    v = torch.arange(T * 4, dtype=torch.float64).reshape(1, 1, T, 4)
-    mask = reference.masks.causal_mask(T)[None, None]
-    base, _ = student.masks.masked_attention(q, q, v, mask)
-    v2 = v.clone()
-    v2[..., 3:, :] += 100.0  # change only the future of positions 0..2
-    out, _ = student.masks.masked_attention(q, q, v2, mask)
-    assert_close(out[..., :3, :], base[..., :3, :], what="attention output at positions 0-2 after "
-                 "changing later tokens (it must not change)")
+    am = None if "no_padding" in name else _lengths_mask([5, 3, 2], T, "right")
+    if name == "bidirectional_padded":
+        am = _lengths_mask([3, 5, 4], T, "left", torch.bool)
+    causal = name.startswith("causal")
+    args = (am, T, causal)
+    got = student.masks.build_attention_mask(*args)
+    want = reference.masks.build_attention_mask(*args)
+    full = (1 if am is None else am.shape[0], 1, T, T)
+    check_tensor(got, what="build_attention_mask", dtype=torch.bool)
+    if got.dim() != 4:
+        fail(f"build_attention_mask must return a 4-D mask, got shape {tuple(got.shape)}")
+    pad = "no attention_mask" if am is None else f"attention_mask={am.int().tolist()}"
+    _check_mask(
+        got, want, what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
+        function="masks.build_attention_mask", args=args,
+        project=lambda x: torch.broadcast_to(x, full), full_shape=full,
+    )
+
+
+# ============================================================================ future leaks
+
+
+def _leak_pairs(out: torch.Tensor, pos_axis: int, *, atol: float = LEAK_ATOL):
+    """(query, key) pairs that leak: row j+1 changed key j; outputs at i < j must not move.
+
+    ``out`` has the perturbation batch first (row 0 = baseline) and positions on ``pos_axis``.
+    """
+    T = out.shape[pos_axis]
+    pairs = []
+    base = out[0]
+    for j in range(1, T):
+        diff = (out[j + 1] - base).abs()
+        other = [d for d in range(diff.dim()) if d != pos_axis - 1]
+        per_pos = diff.amax(dim=other) if other else diff
+        for i in range(j):
+            if not bool(per_pos[i] <= atol):  # NaN counts as a leak
+                pairs.append((i, j, float(per_pos[i])))
+    return sorted(pairs)
+
+
+def _report_leaks(pairs, what: str, diagnoses=()):
+    if not pairs:
+        return
+    i, j, size = pairs[0]
+    more = f" ({len(pairs)} leaking pairs in all)" if len(pairs) > 1 else ""
+    fail(
+        f"{what}: future information leaks. Changing only the token at position {j} changed "
+        f"the output at position {i} (by {size:.3g}); a causal model at position {i} must not "
+        f"see position {j} > {i}. First leaking (query, key) pair: ({i}, {j}){more}.",
+        diagnoses,
+    )
+
+
+def _perturbed_qkv(seq_len: int, *, dim: int = 4, heads: int = 2, seed: int = 11,
+                   designed: bool = False):  # fmt: skip
+    """(T + 1, H, T, D) float64 q, k, v; row j + 1 differs from row 0 only at key j."""
+    T, D, H = seq_len, dim, heads
+    if designed:  # future keys score far higher (~ +1e5) than allowed ones (~ -1e5)
+        pos = torch.arange(T, dtype=torch.float64)
+        c = 2e5**0.5
+        q1 = torch.stack([torch.ones(T, dtype=torch.float64), -(pos + 0.5)], -1) * c
+        k1 = torch.stack([pos, torch.ones(T, dtype=torch.float64)], -1) * c
+        q = q1.expand(1, H, T, 2).clone()
+        k = k1.expand(1, H, T, 2).clone()
+        v = torch.randn(1, H, T, 2, generator=_gen(seed), dtype=torch.float64)
+    else:
+        q, k, v = _qkv(1, H, T, T, D, seed=seed)
+    q, k, v = (x.repeat(T + 1, 1, 1, 1) for x in (q, k, v))
+    g = _gen(seed + 1)
+    for j in range(T):
+        k[j + 1, :, j] += torch.randn(k.shape[1], k.shape[-1], generator=g, dtype=torch.float64)
+        shift = torch.rand(v.shape[1], v.shape[-1], generator=g, dtype=torch.float64)
+        v[j + 1, :, j] += 10.0 + shift
+    return q, k, v
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        pytest.param("mask", marks=_points(1.5)),
+        pytest.param("attention", marks=_points(1.5)),
+        pytest.param("attention_large_scores", marks=_points(0.5)),
+        pytest.param("model", marks=_points(1.5)),
+    ],
+)
+def test_no_future_leak(student, reference, where):
+    T = 6
+    if where == "mask":
+        mask = student.masks.build_attention_mask(None, T, True)
+        check_tensor(mask, what="build_attention_mask(None, 6, causal=True)", dtype=torch.bool)
+        q, k, v = _perturbed_qkv(T)
+        try:
+            out, _ = reference.masks.masked_attention(q, k, v, mask.to(torch.bool))
+        except RuntimeError:
+            fail(f"build_attention_mask(None, 6, causal=True) returned shape "
+                 f"{tuple(mask.shape)}, which does not broadcast to (B, H, 6, 6)")
+        pairs = _leak_pairs(out, 2)
+        diag = lambda: matching(  # noqa: E731
+            "masks.build_attention_mask", mask, (None, T, True),
+            want=reference.masks.build_attention_mask(None, T, True),
+            project=lambda x: torch.broadcast_to(x, (1, 1, T, T)),
+        )
+        _report_leaks(pairs, "your causal mask (reference attention)", diag() if pairs else ())
+        return
+    if where.startswith("attention"):
+        q, k, v = _perturbed_qkv(T, designed=where.endswith("large_scores"))
+        mask = reference.masks.causal_mask(T)
+        got = student.masks.masked_attention(q, k, v, mask)
+        out = got[0] if isinstance(got, (tuple, list)) else got
+        check_tensor(out, what="masked_attention output", shape=q.shape, dtype=q.dtype)
+        pairs = _leak_pairs(out, 2)
+        want = reference.masks.masked_attention(q, k, v, mask)
+        diag = lambda: matching(  # noqa: E731
+            "masks.masked_attention", got, (q, k, v, mask), want=want, atol=1e-8
+        )
+        _report_leaks(pairs, "masked_attention with the reference causal mask",
+                      diag() if pairs else ())  # fmt: skip
+        if where.endswith("large_scores"):  # scores of +-1e5: a weak fill constant shows here
+            check_close(out, want[0], what="attention output with scores of magnitude ~1e5 "
+                        "(allowed keys ~ -1e5, future keys ~ +1e5)", rtol=1e-7, atol=1e-9,
+                        diagnose=diag)  # fmt: skip
+        return
+    # a whole TinyLM (float64) running on the student's build_attention_mask + masked_attention
+    model = _model("causal", torch.float64)
+    base = torch.tensor([[3, 17, 8, 20, 5, 11]])
+    ids = base.repeat(T + 1, 1)
+    for j in range(T):
+        ids[j + 1, j] = (ids[j + 1, j] + 7) % 24
+    got = student.model_forward(model, ids)
+    check_tensor(got, what="TinyLM logits on your attention", shape=(T + 1, T, 24))
+    pairs = _leak_pairs(got, 1)
+    if pairs:
+        want = reference.model_forward(model, ids)
+        _report_leaks(
+            pairs, "a causal TinyLM built on your build_attention_mask and masked_attention",
+            model_forward_matching(model, ids, None, got, want=want),
+        )
+
+
+def _pad_perturbed(am: torch.Tensor, seq_len: int):
+    T = seq_len
+    """For each pad key (b, j): one extra batch row that differs from row b only at key j."""
+    rows, pads = [], []
+    for b in range(am.shape[0]):
+        for j in range(T):
+            if not bool(am[b, j]):
+                rows.append(b)
+                pads.append(j)
+    return rows, pads
+
+
+@pytest.mark.parametrize(
+    "where", [pytest.param("mask", marks=_points(1)), pytest.param("model", marks=_points(1.5))]
+)
+def test_no_padding_leak(student, reference, where):
+    """Changing a padding token (or its key/value) must not change any real position."""
+    T = 6
+    am = torch.cat([_lengths_mask([4], T, "right"), _lengths_mask([3], T, "left")])  # (2, T)
+    rows, pads = _pad_perturbed(am, T)
+    n = len(rows)
+    if where == "mask":
+        causal = False
+        mask = student.masks.build_attention_mask(am, T, causal)
+        check_tensor(mask, what="build_attention_mask", dtype=torch.bool)
+        if mask.dim() != 4 or mask.shape[0] not in (1, 2):
+            fail(f"build_attention_mask returned shape {tuple(mask.shape)}; expected (2, 1, 6, 6)")
+        q, k, v = _qkv(2, 2, T, T, 4, seed=21)
+        idx = torch.tensor([0, 1] + rows)
+        q, k, v = q[idx].clone(), k[idx].clone(), v[idx].clone()
+        full_mask = torch.broadcast_to(mask, (2, 1, T, T))[idx]
+        for r, j in enumerate(pads):
+            k[2 + r, :, j] += 1.0
+            v[2 + r, :, j] += 25.0
+        out, _ = reference.masks.masked_attention(q, k, v, full_mask)
+        changed = [
+            (qi, j, b)
+            for r, (b, j) in enumerate(zip(rows, pads, strict=True))
+            for qi in range(T)
+            if bool(am[b, qi]) and not bool((out[2 + r, :, qi] - out[b, :, qi]).abs().max() <= 1e-9)
+        ]
+        what = "your padding mask (bidirectional, reference attention)"
+        diag = lambda: matching(  # noqa: E731
+            "masks.build_attention_mask", mask, (am, T, causal),
+            want=reference.masks.build_attention_mask(am, T, causal),
+            project=lambda x: torch.broadcast_to(x, (2, 1, T, T)),
+        )
+    else:
+        model = _model("bidirectional", torch.float64)
+        base = torch.tensor([[3, 17, 8, 20, 0, 0], [0, 0, 0, 5, 9, 2]])
+        ids = torch.cat([base, base[rows].clone()])
+        for r, j in enumerate(pads):
+            ids[2 + r, j] = (ids[2 + r, j] + 11) % 24
+        mask_rows = torch.cat([am, am[rows]])
+        got = student.model_forward(model, ids, mask_rows)
+        check_tensor(got, what="TinyLM logits on your attention", shape=(2 + n, T, 24))
+        changed = [
+            (qi, j, b)
+            for r, (b, j) in enumerate(zip(rows, pads, strict=True))
+            for qi in range(T)
+            if bool(am[b, qi]) and not bool((got[2 + r, qi] - got[b, qi]).abs().max() <= 1e-9)
+        ]
+        what = "a bidirectional TinyLM built on your masks (padded batch)"
+        diag = lambda: model_forward_matching(  # noqa: E731
+            model, ids, mask_rows, got, want=reference.model_forward(model, ids, mask_rows)
+        )
+    if changed:
+        qi, j, b = changed[0]
+        fail(
+            f"{what}: padding leaks. In sequence {b} (attention_mask {am[b].tolist()}), "
+            f"changing the padding token at position {j} changed the output of the real token at "
+            f"position {qi}. Padding keys must get zero attention. First leaking (query, key) "
+            f"pair: ({qi}, {j}).",
+            diag(),
+        )
+
+
+# ============================================================================ masked_attention
+
+
+def _attention_case(name: str, dtype=torch.float64):
+    if name == "no_mask":
+        q, k, v = _qkv(2, 2, 3, 5, 4, seed=1, dtype=dtype)
+        return q, k, v, None
+    if name == "causal":
+        q, k, v = _qkv(2, 2, 5, 5, 3, seed=2, dtype=dtype)
+        return q, k, v, torch.ones(5, 5, dtype=torch.bool).tril()[None, None]
+    if name == "padded":
+        q, k, v = _qkv(3, 2, 6, 6, 4, seed=3, dtype=dtype)
+        am = _lengths_mask([6, 4, 2], 6, "right")
+        keys = (am != 0)[:, None, None, :]
+        return q, k, v, keys & torch.ones(6, 6, dtype=torch.bool).tril()
+    if name == "tq_ne_tk":
+        q, k, v = _qkv(2, 3, 2, 5, 4, seed=4, dtype=dtype)
+        i, j = torch.arange(2)[:, None], torch.arange(5)[None, :]
+        return q, k, v, (j <= i + 3)  # 2-D mask, bottom-right aligned
+    if name == "seq1_batch1":
+        q, k, v = _qkv(1, 1, 1, 1, 2, seed=5, dtype=dtype)
+        return q, k, v, torch.ones(1, 1, dtype=torch.bool)
+    raise ValueError(name)
+
+
+def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol):
+    got = student.masks.masked_attention(q, k, v, mask)
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        fail(f"masked_attention must return a pair (output, weights), got {show(got)}")
+    want = reference.masks.masked_attention(q, k, v, mask)
+    args = (q, k, v, mask)
+    diag = lambda: matching(  # noqa: E731
+        "masks.masked_attention", got, args, want=want, rtol=rtol, atol=atol
+    )
+    check_close(got[1], want[1], what=f"attention weights ({what})", rtol=rtol, atol=atol,
+                diagnose=diag)  # fmt: skip
+    check_close(got[0], want[0], what=f"attention output ({what})", rtol=rtol, atol=atol,
+                diagnose=diag)  # fmt: skip
+    return got
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("no_mask", marks=_points(1)),
+        pytest.param("causal", marks=_points(1)),
+        pytest.param("padded", marks=_points(1)),
+        pytest.param("tq_ne_tk", marks=_points(1)),
+        pytest.param("seq1_batch1", marks=_points(0.5)),
+    ],
+)
+def test_masked_attention(student, reference, name):
+    q, k, v, mask = _attention_case(name)
+    _check_attention(student, reference, q, k, v, mask, what=f"{name}, float64",
+                     rtol=1e-7, atol=1e-9)  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_masked_attention_empty_rows(student, reference):
+    """Left padding + causal and an all-padding row: rows with no allowed key are all zero."""
+    q, k, v = _qkv(3, 2, 5, 5, 4, seed=6)
+    am = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]])
+    mask = (am != 0)[:, None, None, :] & torch.ones(5, 5, dtype=torch.bool).tril()
+    out, w = student.masks.masked_attention(q, k, v, mask)
+    want_out, want_w = reference.masks.masked_attention(q, k, v, mask)
+    diag = lambda: matching(  # noqa: E731
+        "masks.masked_attention", (out, w), (q, k, v, mask), want=(want_out, want_w), atol=1e-9
+    )
+    for name, got in (("weights", w), ("output", out)):
+        check_tensor(got, what=f"attention {name}", dtype=torch.float64)
+        if not torch.isfinite(got).all():
+            bad = (~torch.isfinite(got)).nonzero()[0].tolist()
+            fail(
+                f"attention {name} contain NaN/inf at index {bad} (batch {bad[0]}, query "
+                f"{bad[2]}): a query with no allowed key must give all-zero weights and a zero "
+                "output, never NaN.", diag(),
+            )
+    check_close(w, want_w, what="attention weights with fully-masked rows", atol=1e-9,
+                rtol=1e-7, diagnose=diag,
+                hint="Rows with no allowed key (padding queries) must be all zero.")  # fmt: skip
+    check_close(out, want_out, what="attention output with fully-masked rows", atol=1e-9,
+                rtol=1e-7, diagnose=diag)  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_masked_attention_gradients(student, reference):
+    """Gradients w.r.t. q, k, v match the reference and are finite, empty rows included."""
+    q, k, v = _qkv(2, 2, 4, 4, 3, seed=7)
+    am = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 0]])
+    mask = (am != 0)[:, None, None, :] & torch.ones(4, 4, dtype=torch.bool).tril()
+    go = torch.randn(2, 2, 4, 3, generator=_gen(8), dtype=torch.float64)
+    (out, w), grads = student.masks.masked_attention.backward(
+        q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
+    )
+    _, want = reference.masks.masked_attention.backward(
+        q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
+    )
+    diag = lambda: matching(  # noqa: E731
+        "masks.masked_attention", (out, w), (q, k, v, mask),
+        want=reference.masks.masked_attention(q, k, v, mask), atol=1e-9,
+    )
+    for name, g, wg in zip("qkv", grads, want, strict=True):
+        if g is None:
+            fail(f"no gradient reached {name}: masked_attention must be differentiable "
+                 "(do not detach, use .item() or rebuild tensors from numbers)")
+        if not torch.isfinite(g).all():
+            fail(f"the gradient w.r.t. {name} contains NaN/inf (a fully-masked query row "
+                 "must not produce NaN gradients)", diag() or ["nan_on_empty_rows"])
+        check_close(g, wg, what=f"gradient of the attention output w.r.t. {name}",
+                    rtol=1e-6, atol=1e-9, diagnose=diag)  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_masked_attention_half(student, reference, dtype):
+    q, k, v, mask = _attention_case("padded", dtype)
+    tol = 1e-2 if dtype == torch.float16 else 5e-2
+    _check_attention(student, reference, q, k, v, mask, what=f"padded, {dtype}".replace(
+        "torch.", ""), rtol=tol, atol=tol)  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+def test_masked_attention_no_overflow(student, reference):
+    """float16 inputs whose q k^T overflows float16 (> 65504): results must stay finite."""
+    g = _gen(9)
+    q = (100 * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()  # q.k in [5.7e4, 1.6e5]
+    k = (100 * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
+    v = torch.randn(1, 2, 4, 16, generator=g).half()
+    mask = torch.ones(4, 4, dtype=torch.bool).tril()
+    out, w = student.masks.masked_attention(q, k, v, mask)
+    for name, got in (("output", out), ("weights", w)):
+        check_tensor(got, what=f"attention {name} (float16)", dtype=torch.float16)
+        if not torch.isfinite(got).all():
+            want = reference.masks.masked_attention(q, k, v, mask)
+            fail(
+                f"attention {name} for float16 inputs with large scores contain NaN/inf: "
+                f"{show(got)}. The scores q k^T reach ~1e5, beyond float16's maximum 65504.",
+                matching("masks.masked_attention", (out, w), (q, k, v, mask), want=want,
+                         rtol=1e-2, atol=1e-2) or ["half_precision_overflow"],
+            )  # fmt: skip
+    sums = w.float().sum(-1)
+    if not torch.allclose(sums, torch.ones_like(sums), atol=1e-2):
+        fail(f"attention weights for float16 inputs should sum to 1 per query, got {show(sums)}")
+
+
+@pytest.mark.points(0.5)
+def test_no_input_mutation(student):
+    q, k, v, mask = _attention_case("padded")
+    student.masks.masked_attention(q, k, v, mask)
+    check_effects(student.last_effects, what="masked_attention", rng=False)
+    am = _lengths_mask([3, 5], 5, "left")
+    student.masks.build_attention_mask(am, 5, True)
+    check_effects(student.last_effects, what="build_attention_mask", rng=False)
+
+
+# ============================================================================ whole model
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize("name", ["causal", "bidirectional_padded"])
+def test_model_forward(student, reference, name):
+    """The grader's TinyLM with your masks gives the same logits as with the reference's."""
+    model = _model("causal" if name == "causal" else "bidirectional")
+    ids = torch.tensor([[5, 9, 2, 20, 13, 1, 7, 4], [11, 0, 7, 14, 3, 3, 8, 21],
+                        [1, 2, 3, 4, 5, 6, 7, 8]])  # fmt: skip
+    am = None
+    if name != "causal":
+        am = torch.tensor([[1, 1, 1, 1, 1, 1, 0, 0], [0, 0, 1, 1, 1, 1, 1, 1], [0] * 8])
+    got = student.model_forward(model, ids, am)
+    want = reference.model_forward(model, ids, am)
+    check_close(
+        got, want, what=f"TinyLM logits ({name}) with your masks", rtol=1e-4, atol=1e-4,
+        diagnose=lambda: model_forward_matching(model, ids, am, got, want=want, rtol=1e-4,
+                                                atol=1e-4),
+    )  # fmt: skip
