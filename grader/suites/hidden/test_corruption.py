@@ -1,26 +1,409 @@
-"""Public self-check for Part B: the invariants of mask_tokens on one batch."""
+"""Hidden tests, Part B: BERT-style masked-LM corruption (`mask_tokens`). 20 points.
+
+The exact random stream is not part of the contract, so nothing here compares draws with the
+reference. Invariants are checked with zero tolerance on every call; proportions with exact
+binomial acceptance bands.
+
+False-fail budget (a correct implementation failing by bad luck). Each statistical assertion
+uses an exact two-sided binomial band with alpha = 1e-8 (`binomial_band`: each tail <= 5e-9,
+computed from the exact pmf). This file makes 6 such assertions (selection rate at p = 0.15 and
+p = 0.5, co-selection of independent row pairs, and the [MASK] / random / unchanged shares,
+each conditional on the realised number of selected positions), so P(false fail) <= 6e-8.
+The vocabulary-coverage check fails a correct implementation only if one of the 15 ordinary
+ids is never drawn among ~6,000 selections: <= 15 * (1 - 0.1 * 14/225)^6000 ~ 1e-15.
+Together < 1e-7, below the 1e-6 the course promises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 import pytest
 import torch
 
-from grader.suite.checks import check_tensor, fail
+from grader.suite.checks import (
+    binomial_band,
+    check_effects,
+    check_proportion,
+    check_tensor,
+    fail,
+    show,
+)
+
+ALPHA = 1e-8
+IGNORE = -100
+PAD, CLS, SEP, MASK, UNK = 0, 1, 2, 3, 4
+SPECIALS = [PAD, CLS, SEP, MASK, UNK]
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _batch(batch: int, seq_len: int, vocab: int, seed: int, *, min_len: int) -> torch.Tensor:
+    """[CLS] ordinary ids (a few [UNK] inside) [SEP] then right padding; lengths vary."""
+    B, T, V = batch, seq_len, vocab
+    g = _gen(seed)
+    ids = torch.randint(len(SPECIALS), V, (B, T), generator=g)
+    unk = torch.rand(B, T, generator=g) < 0.01
+    ids = torch.where(unk, UNK, ids)
+    lengths = torch.randint(min_len, T + 1, (B,), generator=g)
+    t = torch.arange(T)[None, :]
+    ids = torch.where(t == lengths[:, None] - 1, SEP, ids)
+    ids = torch.where(t >= lengths[:, None], PAD, ids)
+    ids[:, 0] = CLS
+    return ids
+
+
+# one large batch for the proportions (~76k eligible tokens), one small-vocabulary batch
+BIG = {"ids": _batch(256, 400, 1000, seed=2024, min_len=200), "V": 1000, "p": None}
+SMALL = {"ids": _batch(64, 200, 20, seed=77, min_len=200), "V": 20, "p": 0.5}
+_CACHE: dict[str, Any] = {}
+
+
+def _run(student, case: dict[str, Any], seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    kwargs = {"mask_token_id": MASK, "vocab_size": case["V"], "special_token_ids": SPECIALS,
+              "generator": _gen(seed)}  # fmt: skip
+    if case["p"] is not None:
+        kwargs["mlm_probability"] = case["p"]
+    return _call(student, case["ids"], **kwargs)
+
+
+def _call(student, ids: torch.Tensor, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    out = student.corruption.mask_tokens(ids, **kwargs)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        fail(f"mask_tokens must return a pair (inputs, labels), got {show(out)}")
+    inputs, labels = out
+    for name, t in (("inputs", inputs), ("labels", labels)):
+        check_tensor(t, what=f"mask_tokens {name}", shape=tuple(ids.shape), dtype=torch.int64)
+    return inputs, labels
+
+
+def _cached(student, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """One call per submission for the big batches (several tests read the same result)."""
+    entry = _CACHE.get(name)
+    if entry is None or entry[0] is not student:
+        try:
+            entry = (student, _run(student, BIG if name == "big" else SMALL, seed=1234), None)
+        except Exception as exc:  # noqa: BLE001 - re-raised in every reader (GradeFailure too)
+            entry = (student, None, exc)
+        _CACHE[name] = entry
+    if entry[2] is not None:
+        raise entry[2]
+    return entry[1]
+
+
+def _eligible(ids: torch.Tensor) -> torch.Tensor:
+    return ~torch.isin(ids, torch.tensor(SPECIALS))
+
+
+def _first(mask: torch.Tensor) -> list[int]:
+    return mask.nonzero()[0].tolist()
+
+
+def _selection_diagnosis(case: dict[str, Any], labels: torch.Tensor, p: float) -> list[str] | None:
+    """None when the share of selected ordinary tokens is plausible, else what it points to."""
+    eligible = _eligible(case["ids"])
+    n = int(eligible.sum())
+    k = int(((labels != IGNORE) & eligible).sum())
+    lo, hi = binomial_band(n, p, ALPHA)
+    if lo <= k <= hi:
+        return None
+    if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
+        return ["labels_not_ignored"]
+    return ["wrong_selection_rate"]
+
+
+def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_selected"):
+    """Why positions that must stay unselected look wrong.
+
+    Labelled and mostly corrupted: they really were selected (``selected_id``). Labelled but
+    left unchanged: labels were written everywhere. Changed without a label: the replacement
+    step ignored the selection.
+    """
+    labelled = labels != IGNORE
+    if labelled.any():
+        corrupted = float((inputs != ids)[labelled].float().mean())
+        return [selected_id] if corrupted > 0.5 else ["labels_not_ignored"]
+    if bool((inputs != ids).any()):
+        return ["corrupts_unselected"]
+    return []
+
+
+# ============================================================================ invariants
 
 
 @pytest.mark.points(1)
-def test_mask_tokens_invariants(student):
-    ids = torch.arange(2 * 50).reshape(2, 50) % 20 + 3
-    ids[:, 0] = 1  # a special token
-    ids[1, 40:] = 0  # padding
-    gen = torch.Generator().manual_seed(0)
-    inputs, labels = student.corruption.mask_tokens(
-        ids, mask_token_id=2, vocab_size=23, special_token_ids=[0, 1, 2], generator=gen)
-    check_tensor(inputs, what="inputs", shape=ids.shape)
-    check_tensor(labels, what="labels", shape=ids.shape)
-    selected = labels != -100
-    if selected[:, 0].any() or selected[1, 40:].any():
-        fail("special tokens (here id 1 at position 0, and padding id 0) must never be selected",
-             diagnoses=["specials_selected"])
-    if not torch.equal(labels[selected], ids[selected]):
-        fail("labels must hold the original id at every selected position")
-    if not torch.equal(inputs[~selected], ids[~selected]):
-        fail("positions that were not selected must keep their original id")
+def test_output_contract(student):
+    """A small int32 batch: (inputs, labels) are int64 tensors of the input's shape."""
+    ids = torch.tensor([[CLS, 7, 8, 9, 10, SEP, PAD], [CLS, 11, 12, SEP, PAD, PAD, PAD]],
+                       dtype=torch.int32)  # fmt: skip
+    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
+                           special_token_ids=SPECIALS, mlm_probability=0.5,
+                           generator=_gen(1))  # fmt: skip
+    sel = labels != IGNORE
+    if not torch.equal(labels[sel], ids.long()[sel]):
+        fail(f"labels must hold the original id at selected positions: ids {ids.tolist()}, "
+             f"labels {labels.tolist()}")  # fmt: skip
+
+
+@pytest.mark.points(2)
+def test_specials_never_selected(student):
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    special = ~_eligible(ids)
+    bad = special & ((labels != IGNORE) | (inputs != ids))
+    if bad.any():
+        b, t = _first(bad)
+        labelled = bool((special & (labels != IGNORE)).any())
+        diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+        fail(
+            f"special token id {int(ids[b, t])} at [{b}, {t}] was "
+            f"{'given a label' if labelled else 'changed'} (label {int(labels[b, t])}, input "
+            f"{int(inputs[b, t])}); special ids {SPECIALS} (padding included) must keep their id "
+            f"and get label -100. {int(bad.sum())} special positions affected.",
+            diag,
+        )
+
+
+@pytest.mark.points(1.5)
+def test_labels(student):
+    """labels = original id at selected positions, -100 everywhere else."""
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    bad = (labels != IGNORE) & (labels != ids)
+    if bad.any():
+        b, t = _first(bad)
+        diag = ["labels_after_corruption"] if torch.equal(labels[bad], inputs[bad]) else []
+        fail(
+            f"labels[{b}, {t}] = {int(labels[b, t])}, but the original id there is "
+            f"{int(ids[b, t])} (the corrupted input is {int(inputs[b, t])}). A label is either "
+            f"-100 or the original id. {int(bad.sum())} labels are wrong.",
+            diag,
+        )
+    eligible = _eligible(ids)
+    share = float((labels != IGNORE)[eligible].float().mean())
+    if share > 0.5:
+        fail(
+            f"{share:.0%} of the ordinary positions have a label, with mlm_probability 0.15: "
+            "labels must be -100 at every position that was not selected.",
+            ["labels_not_ignored"],
+        )
+
+
+@pytest.mark.points(2)
+def test_unselected_unchanged(student):
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    bad = (labels == IGNORE) & (inputs != ids)
+    if bad.any():
+        b, t = _first(bad)
+        fail(
+            f"position [{b}, {t}] was not selected (label -100) but its id changed from "
+            f"{int(ids[b, t])} to {int(inputs[b, t])}; {int(bad.sum())} unselected positions "
+            "changed. Only selected positions may be replaced.",
+            ["corrupts_unselected"],
+        )
+
+
+def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
+    sel = labels != IGNORE
+    out_of_range = (inputs < 0) | (inputs >= vocab)
+    if out_of_range.any():
+        b, t = _first(out_of_range)
+        fail(f"{what}: inputs[{b}, {t}] = {int(inputs[b, t])} is outside [0, {vocab})",
+             ["random_id_range"])  # fmt: skip
+    special_drawn = sel & (inputs != ids) & (inputs != MASK) & ~_eligible(inputs)
+    if special_drawn.any():
+        b, t = _first(special_drawn)
+        found = sorted(set(inputs[special_drawn].tolist()))
+        fail(
+            f"{what}: the selected position [{b}, {t}] was replaced by the special id "
+            f"{int(inputs[b, t])} (special ids drawn: {found}); random replacements must come "
+            f"from the non-special ids only (specials here: {SPECIALS}).",
+            ["random_includes_specials"],
+        )
+
+
+@pytest.mark.points(1.5)
+def test_replacement_ids(student):
+    """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
+    inputs, labels = _cached(student, "small")
+    _check_replacements(SMALL["ids"], inputs, labels, SMALL["V"], "vocabulary of 20")
+    inputs, labels = _cached(student, "big")
+    _check_replacements(BIG["ids"], inputs, labels, BIG["V"], "vocabulary of 1000")
+
+
+@pytest.mark.points(1)
+def test_random_ids_cover_vocabulary(student):
+    """With 15 ordinary ids and ~6,000 selections every ordinary id is drawn (see header)."""
+    ids = SMALL["ids"]
+    inputs, labels = _cached(student, "small")
+    randomised = (labels != IGNORE) & (inputs != MASK) & (inputs != ids)
+    drawn = set(inputs[randomised].tolist())
+    ordinary = [i for i in range(SMALL["V"]) if i not in SPECIALS]
+    never = [i for i in ordinary if i not in drawn]
+    if never:
+        fail(
+            f"among {int(randomised.sum())} random replacements (vocabulary of 20, special ids "
+            f"{SPECIALS}) the ordinary id(s) {never} never appeared; each of the 15 ordinary ids "
+            "should be drawn uniformly.",
+            ["random_id_range"],
+        )
+
+
+@pytest.mark.points(1)
+def test_no_input_mutation(student):
+    ids = SMALL["ids"][:8].clone()
+    _call(student, ids, mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
+          mlm_probability=0.5, generator=_gen(3))  # fmt: skip
+    check_effects(student.last_effects, what="mask_tokens", rng=False)
+
+
+@pytest.mark.points(1.5)
+def test_generator_only(student):
+    ids = SMALL["ids"][:8].clone()
+    _call(student, ids, mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
+          mlm_probability=0.5, generator=_gen(4))  # fmt: skip
+    check_effects(student.last_effects, what="mask_tokens", mutation=False)
+
+
+@pytest.mark.points(1.5)
+def test_deterministic(student):
+    """The same seed gives the same result; another seed gives another one."""
+    ids = SMALL["ids"][:16].clone()
+    kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS,
+          "mlm_probability": 0.5}  # fmt: skip
+    a = _call(student, ids, generator=_gen(5), **kw)
+    rng = student.last_effects.global_rng_changed if student.last_effects else False
+    b = _call(student, ids, generator=_gen(5), **kw)
+    c = _call(student, ids, generator=_gen(6), **kw)
+    if not (torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])):
+        n = int((a[1] != b[1]).sum())
+        fail(
+            f"two calls with generators seeded identically (seed 5) gave different results "
+            f"({n} labels differ): the result must depend only on the generator's state.",
+            ["global_rng"] if rng else ["ignores_generator"],
+        )
+    if torch.equal(a[1], c[1]) and torch.equal(a[0], c[0]):
+        fail(
+            "generators seeded 5 and 6 gave exactly the same corruption of ~3,000 tokens: the "
+            "random choices do not come from the generator argument.",
+            ["ignores_generator"],
+        )
+
+
+# ============================================================================ statistics
+
+
+@pytest.mark.points(1.5)
+def test_selection_rate(student):
+    """Selected / eligible within the exact binomial band (default p = 0.15, and p = 0.5)."""
+    for name, p in (("big", 0.15), ("small", 0.5)):
+        case = BIG if name == "big" else SMALL
+        inputs, labels = _cached(student, name)
+        eligible = _eligible(case["ids"])
+        n = int(eligible.sum())
+        k = int(((labels != IGNORE) & eligible).sum())
+        diag = ["wrong_selection_rate"]
+        if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]):
+            diag = ["labels_not_ignored"]
+        default = " (the default mlm_probability)" if case["p"] is None else ""
+        check_proportion(
+            k, n, p, what=f"share of the ordinary tokens selected at mlm_probability={p}{default}",
+            alpha=ALPHA, diagnoses=diag,
+        )
+
+
+@pytest.mark.points(1)
+def test_rows_independent(student):
+    """Rows are drawn independently: in disjoint row pairs (0, 1), (2, 3), ... a position is
+    selected in both rows with probability p^2 = 0.0225 (broadcasting one row of draws to the
+    batch gives ~0.15)."""
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    sel = labels != IGNORE
+    eligible = _eligible(ids)
+    both_eligible = eligible[0::2] & eligible[1::2]
+    both = sel[0::2] & sel[1::2] & both_eligible
+    n = int(both_eligible.sum())
+    share = float((sel & eligible).sum()) / max(int(eligible.sum()), 1)
+    co = int(both.sum()) / max(n, 1)
+    # co-selection close to the marginal share itself means the rows move together
+    diag = ["same_positions_every_row"]
+    if not 0 < share < 0.9 or co < 0.5 * share:
+        diag = _selection_diagnosis(BIG, labels, 0.15) or diag
+    check_proportion(
+        int(both.sum()), n, 0.15**2,
+        what="share of positions selected in both rows of a pair", alpha=ALPHA, diagnoses=diag,
+    )
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("share", ["mask", "random", "unchanged"])
+def test_split_80_10_10(student, share):
+    """Of the selected positions: 80% [MASK], 10% random, 10% unchanged.
+
+    A random draw equal to the original id looks unchanged, so with n_ord = 995 ordinary ids
+    the visible shares are 0.8, 0.1 (1 - 1/n_ord) and 0.1 + 0.1 / n_ord.
+    """
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    sel = (labels != IGNORE) & _eligible(ids)
+    n = int(sel.sum())
+    if n == 0:
+        fail("no position was selected, so the 80/10/10 split cannot be measured",
+             ["wrong_selection_rate"])  # fmt: skip
+    n_ord = BIG["V"] - len(SPECIALS)
+    counts = {
+        "mask": int((sel & (inputs == MASK)).sum()),
+        "random": int((sel & (inputs != MASK) & (inputs != ids)).sum()),
+        "unchanged": int((sel & (inputs == ids)).sum()),
+    }
+    p = {"mask": 0.8, "random": 0.1 * (1 - 1 / n_ord), "unchanged": 0.1 + 0.1 / n_ord}[share]
+    split = " / ".join(f"{counts[s] / n:.1%}" for s in ("mask", "random", "unchanged"))
+    diag = _selection_diagnosis(BIG, labels, 0.15) or ["wrong_80_10_10"]
+    check_proportion(
+        counts[share], n, p, what=f"share of selected positions that are {share}", alpha=ALPHA,
+        diagnoses=diag,
+        detail=f"\n  Your split [MASK] / random / unchanged is {split} of {n} selected positions.",
+    )
+
+
+# ============================================================================ edge cases
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize("case", ["p0", "p1", "all_padding_row_and_single_token"])
+def test_edge_cases(student, case):
+    ids = torch.tensor([[CLS, 5, 6, 7, 8, 9, SEP], [CLS, 10, 11, SEP, PAD, PAD, PAD],
+                        [PAD] * 7])  # fmt: skip
+    kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
+    eligible = _eligible(ids)
+    if case == "p0":
+        inputs, labels = _call(student, ids, mlm_probability=0.0, generator=_gen(1), **kw)
+        if (labels != IGNORE).any() or not torch.equal(inputs, ids):
+            diag = _unselected_diagnosis(ids, inputs, labels, selected_id="wrong_selection_rate")
+            fail(f"mlm_probability=0 must select nothing: got labels {labels.tolist()} and "
+                 f"inputs {inputs.tolist()} for ids {ids.tolist()}", diag)  # fmt: skip
+        return
+    if case == "p1":
+        inputs, labels = _call(student, ids, mlm_probability=1.0, generator=_gen(2), **kw)
+        want = torch.where(eligible, ids, IGNORE)
+        if not torch.equal(labels, want):
+            special = ~eligible
+            diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+            fail(f"mlm_probability=1 must select every non-special position: for ids "
+                 f"{ids.tolist()} expected labels {want.tolist()}, got {labels.tolist()}",
+                 diag)  # fmt: skip
+        return
+    inputs, labels = _call(student, ids, mlm_probability=1.0, generator=_gen(3), **kw)
+    if (labels[2] != IGNORE).any() or not torch.equal(inputs[2], ids[2]):
+        fail(f"an all-padding row must stay untouched with labels -100, got inputs "
+             f"{inputs[2].tolist()} and labels {labels[2].tolist()}",
+             _unselected_diagnosis(ids[2:], inputs[2:], labels[2:]))  # fmt: skip
+    one = torch.tensor([[12]])
+    inputs, labels = _call(student, one, mlm_probability=1.0, generator=_gen(4), **kw)
+    if labels.tolist() != [[12]]:
+        fail(f"a (1, 1) batch holding one ordinary token with mlm_probability=1 must be "
+             f"selected: expected labels [[12]], got {labels.tolist()}")  # fmt: skip
