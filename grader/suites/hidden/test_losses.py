@@ -1,22 +1,254 @@
-"""Public self-check for Part C: one value of each loss."""
+"""Hidden tests, Part C: `causal_lm_loss` and `masked_lm_loss`. 25 points.
+
+Golden values (grader/suites/golden.json, inputs rebuilt from closed-form formulas by
+grader/suites/golden_inputs.py) pin the value in float64; "oracle" logits make each known
+mistake cost ~10 per wrongly counted token, so the value itself names it. Comparisons with the
+reference over several seeds, shapes, padding patterns and dtypes (float64, float32, float16,
+bfloat16) give partial credit per dtype; gradients are compared through `.backward`, and the
+empty and large-logit edge cases are checked separately.
+"""
+
+from __future__ import annotations
+
+import json
 
 import pytest
 import torch
 
-from grader.suite.checks import assert_close
+from grader.diagnosis.variants import matching
+from grader.suite.checks import check_close, check_effects, check_tensor, fail
+from grader.suites.golden_inputs import GOLDEN_PATH, build_loss_inputs
+
+GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exists() else {}
+GOLDEN_LOSSES = GOLDEN.get("losses", {})
+TOL64 = GOLDEN.get("tolerances", {}).get("loss_float64", {"rtol": 1e-9, "atol": 1e-12})
+MATCH_RTOL, MATCH_ATOL = 1e-5, 1e-6  # a variant reproduces the mistake to float32 rounding
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
+          "bfloat16": torch.bfloat16}  # fmt: skip
+TOL = {"float64": (1e-9, 1e-12), "float32": (1e-5, 1e-6), "float16": (2e-3, 1e-3),
+       "bfloat16": (2e-3, 1e-3)}  # fmt: skip
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _expected_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def _check_loss(got, want, *, what, function, kwargs, rtol, atol):
+    """A 0-dim loss of the right dtype and value; a wrong value is matched against mistakes.
+
+    The value of an empty loss is exactly 0 whatever its dtype; the stub itself suggests
+    ``logits.float().sum() * 0.0``, so float32 is accepted there for float64 logits.
+    """
+    check_tensor(got, what=what, shape=())
+    empty_ok = float(want) == 0.0 and got.dtype in (torch.float32, torch.float64)
+    if got.dtype != want.dtype and not empty_ok:
+        fail(
+            f"{what} returned dtype {str(got.dtype).removeprefix('torch.')}; expected "
+            f"{str(want.dtype).removeprefix('torch.')}",
+            ["loss_wrong_dtype"],
+        )
+    check_close(
+        got, want, what=what, rtol=rtol, atol=atol, check_dtype=not empty_ok,
+        diagnose=lambda: matching(f"losses.{function}", got, (), kwargs, want=want,
+                                  rtol=MATCH_RTOL, atol=MATCH_ATOL),
+    )  # fmt: skip
+
+
+# ============================================================================ golden values
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize("case", sorted(GOLDEN_LOSSES))
+def test_golden(student, case):
+    entry = GOLDEN_LOSSES[case]
+    params = entry["params"]
+    function = params["function"]
+    kwargs = build_loss_inputs(params)
+    got = getattr(student.losses, function)(**kwargs)
+    want = torch.tensor(entry["expected"], dtype=torch.float64)
+    _check_loss(got, want, what=f"{function} on the fixed case '{case}' (float64)",
+                function=function, kwargs=kwargs, rtol=TOL64["rtol"],
+                atol=TOL64["atol"])  # fmt: skip
+
+
+# ============================================================================ vs the reference
+
+
+def _mask(kind: str, batch: int, seq_len: int, g: torch.Generator):
+    B, T = batch, seq_len
+    if kind == "none":
+        return None
+    if kind == "right_int":
+        n = torch.randint(1, T + 1, (B,), generator=g)
+        n[0] = T
+        return (torch.arange(T)[None] < n[:, None]).long()
+    if kind == "left_bool":
+        n = torch.randint(1, T + 1, (B,), generator=g)
+        n[-1] = 1
+        return torch.arange(T)[None] >= T - n[:, None]
+    m = (torch.rand(B, T, generator=g) < 0.7).long()  # holes anywhere, one row empty
+    m[-1] = 0
+    return m
+
+
+CAUSAL_CONFIGS = [  # (seed, B, T, V, padding)
+    (1, 2, 5, 7, "none"),
+    (2, 3, 6, 11, "right_int"),
+    (3, 3, 6, 11, "left_bool"),
+    (4, 4, 9, 5, "holes"),
+]
+MASKED_CONFIGS = [(5, 2, 5, 7), (6, 3, 8, 11), (7, 1, 4, 3)]  # (seed, B, T, V)
+
+
+def _causal_inputs(seed, batch, seq_len, vocab, padding, dtype, scale=2.0):
+    B, T, V = batch, seq_len, vocab
+    g = _gen(seed)
+    logits = (torch.randn(B, T, V, generator=g, dtype=torch.float64) * scale).to(dtype)
+    ids = torch.randint(V, (B, T), generator=g)
+    kwargs = {"logits": logits, "input_ids": ids}
+    am = _mask(padding, B, T, g)
+    if am is not None:
+        kwargs["attention_mask"] = am
+    return kwargs
+
+
+def _masked_inputs(seed, batch, seq_len, vocab, dtype, scale=2.0):
+    B, T, V = batch, seq_len, vocab
+    g = _gen(seed)
+    logits = (torch.randn(B, T, V, generator=g, dtype=torch.float64) * scale).to(dtype)
+    ids = torch.randint(V, (B, T), generator=g)
+    chosen = torch.rand(B, T, generator=g) < 0.4
+    chosen[0, 0] = True
+    return {"logits": logits, "labels": torch.where(chosen, ids, -100)}
+
+
+def _describe(kwargs) -> str:
+    B, T, V = kwargs["logits"].shape
+    pad = kwargs.get("attention_mask")
+    extra = "" if pad is None else f", attention_mask={pad.int().tolist()}"
+    return f"B={B}, T={T}, V={V}, {str(kwargs['logits'].dtype).removeprefix('torch.')}{extra}"
+
+
+@pytest.mark.points(1.5)
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_causal_lm_loss_vs_reference(student, reference, dtype):
+    rtol, atol = TOL[dtype]
+    for cfg in CAUSAL_CONFIGS:
+        kwargs = _causal_inputs(*cfg, DTYPES[dtype])
+        got = student.losses.causal_lm_loss(**kwargs)
+        want = reference.losses.causal_lm_loss(**kwargs)
+        _check_loss(got, want, what=f"causal_lm_loss ({_describe(kwargs)})",
+                    function="causal_lm_loss", kwargs=kwargs, rtol=rtol, atol=atol)  # fmt: skip
+
+
+@pytest.mark.points(0.75)
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_masked_lm_loss_vs_reference(student, reference, dtype):
+    rtol, atol = TOL[dtype]
+    for cfg in MASKED_CONFIGS:
+        kwargs = _masked_inputs(*cfg, DTYPES[dtype])
+        got = student.losses.masked_lm_loss(**kwargs)
+        want = reference.losses.masked_lm_loss(**kwargs)
+        _check_loss(got, want, what=f"masked_lm_loss ({_describe(kwargs)}, labels="
+                    f"{kwargs['labels'].tolist()})", function="masked_lm_loss", kwargs=kwargs,
+                    rtol=rtol, atol=atol)  # fmt: skip
+
+
+# ============================================================================ gradients
+
+
+def _check_gradient(student, reference, function: str, kwargs, *, rtol, atol, what: str,
+                    value_tol: tuple[float, float]):  # fmt: skip
+    fn_s = getattr(student.losses, function)
+    fn_r = getattr(reference.losses, function)
+    value, (grad,) = fn_s.backward(grad_wrt=("logits",), **kwargs)
+    want_value, (want_grad,) = fn_r.backward(grad_wrt=("logits",), **kwargs)
+    _check_loss(value, want_value.detach(), what=f"{function} ({what})", function=function,
+                kwargs=kwargs, rtol=value_tol[0], atol=value_tol[1])  # fmt: skip
+    if grad is None:
+        fail(
+            f"{function} ({what}): no gradient reached the logits. The loss must stay connected "
+            "to the logits (no .item(), .detach(), torch.tensor(...) or numpy).",
+            ["loss_not_differentiable"],
+        )
+    check_tensor(grad, what=f"gradient of {function} w.r.t. the logits ({what})", finite=True)
+    check_close(grad, want_grad, what=f"gradient of {function} w.r.t. the logits ({what})",
+                rtol=rtol, atol=atol)  # fmt: skip
 
 
 @pytest.mark.points(1)
-def test_causal_lm_loss_value(student, reference):
-    logits = torch.linspace(-3, 3, 2 * 4 * 5).reshape(2, 4, 5)
-    ids = torch.tensor([[1, 2, 3, 4], [4, 3, 2, 0]])
-    assert_close(student.losses.causal_lm_loss(logits, ids),
-                 reference.losses.causal_lm_loss(logits, ids), what="causal_lm_loss")
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("function", ["causal_lm_loss", "masked_lm_loss"])
+def test_gradient(student, reference, function, dtype):
+    """d loss / d logits matches the reference (and is finite)."""
+    rtol, atol = (1e-4, 1e-6) if dtype == "float32" else (2e-2, 1e-3)
+    if function == "causal_lm_loss":
+        kwargs = _causal_inputs(*CAUSAL_CONFIGS[1], DTYPES[dtype])
+    else:
+        kwargs = _masked_inputs(*MASKED_CONFIGS[1], DTYPES[dtype])
+    _check_gradient(student, reference, function, kwargs, rtol=rtol, atol=atol,
+                    what=_describe(kwargs), value_tol=TOL[dtype])  # fmt: skip
+
+
+# ============================================================================ edge cases
+
+
+@pytest.mark.points(0.5)
+@pytest.mark.parametrize("case", ["causal_single_token", "causal_all_targets_padding",
+                                  "masked_no_label"])  # fmt: skip
+def test_empty_targets(student, case):
+    """Nothing counts: the loss is a zero that is still differentiable (zero gradients)."""
+    g = _gen(11)
+    if case == "causal_single_token":
+        function, kwargs = "causal_lm_loss", {"logits": torch.randn(2, 1, 5, generator=g),
+                                              "input_ids": torch.tensor([[1], [3]])}  # fmt: skip
+    elif case == "causal_all_targets_padding":
+        function, kwargs = "causal_lm_loss", {
+            "logits": torch.randn(2, 4, 5, generator=g),
+            "input_ids": torch.tensor([[1, 2, 3, 4], [4, 0, 0, 0]]),
+            "attention_mask": torch.tensor([[1, 0, 0, 0], [1, 0, 0, 0]]),
+        }
+    else:
+        function, kwargs = "masked_lm_loss", {"logits": torch.randn(2, 3, 5, generator=g),
+                                              "labels": torch.full((2, 3), -100)}  # fmt: skip
+    value, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
+    want = torch.tensor(0.0)
+    what = f"{function} when no target counts ({case.replace('_', ' ')})"
+    check_tensor(value, what=what, shape=())
+    if torch.isnan(value).any():
+        fail(f"{what} is NaN; it must be 0 (a mean over nothing).", ["nan_on_empty_loss"])
+    check_close(value, want, what=what, check_dtype=False,
+                diagnose=lambda: matching(f"losses.{function}", value, (), kwargs,
+                                          want=want))  # fmt: skip
+    if grad is None:
+        fail(f"{what}: backward() did not reach the logits. Return a zero connected to the "
+             "graph, e.g. logits.float().sum() * 0.0.",
+             ["empty_loss_not_differentiable"])  # fmt: skip
+    check_close(grad, torch.zeros_like(kwargs["logits"]), what=f"gradient of {what}",
+                check_dtype=False)  # fmt: skip
+
+
+@pytest.mark.points(0.75)
+@pytest.mark.parametrize("function", ["causal_lm_loss", "masked_lm_loss"])
+def test_large_logits(student, reference, function):
+    """Logits of magnitude ~1e4 (float32): finite value and gradients equal to the reference."""
+    if function == "causal_lm_loss":
+        kwargs = _causal_inputs(*CAUSAL_CONFIGS[1], torch.float32, scale=1e4)
+    else:
+        kwargs = _masked_inputs(*MASKED_CONFIGS[1], torch.float32, scale=1e4)
+    _check_gradient(student, reference, function, kwargs, rtol=1e-5, atol=1e-6,
+                    what="logits ~1e4, float32", value_tol=TOL["float32"])  # fmt: skip
 
 
 @pytest.mark.points(1)
-def test_masked_lm_loss_value(student, reference):
-    logits = torch.linspace(-3, 3, 2 * 4 * 5).reshape(2, 4, 5)
-    labels = torch.tensor([[-100, 2, -100, 4], [1, -100, -100, -100]])
-    assert_close(student.losses.masked_lm_loss(logits, labels),
-                 reference.losses.masked_lm_loss(logits, labels), what="masked_lm_loss")
+def test_no_input_mutation(student):
+    kwargs = _causal_inputs(*CAUSAL_CONFIGS[2], torch.float32)
+    student.losses.causal_lm_loss(**kwargs)
+    check_effects(student.last_effects, what="causal_lm_loss")
+    kwargs = _masked_inputs(*MASKED_CONFIGS[0], torch.float32)
+    student.losses.masked_lm_loss(**kwargs)
+    check_effects(student.last_effects, what="masked_lm_loss")
