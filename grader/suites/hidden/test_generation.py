@@ -1,13 +1,418 @@
-"""Public self-check for Part D: sample_next_token with temperature 0 is argmax."""
+"""Hidden tests, Part D: generation and the train/generation mismatch. 30 points.
+
+Greedy generation is compared token for token with golden continuations of the grader's fixed
+TinyLMs (grader/suites/golden.json: crop beyond max_seq_len, eos, batches, every greedy step
+at least 0.05 logits from a tie). Seeded sampling is compared with the reference: the contract
+fixes the draw (`torch.multinomial(probs, 1, generator=generator)`), so the same seed gives the
+same tokens. Temperature / top-k / top-p semantics are tested on designed logits without ties,
+with every cumulative probability at least 0.03 away from top_p, from 6,000 draws of one row:
+a token outside the kept set must never appear, and each kept token's count must lie in its
+exact binomial band.
+
+False-fail budget: a distribution case makes at most 6 band assertions at alpha = 1e-9 each
+(`binomial_band`, exact), 8 cases -> <= 4.8e-8 for a correct implementation.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
 
 import pytest
 import torch
 
-from grader.suite.checks import assert_equal
+from grader.diagnosis.variants import SAMPLING_VARIANTS, matching, same, sampling_distribution
+from grader.sandbox.client import StudentException
+from grader.sandbox.models import (
+    STANDARD_CONFIGS,
+    STANDARD_HEAD_SCALE,
+    STANDARD_SEEDS,
+    build_trusted_model,
+    standard_models,
+)
+from grader.suite.checks import (
+    binomial_band,
+    check_close,
+    check_effects,
+    check_tensor,
+    fail,
+    show,
+)
+from grader.suites.golden_inputs import (
+    GOLDEN_PATH,
+    build_gap_inputs,
+    build_generation_inputs,
+)
+
+GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exists() else {}
+GOLDEN_GENERATION = GOLDEN.get("generation", {})
+GOLDEN_GAPS = GOLDEN.get("gaps", {})
+ALPHA = 1e-9
+N_DRAWS = 6000
+GREEDY_POINTS = {
+    "causal_one_token_prompt": 0.5, "causal_single": 1, "causal_batch_crop": 1.5,
+    "causal_long_prompt": 1, "causal_no_new_tokens": 0.5, "causal_eos_sticky": 1.5,
+    "causal_eos_early_stop": 1, "bidirectional_batch": 0.5, "bidirectional_long_prompt": 0.5,
+}  # fmt: skip
+PROMPT = torch.tensor([[5, 9, 2, 20], [11, 0, 7, 14]])
+LONG_PROMPT = torch.tensor([[(7 * i + 3) % 24 for i in range(14)],
+                            [(5 * i + 1) % 24 for i in range(14)]])  # fmt: skip
+
+
+_MODELS: dict[tuple[str, torch.dtype], torch.nn.Module] = {}
+
+
+def _model(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
+    """A standard model, built once per process. Weights never change (students only get
+    copies); the mode is reset because the proxy mirrors a student's mode change onto it."""
+    if (name, dtype) not in _MODELS:
+        _MODELS[(name, dtype)] = standard_models()[name].to(dtype)
+    return _MODELS[(name, dtype)].eval()
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _dropout_model(training: bool) -> torch.nn.Module:
+    """The standard causal model with dropout 0.3: identical to it in eval mode."""
+    config = replace(STANDARD_CONFIGS["causal"], dropout=0.3)
+    model = build_trusted_model(config, STANDARD_SEEDS["causal"])
+    with torch.no_grad():
+        model.lm_head.weight.mul_(STANDARD_HEAD_SCALE)
+    return model.train(training)
+
+
+def _generate(student, function: str, model, args: tuple, kwargs: dict):
+    """Call a student generation function; explain the model refusing an uncropped context."""
+    try:
+        return getattr(student.generation, function)(model, *args, **kwargs)
+    except StudentException as exc:
+        if "exceeds max_seq_len" in exc.message:
+            fail(
+                f"{function} fed the model more than model.max_seq_len = {model.max_seq_len} "
+                f"tokens and the model refused:\n{exc.message[:600]}",
+                ["no_context_crop"],
+            )
+        raise
+
+
+def _check_ids(got, want, *, what: str, diagnose) -> None:
+    check_tensor(got, what=what, dtype=torch.int64)
+    if tuple(got.shape) != tuple(want.shape):
+        fail(
+            f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}.\n"
+            f"  expected: {want.tolist()}\n  got:      {got.tolist()}",
+            diagnose(),
+        )
+    if not torch.equal(got, want):
+        b, t = (got != want).nonzero()[0].tolist()
+        fail(
+            f"{what} differs from the expected tokens first at row {b}, position {t}: "
+            f"expected {int(want[b, t])}, got {int(got[b, t])}.\n"
+            f"  expected: {want.tolist()}\n  got:      {got.tolist()}",
+            diagnose(),
+        )
+
+
+# ============================================================================ greedy
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.points(GREEDY_POINTS.get(c, 1)))
+     for c in sorted(GOLDEN_GENERATION)],
+)  # fmt: skip
+def test_greedy_golden(student, case):
+    entry = GOLDEN_GENERATION[case]
+    model_name, kwargs = build_generation_inputs(entry["params"])
+    model = _model(model_name)
+    ids, n = kwargs.pop("input_ids"), kwargs.pop("max_new_tokens")
+    got = _generate(student, "greedy_generate", model, (ids, n), kwargs)
+    want = torch.tensor(entry["expected"], dtype=torch.int64)
+    eos = kwargs.get("eos_token_id")
+    what = (f"greedy_generate({model_name} model, prompt {ids.tolist()}, max_new_tokens={n}"
+            + (f", eos_token_id={eos})" if eos is not None else ")"))  # fmt: skip
+    _check_ids(got, want, what=what, diagnose=lambda: matching(
+        "generation.greedy_generate", got, (model, ids, n), kwargs, want=want))  # fmt: skip
+
+
+_CACHE: dict[str, tuple] = {}
+
+
+def _train_mode_call(student):
+    """One greedy call on a train-mode dropout model, shared by the four contract tests."""
+    entry = _CACHE.get("train_mode")
+    if entry is None or entry[0] is not student:
+        model = _dropout_model(training=True)
+        ids = torch.tensor([[3, 17, 8]])
+        try:
+            got = student.generation.greedy_generate(model, ids, 8)
+            entry = (student, (got, student.last_effects, model), None)
+        except Exception as exc:  # noqa: BLE001 - re-raised in every test that reads it
+            entry = (student, None, exc)
+        _CACHE["train_mode"] = entry
+    if entry[2] is not None:
+        raise entry[2]
+    return entry[1]
+
+
+@pytest.mark.points(0.5)
+def test_greedy_no_input_mutation(student):
+    _, effects, _ = _train_mode_call(student)
+    check_effects(effects, what="greedy_generate", rng=False)
+
+
+@pytest.mark.points(0.5)
+def test_greedy_no_autograd(student):
+    _, effects, _ = _train_mode_call(student)
+    if effects is not None and any(effects.model_forward_with_grad.values()):
+        fail("greedy_generate ran the model with autograd enabled.",
+             ["grad_enabled_in_generation"])  # fmt: skip
 
 
 @pytest.mark.points(1)
+def test_greedy_runs_in_eval_mode(student):
+    """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
+    got, effects, _ = _train_mode_call(student)
+    if effects is not None and effects.global_rng_changed:
+        fail("greedy_generate ran a train-mode model without switching it to eval mode: dropout "
+             "was active (it drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
+    entry = GOLDEN_GENERATION.get("causal_single")
+    if entry is not None:
+        want = torch.tensor(entry["expected"])
+        ids = torch.tensor([[3, 17, 8]])
+        _check_ids(got, want, what="greedy_generate on a train-mode model with dropout",
+                   diagnose=lambda: matching("generation.greedy_generate", got,
+                                             (_model("causal"), ids, 8), want=want))  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_greedy_restores_model_mode(student):
+    _, _, model = _train_mode_call(student)
+    if not model.training:
+        fail("greedy_generate received the model in train mode and left it in eval mode; "
+             "restore the mode it was given in.", ["mode_not_restored"])  # fmt: skip
+    model = _dropout_model(training=False)
+    student.generation.greedy_generate(model, torch.tensor([[3, 17, 8]]), 1)
+    if model.training:
+        fail("greedy_generate received the model in eval mode and left it in train mode; "
+             "restore the mode it was given in.", ["mode_not_restored"])  # fmt: skip
+
+
+# ============================================================================ seeded sampling
+
+PROMPT_10 = torch.tensor([[5, 9, 2, 20, 13, 1, 7, 4, 16, 3], [11, 0, 7, 14, 3, 3, 8, 21, 6, 19]])
+SAMPLE_CASES = {  # prompt, max_new_tokens, settings, seed; every case grows past max_seq_len
+    "batch_crop": (PROMPT_10, 6, {"temperature": 0.8, "top_k": 8, "top_p": 0.9}, 0),
+    "long_prompt_eos": (LONG_PROMPT, 8, {"temperature": 0.9, "top_k": 8, "top_p": 0.9,
+                                         "eos_token_id": 23}, 0),  # fmt: skip
+    "temperature_zero_is_greedy": (PROMPT_10, 4, {"temperature": 0.0}, 1),
+    "top_k_1_is_greedy": (PROMPT_10, 4, {"temperature": 1.3, "top_k": 1}, 2),
+}
+SAMPLE_POINTS = {"batch_crop": 1.5, "long_prompt_eos": 1.5, "temperature_zero_is_greedy": 0.5,
+                 "top_k_1_is_greedy": 0.5}  # fmt: skip
+
+
+_REFERENCE: dict[str, torch.Tensor] = {}
+
+
+def _reference_sample(reference, case: str) -> torch.Tensor:
+    """The reference continuation (trusted and deterministic: computed once per process)."""
+    if case not in _REFERENCE:
+        prompt, n, kw, seed = SAMPLE_CASES[case]
+        _REFERENCE[case] = reference.generation.sample_generate(
+            _model("causal"), prompt, n, generator=_gen(seed), **kw
+        )
+    return _REFERENCE[case]
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=pytest.mark.points(p)) for c, p in SAMPLE_POINTS.items()]
+)
+def test_sample_generate_seeded(student, reference, case):
+    """Same seed, same model, same tokens as the reference (the draw is fixed by the contract)."""
+    prompt, n, kw, seed = SAMPLE_CASES[case]
+    model = _model("causal")
+    got = _generate(student, "sample_generate", model, (prompt, n), {**kw, "generator": _gen(seed)})
+    want = _reference_sample(reference, case)
+    settings = ", ".join(f"{k}={v}" for k, v in kw.items())
+    _check_ids(
+        got, want,
+        what=f"sample_generate(causal model, prompt {prompt.tolist()}, {n}, {settings}, "
+             f"generator seeded {seed})",
+        diagnose=lambda: matching("generation.sample_generate", got, (model, prompt, n),
+                                  {**kw, "generator": _gen(seed)}, want=want),
+    )  # fmt: skip
+
+
+# ============================================================================ sample_next_token
+
+DISTRIBUTION_CASES = {  # logits (one row), settings, points
+    "temperature_low": (torch.tensor([0.1, 0.6, 0.3]).log(), {"temperature": 0.5}, 1),
+    "temperature_high": (torch.tensor([0.6, 0.1, 0.3]).log(), {"temperature": 2.0}, 0.5),
+    "top_k": (torch.tensor([1.0, 3.0, 0.2, 2.5, -1.0, 2.0]), {"top_k": 3}, 1.5),
+    "top_p_crossing": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.6}, 1.5),
+    "top_p_mid": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.9}, 1),
+    "top_k_then_top_p": (torch.tensor([0.1, 0.4, 0.2, 0.3]).log(), {"top_k": 2, "top_p": 0.5},
+                         0.5),  # fmt: skip
+    "temperature_then_top_p": (torch.tensor([0.05, 0.3, 0.5, 0.15]).log(),
+                               {"temperature": 0.5, "top_p": 0.9}, 1),  # fmt: skip
+    "no_ops": (torch.tensor([0.3, -0.2, 1.1, 0.5, -1.0]), {"top_k": 10, "top_p": 1.0}, 0.5),
+}
+
+
+def _consistent(counts: torch.Tensor, probs: torch.Tensor, n: int) -> list[str]:
+    """Reasons the counts are implausible under ``probs`` (empty when consistent)."""
+    problems = []
+    for tok, (c, p) in enumerate(zip(counts.tolist(), probs.tolist(), strict=True)):
+        if p <= 0.0:
+            if c > 0:
+                problems.append(f"token {tok} was drawn {c} times but must never be drawn")
+            continue
+        lo, hi = binomial_band(n, p, ALPHA)
+        if not lo <= c <= hi:
+            problems.append(f"token {tok} was drawn {c} times; expected {lo}..{hi} "
+                            f"(probability {p:.4f})")  # fmt: skip
+    return problems
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.points(v[2])) for c, v in DISTRIBUTION_CASES.items()],
+)
+def test_sampling_distribution(student, case):
+    row, settings, _ = DISTRIBUTION_CASES[case]
+    V = row.numel()
+    logits = row.expand(N_DRAWS, V).clone()
+    got = student.generation.sample_next_token(logits, generator=_gen(17), **settings)
+    shown = [round(p, 3) for p in row.softmax(-1).tolist()]
+    what = (f"sample_next_token with probabilities {shown} and "
+            f"{', '.join(f'{k}={v}' for k, v in settings.items())}")  # fmt: skip
+    check_tensor(got, what=what, shape=(N_DRAWS,), dtype=torch.int64)
+    if ((got < 0) | (got >= V)).any():
+        fail(f"{what} returned ids outside [0, {V}): {sorted(set(got.tolist()))[:10]}")
+    counts = torch.bincount(got, minlength=V)
+    probs = sampling_distribution(row[None], **settings)[0]
+    problems = _consistent(counts, probs, N_DRAWS)
+    if not problems:
+        return
+    diag = []
+    for mid, hows in SAMPLING_VARIANTS.items():
+        for how in hows:
+            alt = sampling_distribution(row[None], how=how, **settings)[0]
+            if not same(alt, probs, atol=1e-6) and not _consistent(counts, alt, N_DRAWS):
+                diag.append(mid)
+                break
+    freq = [round(c / N_DRAWS, 3) for c in counts.tolist()]
+    fail(
+        f"{what}: over {N_DRAWS} draws of the same row, {problems[0]}.\n"
+        f"  expected frequencies: {[round(p, 3) for p in probs.tolist()]}\n"
+        f"  observed frequencies: {freq}\n  (bands are exact binomial at alpha={ALPHA:g})",
+        diag,
+    )
+
+
+@pytest.mark.points(0.5)
 def test_temperature_zero_is_argmax(student):
-    logits = torch.tensor([[0.1, 2.0, -1.0, 0.5], [3.0, 0.0, 1.0, 2.5]])
-    got = student.generation.sample_next_token(logits, temperature=0.0)
-    assert_equal(got, torch.tensor([1, 0]), what="sample_next_token(temperature=0)")
+    logits = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0], [-5.0, -4.0, -6.0, -4.5]])
+    got = student.generation.sample_next_token(logits, temperature=0.0, generator=_gen(0))
+    want = torch.tensor([1, 0, 1])
+    check_close(got, want, what="sample_next_token(temperature=0) (ties go to the lowest id)")
+
+
+@pytest.mark.points(0.5)
+def test_tiny_top_p_and_top_k_one_are_greedy(student):
+    g = _gen(23)
+    logits = torch.randn(64, 9, generator=g) * 2
+    want = logits.argmax(-1)
+    for kw in ({"top_p": 1e-3}, {"top_k": 1, "temperature": 1.5}):
+        got = student.generation.sample_next_token(logits, generator=_gen(1), **kw)
+        settings = ", ".join(f"{k}={v}" for k, v in kw.items())
+        check_close(got, want, what=f"sample_next_token({settings}) (must always pick the most "
+                    "likely token)")  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_sampling_generator_only(student):
+    logits = torch.randn(256, 7, generator=_gen(29))
+    a = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
+    check_effects(student.last_effects, what="sample_next_token", mutation=False)
+    b = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
+    c = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(6))
+    check_tensor(a, what="sample_next_token", shape=(256,), dtype=torch.int64)
+    if not torch.equal(a, b):
+        fail("two calls with generators seeded identically drew different tokens",
+             ["ignores_generator"])  # fmt: skip
+    if torch.equal(a, c):
+        fail("generators seeded 5 and 6 drew exactly the same 256 tokens: the draws do not come "
+             "from the generator argument", ["ignores_generator"])  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_sample_next_token_seeded(student, reference):
+    """torch.multinomial(probs, 1, generator=generator) on the filtered probabilities."""
+    logits = torch.randn(64, 10, generator=_gen(31)) * 1.5
+    kw = {"temperature": 0.9, "top_k": 6, "top_p": 0.85}
+    got = student.generation.sample_next_token(logits, generator=_gen(3), **kw)
+    want = reference.generation.sample_next_token(logits, generator=_gen(3), **kw)
+    check_close(got, want, what="sample_next_token(temperature=0.9, top_k=6, top_p=0.85) with "
+                "a generator seeded 3 (draw with torch.multinomial(probs, 1, "
+                "generator=generator))")  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+def test_sampling_no_input_mutation(student):
+    logits = torch.randn(8, 10, generator=_gen(37))
+    student.generation.sample_next_token(logits, temperature=0.7, top_k=4, top_p=0.8,
+                                         generator=_gen(1))  # fmt: skip
+    check_effects(student.last_effects, what="sample_next_token", rng=False)
+
+
+# ============================================================================ prefix gap
+
+
+def _check_gap(student, model, ids, want, *, atol: float, what: str):
+    got = student.generation.prefix_consistency_gap(model, ids)
+    check_tensor(got, what=what, shape=(ids.shape[1],), dtype=torch.float32)
+    check_close(got, want, what=what, atol=atol, rtol=1e-4, diagnose=lambda: matching(
+        "generation.prefix_consistency_gap", got, (model, ids), want=want, rtol=1e-4,
+        atol=atol))  # fmt: skip
+
+
+@pytest.mark.points(1.5)
+@pytest.mark.parametrize("case", ["causal_gap", "bidirectional_gap"])
+def test_prefix_consistency_gap(student, case):
+    """~0 everywhere for the causal model; the golden (clearly positive) gaps for the other."""
+    entry = GOLDEN_GAPS[case]
+    model_name, kwargs = build_gap_inputs(entry["params"])
+    want = torch.tensor(entry["expected"], dtype=torch.float32)
+    ids = kwargs["input_ids"]
+    _check_gap(student, _model(model_name), ids, want, atol=entry.get("atol", 1e-4),
+               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})")  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+def test_prefix_consistency_gap_single_token(student):
+    ids = torch.tensor([[7]])
+    _check_gap(student, _model("bidirectional"), ids, torch.zeros(1), atol=1e-5,
+               what="prefix_consistency_gap(bidirectional model, [[7]])")  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+def test_prefix_consistency_gap_restores_mode(student):
+    model = _dropout_model(training=True)
+    got = student.generation.prefix_consistency_gap(model, torch.tensor([[3, 17, 8, 20]]))
+    check_tensor(got, what="prefix_consistency_gap", shape=(4,))
+    if student.last_effects is not None and student.last_effects.global_rng_changed:
+        fail("prefix_consistency_gap ran a train-mode model with dropout active; run it in eval "
+             "mode.", ["no_eval_mode"])  # fmt: skip
+    if not model.training:
+        fail("prefix_consistency_gap left a train-mode model in eval mode; restore its mode.",
+             ["mode_not_restored"])  # fmt: skip
+    if not bool((got.abs() <= 1e-5).all()):
+        ids = torch.tensor([[3, 17, 8, 20]])
+        fail(f"prefix_consistency_gap of a causal model (given in train mode, dropout 0.3) should "
+             f"be ~0 in eval mode, got {show(got)}",
+             matching("generation.prefix_consistency_gap", got, (_model("causal"), ids),
+                      want=torch.zeros(4), rtol=1e-4, atol=1e-5))  # fmt: skip
