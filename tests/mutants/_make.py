@@ -1,0 +1,235 @@
+"""Regenerate the single-bug mutants in this folder from ``solutions/``.
+
+    python tests/mutants/_make.py
+
+Each mutant is a copy of one solution module with exactly one misconception written in (one
+or a few textual edits that together make that one mistake, each edit asserted to apply
+exactly once), a header comment naming it, and an entry in ``manifest.toml`` giving the part
+it breaks and the diagnosis id the hidden suite is expected to name ("none" if none).
+The generated files are committed; this script only documents how they were made.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+# (folder, module, diagnosis, what the bug is, [(old, new), ...])
+MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
+    # ------------------------------------------------------------------ masks
+    ("triu_tril_swapped", "masks", "triu_tril_swapped", "causal mask keeps j >= i (triu)",
+     [("return j <= i + (k_len - q_len)", "return j >= i + (k_len - q_len)")]),
+    ("diagonal_excluded", "masks", "diagonal_excluded", "causal mask keeps j < i (no diagonal)",
+     [("return j <= i + (k_len - q_len)", "return j < i + (k_len - q_len)")]),
+    ("mask_off_by_one_future", "masks", "mask_off_by_one_future", "causal mask lets i see i+1",
+     [("return j <= i + (k_len - q_len)", "return j <= i + (k_len - q_len) + 1")]),
+    ("top_left_alignment", "masks", "top_left_alignment", "causal mask ignores Tk - Tq",
+     [("return j <= i + (k_len - q_len)", "return j <= i")]),
+    ("mask_polarity_flipped", "masks", "mask_polarity_flipped",
+     "causal mask returned as True = blocked (nn.MultiheadAttention convention)",
+     [("return j <= i + (k_len - q_len)", "return j > i + (k_len - q_len)")]),
+    ("padding_polarity_flipped", "masks", "padding_polarity_flipped", "padding mask True at pads",
+     [("return (attention_mask != 0)[:, None, None, :]", "return (attention_mask == 0)[:, None, None, :]")]),
+    ("padding_applied_to_queries", "masks", "padding_applied_to_queries",
+     "padding mask shaped (B, 1, T, 1): hides padding queries instead of keys",
+     [("return (attention_mask != 0)[:, None, None, :]", "return (attention_mask != 0)[:, None, :, None]")]),
+    ("mask_or_instead_of_and", "masks", "mask_or_instead_of_and", "causal | padding",
+     [("return keys & causal_mask(T, device=attention_mask.device)",
+       "return keys | causal_mask(T, device=attention_mask.device)")]),
+    ("causal_dropped_with_padding", "masks", "causal_dropped_with_padding",
+     "with an attention_mask, only the padding mask is returned",
+     [("    if not causal:\n        return keys.clone()\n", "    return keys.clone()\n")]),
+    ("mask_after_softmax", "masks", "mask_after_softmax", "mask applied only after the softmax",
+     [("        scores = torch.where(mask, scores, torch.finfo(compute).min)\n",
+       "        pass  # (the mask is applied after the softmax only)\n")]),
+    ("nan_on_empty_rows", "masks", "nan_on_empty_rows",
+     "fill with -inf and no zeroing: fully-masked rows are NaN",
+     [("torch.where(mask, scores, torch.finfo(compute).min)", "torch.where(mask, scores, float(\"-inf\"))"),
+      ("        weights = torch.where(mask, weights, 0.0)\n", "        pass\n")]),
+    ("nan_on_empty_rows_nan_to_num", "masks", "nan_on_empty_rows",
+     "additive -inf bias, then nan_to_num: finite forward, NaN gradients on fully-masked rows",
+     [("scores = torch.where(mask, scores, torch.finfo(compute).min)",
+       "scores = scores + torch.zeros_like(scores).masked_fill(~mask, float(\"-inf\"))"),
+      ("        weights = torch.where(mask, weights, 0.0)\n", "        weights = torch.nan_to_num(weights, nan=0.0)\n")]),
+    ("empty_row_not_zero", "masks", "empty_row_not_zero",
+     "no zeroing after the softmax: fully-masked rows get uniform weights",
+     [("        weights = torch.where(mask, weights, 0.0)\n", "        pass\n")]),
+    ("missing_scale", "masks", "missing_scale", "no 1/sqrt(D)",
+     [("scale = 1.0 / math.sqrt(q.size(-1))", "scale = 1.0")]),
+    ("wrong_scale", "masks", "wrong_scale", "scaled by 1/D",
+     [("scale = 1.0 / math.sqrt(q.size(-1))", "scale = 1.0 / q.size(-1)")]),
+    ("softmax_wrong_axis", "masks", "softmax_wrong_axis", "softmax over the queries",
+     [("weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-2)")]),
+    ("masked_scores_zero", "masks", "masked_scores_zero", "masked scores set to 0 before softmax",
+     [("torch.where(mask, scores, torch.finfo(compute).min)", "torch.where(mask, scores, 0.0)")]),
+    ("weak_mask_constant", "masks", "weak_mask_constant", "masked scores set to -1e4",
+     [("torch.where(mask, scores, torch.finfo(compute).min)", "torch.where(mask, scores, -1e4)")]),
+    ("half_precision_overflow", "masks", "half_precision_overflow",
+     "half inputs computed in half precision",
+     [("compute = torch.float32 if dtype in _HALF_DTYPES else dtype", "compute = dtype")]),
+    # ------------------------------------------------------------------ corruption
+    ("specials_selected", "corruption", "specials_selected", "every position is eligible",
+     [("eligible = ~torch.isin(ids, specials)", "eligible = torch.ones_like(ids, dtype=torch.bool)")]),
+    ("wrong_80_10_10", "corruption", "wrong_80_10_10",
+     "random step drawn with p=0.1 of the remainder (80/2/18)",
+     [("    to_random = selected & (r >= 0.8) & (r < 0.9)  # the remaining 10% keep their id\n",
+       "    r2 = torch.rand(ids.shape, generator=generator, device=device)\n"
+       "    to_random = selected & ~to_mask & (r2 < 0.1)\n")]),
+    ("wrong_80_10_10_overwrite", "corruption", "wrong_80_10_10",
+     "random step drawn independently, overwriting masks (72/10/18)",
+     [("    to_random = selected & (r >= 0.8) & (r < 0.9)  # the remaining 10% keep their id\n",
+       "    to_random = selected & (torch.rand(ids.shape, generator=generator, device=device) < 0.1)\n")]),
+    ("wrong_selection_rate", "corruption", "wrong_selection_rate",
+     "selection ignores mlm_probability (hard-coded 0.15)",
+     [("selected = eligible & (u < mlm_probability)", "selected = eligible & (u < 0.15)")]),
+    ("global_rng", "corruption", "global_rng", "selection drawn from the global RNG",
+     [("u = torch.rand(ids.shape, generator=generator, device=device)", "u = torch.rand(ids.shape, device=device)")]),
+    ("in_place_edit", "corruption", "in_place_edit", "writes the masks into the caller's tensor",
+     [("    return inputs, labels\n", "    input_ids.masked_fill_(to_mask, mask_token_id)\n    return inputs, labels\n")]),
+    ("labels_not_ignored", "corruption", "labels_not_ignored", "labels = ids everywhere",
+     [("labels = torch.where(selected, ids, -100)", "labels = ids.clone()")]),
+    ("labels_after_corruption", "corruption", "labels_after_corruption", "labels read from the corrupted inputs",
+     [("labels = torch.where(selected, ids, -100)", "labels = torch.where(selected, inputs, -100)")]),
+    ("random_includes_specials", "corruption", "random_includes_specials", "random ids from the whole vocabulary",
+     [("    pick = torch.randint(len(ordinary), ids.shape, generator=generator, device=device)\n"
+       "    random_ids = ordinary[pick]\n",
+       "    random_ids = torch.randint(vocab_size, ids.shape, generator=generator, device=device)\n")]),
+    ("random_id_range", "corruption", "random_id_range", "randint high off by one",
+     [("torch.randint(len(ordinary), ids.shape", "torch.randint(len(ordinary) - 1, ids.shape")]),
+    ("corrupts_unselected", "corruption", "corrupts_unselected", "[MASK] step not restricted to selected",
+     [("to_mask = selected & (r < 0.8)", "to_mask = r < 0.8")]),
+    ("same_positions_every_row", "corruption", "same_positions_every_row", "one row of draws for the batch",
+     [("u = torch.rand(ids.shape, generator=generator, device=device)",
+       "u = torch.rand(ids.shape[-1:], generator=generator, device=device)")]),
+    # ------------------------------------------------------------------ losses
+    ("forgot_shift", "losses", "forgot_shift", "no shift: logits[t] scored against ids[t]",
+     [("    targets = input_ids[:, 1:].to(torch.int64)  # (B, T-1): position t predicts t+1\n",
+       "    targets = input_ids.to(torch.int64)  # (B, T)\n"),
+      ("        real = attention_mask[:, 1:] != 0  # (B, T-1), judged on the *target*\n",
+       "        real = attention_mask != 0  # (B, T)\n"),
+      ("return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))",
+       "return _mean_cross_entropy(logits.reshape(-1, V), targets.reshape(-1))")]),
+    ("shifted_wrong_side", "losses", "shifted_wrong_side", "logits[:, 1:] against ids[:, :-1]",
+     [("    targets = input_ids[:, 1:].to(torch.int64)  # (B, T-1): position t predicts t+1\n",
+       "    targets = input_ids[:, :-1].to(torch.int64)\n"),
+      ("        real = attention_mask[:, 1:] != 0  # (B, T-1), judged on the *target*\n",
+       "        real = attention_mask[:, :-1] != 0\n"),
+      ("return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))",
+       "return _mean_cross_entropy(logits[:, 1:].reshape(-1, V), targets.reshape(-1))")]),
+    ("double_shift", "losses", "double_shift", "logits[:, :-2] against ids[:, 2:]",
+     [("    targets = input_ids[:, 1:].to(torch.int64)  # (B, T-1): position t predicts t+1\n",
+       "    targets = input_ids[:, 2:].to(torch.int64)\n"),
+      ("        real = attention_mask[:, 1:] != 0  # (B, T-1), judged on the *target*\n",
+       "        real = attention_mask[:, 2:] != 0\n"),
+      ("return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))",
+       "return _mean_cross_entropy(logits[:, :-2].reshape(-1, V), targets.reshape(-1))")]),
+    ("averaged_over_padding", "losses", "averaged_over_padding", "attention_mask ignored",
+     [("    if attention_mask is not None:\n        real =", "    if False:\n        real =")]),
+    ("mask_from_wrong_side", "losses", "mask_from_wrong_side", "attention_mask[:, :-1] instead of [:, 1:]",
+     [("real = attention_mask[:, 1:] != 0", "real = attention_mask[:, :-1] != 0")]),
+    ("per_sequence_mean", "losses", "per_sequence_mean", "mean per sequence, then over the batch",
+     [("    return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))\n",
+       "    per_row = [_mean_cross_entropy(logits[b, :-1], targets[b]) for b in range(B)\n"
+       "               if (targets[b] != IGNORE_INDEX).any()]\n"
+       "    if not per_row:\n        return logits.sum() * 0.0\n"
+       "    return torch.stack(per_row).mean()\n")]),
+    ("sum_not_mean", "losses", "sum_not_mean", "sum of the token losses",
+     [("    return total / count\n", "    return total\n")]),
+    ("softmax_before_ce", "losses", "softmax_before_ce", "probabilities passed to cross_entropy",
+     [("F.cross_entropy(logits, targets,", "F.cross_entropy(logits.softmax(-1), targets,")]),
+    ("unstable_log_softmax", "losses", "unstable_log_softmax", "log(softmax(x)) by hand",
+     [("    total = F.cross_entropy(logits, targets, ignore_index=IGNORE_INDEX, reduction=\"sum\")\n",
+       "    logp = torch.log(torch.softmax(logits, dim=-1))\n"
+       "    total = F.nll_loss(logp, targets, ignore_index=IGNORE_INDEX, reduction=\"sum\")\n")]),
+    ("nan_on_empty_loss", "losses", "nan_on_empty_loss", "no guard for an empty mean (0/0)",
+     [("    if count == 0:\n        return logits.sum() * 0.0  # keeps the graph: backward() gives zero gradients\n", "")]),
+    ("empty_loss_not_differentiable", "losses", "empty_loss_not_differentiable",
+     "empty case returns a constant",
+     [("return logits.sum() * 0.0  # keeps the graph", "return torch.tensor(0.0)  # a constant")]),
+    ("mlm_shifted", "losses", "mlm_shifted", "masked-LM loss shifted like a causal LM",
+     [("return _mean_cross_entropy(logits.reshape(-1, V), labels.reshape(-1).to(torch.int64))",
+       "return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), labels[:, 1:].reshape(-1).to(torch.int64))")]),
+    ("mean_over_all_positions", "losses", "mean_over_all_positions",
+     "masked-LM loss divided by every position",
+     [("    return _mean_cross_entropy(logits.reshape(-1, V), labels.reshape(-1).to(torch.int64))\n",
+       "    flat = logits.reshape(-1, V).to(torch.promote_types(logits.dtype, torch.float32))\n"
+       "    total = F.cross_entropy(flat, labels.reshape(-1).to(torch.int64), ignore_index=IGNORE_INDEX,\n"
+       "                            reduction=\"sum\")\n"
+       "    return total / labels.numel()\n")]),
+    ("loss_wrong_dtype", "losses", "loss_wrong_dtype", "half logits reduced in half precision",
+     [("    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))\n", "")]),
+    # ------------------------------------------------------------------ generation
+    ("no_context_crop", "generation", "no_context_crop", "context never cropped",
+     [("context = ids[:, -model.max_seq_len :]", "context = ids")]),
+    ("crop_wrong_side", "generation", "crop_wrong_side", "keeps the first max_seq_len tokens",
+     [("context = ids[:, -model.max_seq_len :]", "context = ids[:, : model.max_seq_len]")]),
+    ("eos_not_sticky", "generation", "eos_not_sticky", "finished rows keep generating",
+     [("                next_id = torch.where(finished, eos_token_id, next_id)  # eos is sticky\n", "")]),
+    ("eos_no_early_stop", "generation", "eos_no_early_stop", "never stops early",
+     [("            if eos_token_id is not None and bool(finished.all()):\n                break\n", "")]),
+    ("wrong_position_logits", "generation", "wrong_position_logits", "next token from logits[:, 0]",
+     [("next_id = choose(logits[:, -1, :])", "next_id = choose(logits[:, 0, :])")]),
+    ("no_eval_mode", "generation", "no_eval_mode", "model left in train mode (dropout on)",
+     [("        for m in modules:\n            m.training = False\n", "")]),
+    ("mode_not_restored", "generation", "mode_not_restored", "modes never restored",
+     [("        for m, mode in zip(modules, modes, strict=True):\n            m.training = mode\n",
+       "        pass\n")]),
+    ("grad_enabled_in_generation", "generation", "grad_enabled_in_generation", "no torch.no_grad()",
+     [("        with torch.no_grad():\n            yield\n", "        yield\n")]),
+    ("top_p_drops_crossing", "generation", "top_p_drops_crossing", "keeps only cumulative <= p",
+     [("drop_sorted = mass_before >= top_p", "drop_sorted = cumulative > top_p")]),
+    ("top_p_not_scattered", "generation", "top_p_not_scattered", "sorted mask applied to vocab order",
+     [("drop = drop_sorted.scatter(-1, order, drop_sorted)", "drop = drop_sorted")]),
+    ("top_k_off_by_one", "generation", "top_k_off_by_one", "drops the k-th token too (keeps k-1)",
+     [("logits = logits.masked_fill(logits < kth, float(\"-inf\"))",
+       "logits = logits.masked_fill(logits <= kth, float(\"-inf\"))")]),
+    ("temperature_on_probabilities", "generation", "temperature_on_probabilities",
+     "probabilities divided by the temperature, then renormalised",
+     [("    logits = logits / temperature\n", ""),
+      ("    probs = torch.softmax(logits, dim=-1)  # (B, V)\n",
+       "    probs = torch.softmax(logits, dim=-1) / temperature\n"
+       "    probs = probs / probs.sum(dim=-1, keepdim=True)\n")]),
+    ("temperature_inverted", "generation", "temperature_inverted", "logits multiplied by T",
+     [("    logits = logits / temperature\n", "    logits = logits * temperature\n")]),
+    ("filter_order", "generation", "filter_order", "temperature applied after top-k / top-p",
+     [("    logits = logits / temperature\n", ""),
+      ("    if generator is None:  # a private generator: the global RNG is never touched\n        generator = torch.Generator(device=probs.device)\n        generator.seed()\n    return torch.multinomial",
+       "    probs = torch.softmax(torch.log(probs) / temperature, dim=-1)\n"
+       "    if generator is None:  # a private generator: the global RNG is never touched\n        generator = torch.Generator(device=probs.device)\n        generator.seed()\n    return torch.multinomial")]),
+    ("global_rng_sampling", "generation", "global_rng", "multinomial without the generator",
+     [("torch.multinomial(probs, 1, generator=generator)", "torch.multinomial(probs, 1)")]),
+    ("gap_prefix_off_by_one", "generation", "gap_prefix_off_by_one", "prefix ends at t-1",
+     [("prefix = model(input_ids[:, : t + 1])[0, t].double()", "prefix = model(input_ids[:, : max(t, 1)])[0, -1].double()")]),
+    ("gap_not_max_abs", "generation", "gap_not_max_abs", "mean instead of max",
+     [("gaps.append((full[t] - prefix).abs().max())", "gaps.append((full[t] - prefix).abs().mean())")]),
+]
+
+
+def main() -> None:
+    manifest = ["# Single-bug mutants: folder -> the part it breaks and the diagnosis expected.",
+                "# Generated by _make.py (see its docstring); tests/test_hidden_suite.py grades each.", ""]
+    names = set()
+    for folder, module, diagnosis, what, edits in MUTANTS:
+        assert folder not in names, folder
+        names.add(folder)
+        src = (ROOT / "solutions" / f"{module}.py").read_text()
+        for old, new in edits:
+            n = src.count(old)
+            assert n == 1, f"{folder}: {old!r} occurs {n} times"
+            src = src.replace(old, new)
+        header = f"# MUTANT {folder}: {what}.\n# One misconception written into solutions/{module}.py; expected diagnosis: {diagnosis}.\n"
+        out = HERE / folder
+        out.mkdir(exist_ok=True)
+        for old in out.glob("*.py"):
+            old.unlink()
+        (out / f"{module}.py").write_text(header + src)
+        manifest += [f"[{folder}]", f'module = "{module}"', f'part = "{module}"',
+                     f'diagnosis = "{diagnosis}"', f'bug = "{what}"', ""]
+    (HERE / "manifest.toml").write_text("\n".join(manifest))
+    print(f"{len(MUTANTS)} mutants written")
+
+
+if __name__ == "__main__":
+    main()
