@@ -1,0 +1,296 @@
+"""The hidden suite tells right from wrong and names the misconception.
+
+Every submission here is graded through the real pipeline (`Grader().grade`, sandbox and all)
+by ONE module-scoped `Grader`:
+
+* the reference (`solutions/`) keeps full marks on every hidden test, with the documented
+  points split (docs/hidden-tests.md);
+* the untouched stubs (`exercises/`) score 0 with status "missing" on every test;
+* every single-bug mutant in `tests/mutants/` loses points on its part, and at least 80% of
+  them are named by their expected diagnosis id (the table is printed on failure);
+* every valid alternative in `tests/alternatives/` keeps full marks;
+* every diagnosis id used anywhere exists in `grader/diagnosis/catalogue.toml`.
+
+Mutants and alternatives replace one module and are graded on that module's part only
+(`-k test_<part>`), which keeps this file fast; the other parts are the reference's.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader.diagnosis import catalogue
+from grader.diagnosis.variants import all_ids
+from grader.loading.model import Submission
+from grader.pipeline import GradeOptions, Grader
+from grader.report import GradeReport
+from grader.suite.checks import binomial_band
+
+ROOT = Path(__file__).resolve().parents[1]
+PARTS = ("masks", "corruption", "losses", "generation")
+POINTS = {"masks": 25.0, "corruption": 20.0, "losses": 25.0, "generation": 30.0}
+MUTANTS_DIR = ROOT / "tests" / "mutants"
+ALTERNATIVES_DIR = ROOT / "tests" / "alternatives"
+MANIFEST = tomllib.loads((MUTANTS_DIR / "manifest.toml").read_text(encoding="utf-8"))
+ALTERNATIVES = sorted(p.name for p in ALTERNATIVES_DIR.iterdir() if p.is_dir() and
+                      not p.name.startswith(("_", ".")))  # fmt: skip
+MIN_DIAGNOSIS_RATE = 0.8
+BASE_OPTIONS = GradeOptions(grade_written=False)
+
+
+def _sources(base: str = "solutions", override: Path | None = None) -> dict[str, str]:
+    src = {m: (ROOT / base / f"{m}.py").read_text(encoding="utf-8") for m in PARTS}
+    if override is not None:
+        for f in override.glob("*.py"):
+            src[f.stem] = f.read_text(encoding="utf-8")
+    return src
+
+
+def _parts_of(folder: Path) -> list[str]:
+    return sorted(f.stem for f in folder.glob("*.py") if f.stem in PARTS)
+
+
+@pytest.fixture(scope="module")
+def grader():
+    g = Grader(BASE_OPTIONS)
+    g.start()
+    try:
+        yield g
+    finally:
+        g.close()
+
+
+def _grade(grader: Grader, name: str, sources: dict[str, str], *, parts=None) -> GradeReport:
+    keyword = None if not parts else " or ".join(f"test_{p}" for p in parts)
+    grader.options = replace(BASE_OPTIONS, keyword=keyword)
+    try:
+        return grader.grade(Submission(name=name, origin="tests", sources=sources, missing={}))
+    finally:
+        grader.options = BASE_OPTIONS
+
+
+@pytest.fixture(scope="module")
+def reference_report(grader) -> GradeReport:
+    return _grade(grader, "reference", _sources())
+
+
+@pytest.fixture(scope="module")
+def stub_report(grader) -> GradeReport:
+    return _grade(grader, "stubs", _sources("exercises"))
+
+
+@pytest.fixture(scope="module")
+def mutant_reports(grader) -> dict[str, GradeReport]:
+    return {
+        name: _grade(grader, name, _sources(override=MUTANTS_DIR / name), parts=[meta["part"]])
+        for name, meta in MANIFEST.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def alternative_reports(grader) -> dict[str, GradeReport]:
+    out = {}
+    for name in ALTERNATIVES:
+        folder = ALTERNATIVES_DIR / name
+        out[name] = _grade(grader, name, _sources(override=folder), parts=_parts_of(folder))
+    return out
+
+
+def _failures(report: GradeReport) -> str:
+    lines = []
+    for t in report.tests:
+        if t.status != "passed":
+            first = t.message.splitlines()[0] if t.message else ""
+            lines.append(f"  {t.id} [{t.status}] {list(t.diagnoses)}: {first[:300]}")
+    return "\n".join(lines)
+
+
+# ============================================================================ reference / stubs
+
+
+def test_reference_gets_full_marks(reference_report):
+    r = reference_report
+    assert not r.errors, r.errors
+    assert all(t.status == "passed" for t in r.tests), _failures(r)
+    assert r.score == r.max_score
+
+
+def test_points_split(reference_report):
+    parts = reference_report.parts
+    got = {p: parts[p].max_score for p in PARTS}
+    assert got == POINTS, f"points per part changed: {got}; update docs/hidden-tests.md too"
+    ids = [t.id for t in reference_report.tests]
+    assert len(ids) == len(set(ids)), "duplicate test ids"
+
+
+def test_untouched_stubs_score_zero_as_missing(stub_report):
+    r = stub_report
+    assert r.score == 0.0
+    assert r.tests, "the hidden suite ran no test"
+    wrong = [(t.id, t.status) for t in r.tests if t.status != "missing"]
+    assert not wrong, f"stubs must be 'missing' (not attempted) everywhere: {wrong}"
+    assert not r.errors, r.errors
+
+
+# ============================================================================ mutants
+
+
+def test_mutant_manifest_is_consistent():
+    assert len(MANIFEST) >= 35
+    known = set(catalogue())
+    for name, meta in MANIFEST.items():
+        folder = MUTANTS_DIR / name
+        files = sorted(f.name for f in folder.glob("*.py"))
+        assert files == [f"{meta['module']}.py"], (name, files)
+        assert meta["part"] in PARTS, name
+        assert meta["diagnosis"] == "none" or meta["diagnosis"] in known, name
+        text = (folder / files[0]).read_text(encoding="utf-8")
+        assert text.startswith(f"# MUTANT {name}:"), f"{name}: the header comment names the bug"
+        original = (ROOT / "solutions" / files[0]).read_text(encoding="utf-8")
+        assert text.split("\n", 2)[2] != original, f"{name} is identical to the solution"
+
+
+def _mutant_table(mutant_reports) -> tuple[list[tuple], str]:
+    rows = []
+    for name, meta in MANIFEST.items():
+        r = mutant_reports[name]
+        part = r.parts.get(meta["part"])
+        lost = 0.0 if part is None else part.max_score - part.score
+        expected = meta["diagnosis"]
+        named = expected == "none" or expected in r.diagnoses
+        rows.append((name, meta["part"], lost, expected, named, r.diagnoses))
+    text = "\n".join(
+        f"  {n:34s} {p:11s} lost {lost:5.2f}  expected {e:28s} {'yes' if ok else 'NO '} {d}"
+        for n, p, lost, e, ok, d in rows
+    )
+    return rows, text
+
+
+def test_every_mutant_loses_points_on_its_part(mutant_reports):
+    rows, table = _mutant_table(mutant_reports)
+    for name in MANIFEST:
+        assert not mutant_reports[name].errors, (name, mutant_reports[name].errors)
+    free = [r[0] for r in rows if r[2] <= 0]
+    assert not free, f"mutants with full marks on their part: {free}\n{table}"
+
+
+def test_mutants_are_diagnosed(mutant_reports):
+    rows, table = _mutant_table(mutant_reports)
+    rate = sum(r[4] for r in rows) / len(rows)
+    assert rate >= MIN_DIAGNOSIS_RATE, f"diagnosis rate {rate:.0%} < 80%\n{table}"
+
+
+def test_diagnosed_failures_explain_themselves(mutant_reports):
+    """A named misconception comes with its explanation and hint in the message itself, and a
+    failed check says what was expected and what came back."""
+    for name, report in mutant_reports.items():
+        for t in report.tests:
+            if t.status != "failed":
+                continue
+            assert t.message.strip(), (name, t.id)
+            for mid in t.diagnoses:
+                entry = catalogue()[mid]
+                assert entry.hint in t.message, (name, t.id, mid)
+
+
+# ============================================================================ alternatives
+
+
+@pytest.mark.parametrize("name", ALTERNATIVES)
+def test_valid_alternative_keeps_full_marks(alternative_reports, name):
+    r = alternative_reports[name]
+    assert not r.errors, r.errors
+    assert r.tests, "no test ran"
+    assert r.score == r.max_score, f"{name} lost points:\n{_failures(r)}"
+
+
+def test_enough_alternatives():
+    assert len(ALTERNATIVES) >= 4
+
+
+# ============================================================================ catalogue
+
+
+def _ids_named_in_suites() -> set[str]:
+    """Misconception ids written literally in the suites: string constants in the lists given to
+    `fail(message, [...])`, to a `diagnoses=` keyword, or assigned to a `diag` variable."""
+    found: set[str] = set()
+
+    def collect(expr: ast.AST) -> None:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.List):
+                strings = [e for e in node.elts if isinstance(e, ast.Constant)]
+                found.update(e.value for e in strings if isinstance(e.value, str))
+
+    for path in (ROOT / "grader" / "suites").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+                if name == "fail":
+                    for arg in node.args[1:]:
+                        collect(arg)
+                for kw in node.keywords:
+                    if kw.arg in ("diagnoses", "diagnose"):
+                        collect(kw.value)
+            elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "diag" for t in node.targets
+            ):
+                collect(node.value)
+    return found
+
+
+def test_every_diagnosis_id_exists(mutant_reports, alternative_reports, reference_report):
+    known = set(catalogue())
+    used = set(all_ids()) | _ids_named_in_suites()
+    used |= {m["diagnosis"] for m in MANIFEST.values()} - {"none"}
+    for report in [*mutant_reports.values(), *alternative_reports.values(), reference_report]:
+        for t in report.tests:
+            used.update(t.diagnoses)
+    assert used - known == set(), f"ids missing from catalogue.toml: {sorted(used - known)}"
+    assert {"forgot_shift", "triu_tril_swapped"} <= known
+
+
+def test_catalogue_entries_are_complete():
+    parts = {*PARTS, "any"}
+    required = {
+        "forgot_shift", "shifted_wrong_side", "averaged_over_padding", "per_sequence_mean",
+        "mask_from_wrong_side", "triu_tril_swapped", "diagonal_excluded", "top_left_alignment",
+        "mask_after_softmax", "nan_on_empty_rows", "missing_scale", "softmax_wrong_axis",
+        "padding_applied_to_queries", "specials_selected", "wrong_80_10_10", "global_rng",
+        "in_place_edit", "top_p_drops_crossing", "top_k_off_by_one",
+        "temperature_on_probabilities", "no_context_crop", "eos_not_sticky",
+    }  # fmt: skip
+    entries = catalogue()
+    assert required <= set(entries), sorted(required - set(entries))
+    for mid, m in entries.items():
+        assert m.part in parts, mid
+        assert m.title and m.explanation and m.hint, mid
+        assert len(m.explanation) < 400 and len(m.hint) < 300, f"{mid}: a sentence or two"
+
+
+# ============================================================================ statistics
+
+
+@pytest.mark.parametrize("n,p", [(77_000, 0.15), (12_000, 0.8), (6_000, 0.0217), (40, 0.5)])
+def test_binomial_band_false_fail_probability(n, p):
+    """The acceptance band really leaves at most alpha outside it (exact pmf), and is tight:
+    widening is not what makes tests pass."""
+    alpha = 1e-8
+    lo, hi = binomial_band(n, p, alpha)
+    k = torch.arange(n + 1, dtype=torch.float64)
+    logpmf = (torch.lgamma(torch.tensor(n + 1.0, dtype=torch.float64)) - torch.lgamma(k + 1)
+              - torch.lgamma(n - k + 1) + k * torch.log(torch.tensor(p, dtype=torch.float64))
+              + (n - k) * torch.log1p(torch.tensor(-p, dtype=torch.float64)))  # fmt: skip
+    pmf = logpmf.exp()
+    outside = float(pmf[:lo].sum() + pmf[hi + 1 :].sum())
+    assert outside <= alpha
+    if lo > 0:  # one step narrower on the low side would exceed alpha / 2
+        assert float(pmf[: lo + 1].sum()) > alpha / 2
+    assert lo <= n * p <= hi
