@@ -80,6 +80,10 @@ class Claim:
     gen_ctx: bool = False
     text: str = ""
     direct: bool = True  # governed by a perception verb (sees, attends to), not "with"/"from"
+    # the subject is named in the sentence, pointed to ("it", "the model") or implied by what
+    # it describes; False when it is only carried over from an earlier sentence. A false claim
+    # needs an attributed subject.
+    attributed: bool = True
 
 
 @dataclass
@@ -127,9 +131,17 @@ class _Sent:
                         found.append(self._hit(key, m.start(), m.end()))
             self.hits[key] = _dedupe(found)
         self._add_contraction_negations()
+        names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
+        self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self.inherited = inherited
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
         self.own_subjects = any(not k for _, _, k in self.subj)
+        self.gen_subject = not self.own_subjects and self._generation_is_subject()
+        self.anchored = (
+            self.own_subjects
+            or self._implied_subject() is not None
+            or bool(_BACKREF.search(_drop_expletive(self.sent.norm)))
+        )
 
     # -- construction -------------------------------------------------------------------
     def _hit(self, key: str, start: int, end: int) -> Hit:
@@ -214,6 +226,8 @@ class _Sent:
         prev = [x for x in self.subj if x[0].start < pos and not x[2]]
         if prev:
             return prev[-1][1]
+        if self.gen_subject:
+            return None
         if loose and not self.own_subjects:
             implied = self._implied_subject()
             if implied is not None:
@@ -224,10 +238,28 @@ class _Sent:
             return self.inherited
         return None
 
+    def _generation_is_subject(self) -> bool:
+        """The sentence is about generation itself ("Autoregressive decoding only ever supplies
+        a prefix", "Sampling reveals one word at a time"): it starts with a generation noun,
+        not a time phrase ("At generation it sees ..."), so it describes the generation
+        condition and does not inherit the previous sentence's model."""
+        timed = self.hits.get("generation_time", [])
+        for g in self.hits.get("generation", []) + self.hits.get("left_to_right", []):
+            if g.tok <= 2 and not _inside(g, timed) and not self._refers_back(0):
+                return True
+        return False
+
     def _implied_subject(self) -> Subject | None:
         """A sentence naming no model but describing a causal mask is about the causal LM;
         one describing masked-token prediction is about the masked LM."""
-        causal = bool(self.hits.get("causal_mask") or self.hits.get("one_direction"))
+        causal = bool(
+            self.hits.get("causal_mask")
+            or self.hits.get("one_direction")
+            or any(
+                h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()
+                for h in self.hits.get("predict_next", [])
+            )
+        )
         masked = bool(self.hits.get("predict_masked"))
         if causal != masked:
             return CLM if causal else MLM
@@ -293,8 +325,16 @@ class _Sent:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))
 
 
+def _drop_expletive(s: str) -> str:
+    return _EXPLETIVE.sub(" ", s)
+
+
 def _overlap(a: Hit, b: Hit) -> bool:
     return a.start < b.end and b.start < a.end
+
+
+def _inside(h: Hit, others: list[Hit]) -> bool:
+    return any(_overlap(h, o) for o in others)
 
 
 def _dedupe(hits: list[Hit]) -> list[Hit]:
@@ -314,6 +354,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     facts: list[SentenceFacts] = []
     inherited: Subject | None = None
     hops = 0
+    prev_train = False
     for sent in sentences:
         if sent.index in skip:
             continue
@@ -334,12 +375,16 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             inherited = None
         f.primary = inherited
         if not f.list_like:
-            f.claims = _claims(ss)
+            f.claims = _claims(ss, prev_train)
+        prev_train = bool(ss.hits.get("training") or ss.hits.get("never_trained"))
         facts.append(f)
     return Analysis(facts)
 
 
-def _claims(ss: _Sent) -> list[Claim]:
+def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
+    """Claims of one sentence. `prev_train`: the sentence before talks about training, so a
+    relation here ("At generation it sees its prefix, the same kind of input") compares
+    generation with that training condition."""
     out: list[Claim] = []
     idx = ss.sent.index
     gen_sentence = bool(ss.hits.get("generation_time"))
@@ -357,18 +402,20 @@ def _claims(ss: _Sent) -> list[Claim]:
         """What a model sees. In a sentence about generation, "cannot see the later tokens"
         describes generation time, not what the model was trained on (`gen_ctx`)."""
         kind = "see_left" if left else "see_both"
-        if left and absent_near(h):
-            return  # "can't see the end because it hasn't been written": existence, not vision
         subj = ss.subject_at(h.start, h.end)
-        out.append(Claim(kind, subj, idx, strong, gen_words, h.text, direct))
+        if left and absent_near(h) and (subj in (MLM, None) or absent_in_clause(h)):
+            return  # "can't see the end because it hasn't been written": existence, not vision
+        out.append(Claim(kind, subj, idx, strong, gen_words, h.text, direct, ss.anchored))
         if left and gen_words and subj in (MLM, None):
             # "when generating, BERT only has the left context": the generation condition
             out.append(Claim("future_absent", subj, idx, True, True, h.text))
 
     def absent_near(h: Hit) -> bool:
-        return any(abs(a.tok - h.tok) <= 12 for a in ss.hits.get("absent", []))
+        return any(abs(a.tok - h.tok) <= 12 for a in absent)
 
-    absent = ss.hits.get("absent", [])
+    absent = [
+        a for a in ss.hits.get("absent", []) if not _inside(a, ss.hits.get("predict_masked", []))
+    ]
 
     def absent_in_clause(h: Hit) -> bool:
         return any(ss.same_clause(a, h) for a in absent)
@@ -388,8 +435,9 @@ def _claims(ss: _Sent) -> list[Claim]:
     for h in ss.hits.get("both_sides", []):
         if absent_in_clause(h):
             relies(h)
-        else:
-            vis(h, ss.negated(h), True)
+            if any(ss.clause(a.start, False) == ss.clause(h.start, False) for a in absent):
+                continue  # "with future context it will never have": not a claim of vision
+        vis(h, ss.negated(h), True)
     predict_next = ss.hits.get("predict_next", [])
     for key, strong in (("future_ref", True), ("whole_seq", False)):
         for h in ss.hits.get(key, []):
@@ -400,7 +448,7 @@ def _claims(ss: _Sent) -> list[Claim]:
                 continue
             if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
                 continue
-            hide = ss.near_after("hide_verb", h, 4)
+            hide = ss.near_after("hide_verb", h, 4) or ss.near_before("hide_verb", h, 3)
             view = ss.near_before("view_verb", h, VIEW_WINDOW)
             if (
                 view is not None
@@ -411,6 +459,17 @@ def _claims(ss: _Sent) -> list[Claim]:
                 view = None  # "has to predict the future tokens" is not seeing them
             if hide is not None:
                 vis(h, not ss.negated(h), True)
+            elif (
+                view is None
+                and ss.negated(h)
+                and ss.near_before("view_verb", h, 12)
+                and any(
+                    g.text.lower() in {"never", "not", "no"} and 0 <= h.tok - g.tok_end <= 2
+                    for g in ss.hits.get("negation", [])
+                )
+            ):
+                # "conditioned on preceding tokens and never on following ones"
+                vis(h, True, True)
             elif view is not None:
                 perceptual = bool(_PERCEPTION.match(view.text))
                 vis(h, ss.negated(view) or ss.negated(h), strong, perceptual)
@@ -491,6 +550,15 @@ def _claims(ss: _Sent) -> list[Claim]:
 
     # Training versus generation ----------------------------------------------------------
     has_train = bool(ss.hits.get("training")) or bool(ss.hits.get("never_trained"))
+    # a relation compares conditions when a training word, or a stated visibility condition
+    # ("each prediction depends only on preceding tokens, exactly what generation offers"), is
+    # in the sentence, or the previous sentence was about training and this one is set at
+    # generation time
+    conditioned = (
+        has_train
+        or any(c.kind in ("see_left", "see_both", "uses_earlier") for c in out)
+        or (prev_train and bool(ss.hits.get("generation_time")))
+    )
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
     for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
         for r in ss.hits.get(key, []):
@@ -502,7 +570,16 @@ def _claims(ss: _Sent) -> list[Claim]:
             flip = ss.negated(r) != after
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
-            out.append(Claim(f"relation_{rel}", subj, idx, has_train, bool(gen_any), r.text))
+            out.append(Claim(f"relation_{rel}", subj, idx, conditioned, bool(gen_any), r.text))
+    # "GPT only sees earlier tokens, in training and when it generates": the same restriction
+    # stated for both conditions is the consistency point itself
+    if has_train and ss.hits.get("generation_time") and not any(
+        c.kind.startswith("relation_") for c in out
+    ):
+        for c in out:
+            if c.kind == "see_left" and c.strong and c.subject in (CLM, BOTH):
+                out.append(Claim("relation_same", c.subject, idx, True, True, c.text))
+                break
 
     # Uses of each family ---------------------------------------------------------------
     gen_time_spans = ss.hits.get("generation_time", [])

@@ -49,7 +49,7 @@ def judge_all(an: Analysis, rubric: Rubric) -> dict[str, Judgement]:
     out: dict[str, Judgement] = {}
     out["C1"] = _c1(an)
     out["C2"] = _c2(an)
-    out["C3"] = _c3(an)
+    out["C3"] = _c3(an, implied=_clm_trains_as_generates(an) is not None)
     out["C4"] = _c4(an, c2_linked=out["C2"].verdict == "met")
     out["C5"] = _c5(an)
     for cid, j in list(out.items()):
@@ -90,7 +90,7 @@ def _contradicted(claims: list[Claim], key: str, supported: bool) -> Judgement:
 def _c1(an: Analysis) -> Judgement:
     both = _of(an.claims("see_both"), MLM, BOTH)
     strong = [c for c in both if c.strong]
-    contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx]
+    contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx and c.attributed]
     if contra:
         return _contradicted(contra, "mlm_left_only", bool(strong))
     if strong:
@@ -147,15 +147,44 @@ def _c2(an: Analysis) -> Judgement:
 
 
 # -- C3: causal LM sees only earlier tokens ---------------------------------------------------
-def _c3(an: Analysis) -> Judgement:
+def _clm_trains_as_generates(an: Analysis) -> Claim | None:
+    """Implication rule: the answer says generation lacks the later tokens AND that the causal
+    LM trains under the same conditions it generates under. Together they state that the causal
+    LM trains without the later tokens: the C3 restriction, said in other words."""
+    if not an.claims("future_absent"):
+        return None
+    same = [c for c in _of(an.claims("relation_same"), CLM) if _framed(an, c)]
+    return same[0] if same else None
+
+
+def _framed(an: Analysis, c: Claim) -> bool:
+    """The relation compares training with generation: a training word (or stated condition)
+    in its sentence and a generation word there or in one of the two sentences before. A
+    sameness said of both models ("both are trained the same way") compares the models, not
+    the conditions, unless generation is named in the same sentence."""
+    pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
+    gen_in = [bool(s.hits.get("generation") or s.hits.get("generation_time")) for s in an.sentences]
+    i = pos[c.sentence]
+    if c.kind == "relation_same" and c.subject == BOTH:
+        return c.strong and gen_in[i]
+    return c.strong and any(gen_in[max(0, i - 2) : i + 1])
+
+
+def _c3(an: Analysis, implied: bool = False) -> Judgement:
     left = _of(an.claims("see_left"), CLM, BOTH)
     support = [c for c in left if c.strong]
     # "GPT sees the whole sentence" contradicts; "trained with the full sentence" does not
-    contra = [c for c in _of(an.claims("see_both"), CLM, BOTH) if c.strong or c.direct]
+    contra = [
+        c for c in _of(an.claims("see_both"), CLM, BOTH) if (c.strong or c.direct) and c.attributed
+    ]
     if contra:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:
         return Judgement("met", _first(support), CONF_MET_SAME)
+    if implied:
+        via = _clm_trains_as_generates(an)
+        assert via is not None
+        return Judgement("met", (via.sentence,), CONF_MET_LINKED - 0.05)
     weak = (
         left
         + [
@@ -172,17 +201,8 @@ def _c3(an: Analysis) -> Judgement:
 
 # -- C4: training condition vs generation condition -------------------------------------------
 def _c4(an: Analysis, c2_linked: bool) -> Judgement:
-    gen_in = [bool(s.hits.get("generation") or s.hits.get("generation_time")) for s in an.sentences]
-    pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
-
-    def framed(c: Claim) -> bool:
-        """The relation compares training with generation: a training word in this sentence
-        and a generation word here or in one of the two sentences before."""
-        i = pos[c.sentence]
-        return c.strong and any(gen_in[max(0, i - 2) : i + 1])
-
-    same = [c for c in an.claims("relation_same") if framed(c)]
-    diff = [c for c in an.claims("relation_diff") if framed(c)]
+    same = [c for c in an.claims("relation_same") if _framed(an, c)]
+    diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
     causal_side = _of(same, CLM)
     mlm_side = _of(diff, MLM)
     general = _of(same + diff, None)
@@ -242,7 +262,7 @@ def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) ->
 # Terms that, found in list-like sentences, show the student knows the vocabulary of a
 # criterion: worth partial credit at most.
 _LIST_TERMS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "C1": (("masked_model", "both_sides"), ("predict_masked",)),
+    "C1": (("masked_model", "both_sides"), ("predict_masked",), ("both_sides",)),
     "C2": (("left_to_right", "generation"), ("absent", "future_ref")),
     "C3": (("causal_mask",), ("predict_next",), ("one_direction",), ("only", "earlier_ref")),
     "C4": (
