@@ -50,6 +50,13 @@ _CONNECTIVE = re.compile(
     r"consequently|due to|because of)\b",
     re.IGNORECASE,
 )
+_REPORTED = re.compile(
+    r"\b(?:people|some(?: people)?|many(?: people)?|others|one|you|students|it is often)\s+"
+    r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+)?"
+    r"(?:think|thinks|say|says|said|believe|believes|claim|claims|assume|assumes|expect)\b",
+    re.IGNORECASE,
+)
+_REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
 _SUBJECT_KEYS: dict[str, Subject] = {
     "masked_model": MLM,
     "causal_model": CLM,
@@ -131,6 +138,7 @@ class _Sent:
                         found.append(self._hit(key, m.start(), m.end()))
             self.hits[key] = _dedupe(found)
         self._add_contraction_negations()
+        self._drop_reported()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self.inherited = inherited
@@ -156,6 +164,17 @@ class _Sent:
                 neg.append(self._hit("negation", a, b))
         self.hits["negation"] = _dedupe(neg)
 
+    def _drop_reported(self) -> None:
+        """Views the student reports in order to reject them ("People think generation removes
+        the right side, but actually ...") are not the student's claims: drop every concept
+        found between the reporting verb and the next "but" / "however" / "actually"."""
+        s = self.sent.norm
+        for m in _REPORTED.finditer(s):
+            stop = _REPORTED_END.search(s, m.end())
+            a, b = m.start(), stop.start() if stop else len(s)
+            for key, hits in self.hits.items():
+                self.hits[key] = [h for h in hits if not a <= h.start < b]
+
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
         cover = self.hits.get("both_models", []) + self.hits.get("other_model", [])
@@ -180,8 +199,11 @@ class _Sent:
             self.sent.norm[max(0, h.start - 20) : h.start]
         ):
             return True
+        names = [x for k in _SUBJECT_KEYS for x in self.hits.get(k, [])]
         for c in self.hits.get("contrast_prefix", []):
             if c.end <= h.start and 0 <= h.tok - c.tok_end <= 2:
+                if any(c.end <= n.start and n.end <= h.start for n in names):
+                    continue  # "unlike BERT, GPT ...": only BERT is the comparison object
                 if c.text.lower() == "like":
                     prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
                     if prev not in {"", ",", ";", ":", "and", "just", "(", "-"}:
@@ -431,8 +453,19 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         if subj in (MLM, BOTH) and verb is not None and not ss.negated(verb):
             out.append(Claim("mlm_relies", MLM, idx, True, False, h.text))
 
+    def available(h: Hit) -> None:
+        """"At generation time it can still see the later tokens": availability claimed. A
+        "still" ties it to the generation phrase anywhere in the sentence."""
+        avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
+        if avail is not None and not ss.negated(avail) and not ss.negated(h):
+            at_gen = ss.clause_has("generation_time", h) or (
+                "still" in avail.text.lower() and bool(ss.hits.get("generation_time"))
+            )
+            out.append(Claim("future_available", ss.subject_at(h.start), idx, True, at_gen, h.text))
+
     # What each model sees -------------------------------------------------------------
     for h in ss.hits.get("both_sides", []):
+        available(h)
         if absent_in_clause(h):
             relies(h)
             if any(ss.clause(a.start, False) == ss.clause(h.start, False) for a in absent):
@@ -448,7 +481,10 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
                 continue
             if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
                 continue
-            hide = ss.near_after("hide_verb", h, 4) or ss.near_before("hide_verb", h, 3)
+            hide = ss.near_after("hide_verb", h, 4)
+            active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
+            if hide is None and active is not None and not ss.negated(active):
+                hide = active
             view = ss.near_before("view_verb", h, VIEW_WINDOW)
             if (
                 view is not None
@@ -473,12 +509,7 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             elif view is not None:
                 perceptual = bool(_PERCEPTION.match(view.text))
                 vis(h, ss.negated(view) or ss.negated(h), strong, perceptual)
-            avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
-            if avail is not None and not ss.negated(avail) and not ss.negated(h):
-                at_gen = ss.clause_has("generation_time", h)
-                out.append(
-                    Claim("future_available", ss.subject_at(h.start), idx, True, at_gen, h.text)
-                )
+            available(h)
     for h in ss.hits.get("only", []):
         pair = ss.near_after("earlier_ref", h, PAIR_WINDOW) or ss.near_before("earlier_ref", h, 3)
         if pair is not None:
@@ -531,9 +562,15 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             causal = bool(_CONNECTIVE.search(ss.sent.norm))
             out.append(Claim("mlm_cannot_generate", MLM, idx, causal, True, g.text))
             break
+    def points_back(v: Hit) -> bool:
+        """"... have not been sampled yet, and BERT always had them": the object is the
+        missing context of this very sentence."""
+        nxt = ss.toks[v.tok_end][2] if v.tok_end < len(ss.toks) else ""
+        return bool(absent) and nxt in {"them", "those", "these"}
+
     for v in ss.hits.get("view_verb", []):
         if (
-            v.text.lower().startswith(_RELIANCE)
+            (v.text.lower().startswith(_RELIANCE) or points_back(v))
             and ss.subject_at(v.start) == MLM
             and not ss.negated(v)
         ):

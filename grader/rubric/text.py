@@ -30,7 +30,8 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 # grammatical subject a phrase is attributed to.
 _STRONG = re.compile(
     r"[;:,()]|\s[\u2014\u2013]\s?|\u2014|\s-\s|->|=>|"
-    r"\b(?:while|whereas|but|although|though|because|since|however|unlike|so|then|"
+    r"(?<!nothing )(?<!anything )\bbut\b|"  # "nothing but the prefix" is not a contrast
+    r"\b(?:while|whereas|although|though|because|since|however|unlike|so|then|"
     r"therefore|hence|thus|whilst)\b",
     re.IGNORECASE,
 )
