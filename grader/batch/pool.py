@@ -280,7 +280,14 @@ class GradingPool:
         theirs.close()
         return _Worker(index, slot, proc, ours)
 
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C, an error): SIGKILL the workers; their sandboxes follow them."""
+        for w in self._workers:
+            w.kill()
+        self._workers = []
+
     def close(self) -> None:
+        """Stop the workers once they finish what they are doing (at most ~10 s)."""
         for w in self._workers:
             try:
                 w.conn.send_bytes(b'{"op": "stop"}')
@@ -300,8 +307,11 @@ class GradingPool:
     def __enter__(self) -> GradingPool:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.terminate()
 
     def worker_pids(self) -> list[int]:
         return [w.process.pid for w in self._workers if w.process.pid]

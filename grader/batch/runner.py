@@ -177,11 +177,8 @@ def run_batch(opts: BatchOptions, *, echo: Callable[[str], None] | None = None) 
             pool = GradingPool(_grade_options(opts), workers,
                                max_tasks_per_worker=opts.max_tasks_per_worker,
                                close_in_workers=journal.inherited_fds)
-            try:
-                with progress, pool:
-                    pool.run([Job(k, s) for k, s in todo.items()], on_done)
-            finally:
-                pool.close()
+            with progress, pool:  # an exception (Ctrl-C) kills the workers at once
+                pool.run([Job(k, s) for k, s in todo.items()], on_done)
             grading_seconds = time.monotonic() - tg
 
         writes = write_outputs(

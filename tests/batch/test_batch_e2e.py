@@ -31,6 +31,7 @@ from grader.batch.sampleclass import (
 )
 from grader.loading import load_submission
 from grader.pipeline import Grader
+from grader.report import validate_report_dict
 
 from .conftest import FINGERPRINT
 from .test_class_report import validate
@@ -77,6 +78,8 @@ def test_outputs(canvas_run):
     keys = ["ngada_101", "ngben_102", "ngcleo_103", "ngeve_104"]
     lines = (out / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["submission"] for line in lines] == keys
+    for line in lines:
+        validate_report_dict(json.loads(line))
     reports = {json.loads(line)["submission"]: json.loads(line) for line in lines}
     assert reports["ngada_101"]["score"] == reports["ngada_101"]["max_score"]
     assert reports["ngben_102"]["score"] < reports["ngben_102"]["max_score"]
@@ -173,11 +176,17 @@ def test_resume_after_kill_9(tmp_path, fast_options):
                 break
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        os.kill(proc.pid, signal.SIGKILL)  # the batch process only: its workers must follow
+        proc.wait()
+        gone = time.monotonic() + 10
+        while time.monotonic() < gone and _group_alive(proc.pid):
+            time.sleep(0.05)
+        assert not _group_alive(proc.pid), "workers or sandboxes outlived the killed batch"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        if _group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         proc.stderr.close()
-    time.sleep(0.2)
     done_before = journal.read_text().count("\n")
     assert 2 <= done_before < 6
     with open(journal, "a") as f:
@@ -188,6 +197,14 @@ def test_resume_after_kill_9(tmp_path, fast_options):
     assert sorted(json.loads(x)["submission"] for x in lines) == [f"s{i}" for i in range(6)]
     keys = [json.loads(x)["key"] for x in journal.read_text().splitlines()]
     assert len(keys) == len(set(keys)) == 6
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_a_dying_worker_is_replaced_and_its_submission_retried(fast_options):
