@@ -24,6 +24,7 @@ from grader.report import PART_IDS, GradeReport
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
 TEMPLATE = "class_report.html.j2"
 STATUSES = ("failed", "error", "timeout", "missing")
+CHART_TESTS = 30
 PART_TITLES = {
     "masks": "Part A - masks and attention",
     "corruption": "Part B - masked-LM corruption",
@@ -147,7 +148,7 @@ def _histogram(pcts: list[float]) -> dict[str, Any]:
 
 def _bar_rows(items: list[dict[str, Any]], value_key: str, *, scale: float) -> dict[str, Any]:
     """Horizontal bar chart geometry: one row per item, value in [0, scale]."""
-    row_h, label_w, bar_w = 22, 260, 300
+    row_h, label_w, bar_w = 22, 330, 300
     for i, it in enumerate(items):
         v = float(it[value_key])
         it["y"] = 4 + i * row_h
@@ -206,7 +207,11 @@ def _tests(reports: list[GradeReport]) -> dict[str, Any]:
             ],
         })
     items.sort(key=lambda it: (-it["rate"], it["id"]))
-    chart = _bar_rows(items, "rate", scale=100.0)
+    # The chart shows the hardest tests; the table below it lists every test.
+    chart = _bar_rows([dict(it) for it in items if it["rate"] > 0][:CHART_TESTS], "rate",
+                      scale=100.0)
+    chart["all"] = items
+    chart["hidden"] = sum(1 for it in items if it["rate"] > 0) - len(chart["rows"])
     for it in chart["rows"]:
         for seg in it["segments"]:
             seg["x"] = round(chart["label_w"] + chart["bar_w"] * seg["offset"], 1)

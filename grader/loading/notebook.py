@@ -242,8 +242,8 @@ def _explanation(cells: list) -> str | None:
             if any(isinstance(c, dict) and c.get("cell_type") == "code" for c in cells[i + 1: j]):
                 break
             head = _first_heading(other)
-            if head is not None and head <= level:
-                break
+            if head is not None and head <= level and _exercise2_level(other) is None:
+                break  # the next exercise (a repeated "Exercise 2" heading is the same one)
             following.append(other)
         text = "\n\n".join([src, *following])
         if re.search(r"^#{1,6}\s*your answer\s*$", text, re.IGNORECASE | re.MULTILINE):

@@ -84,6 +84,9 @@ def test_outputs(canvas_run):
     assert reports["ngada_101"]["score"] == reports["ngada_101"]["max_score"]
     assert reports["ngben_102"]["score"] < reports["ngben_102"]["max_score"]
     assert reports["ngeve_104"]["score"] < reports["ngeve_104"]["max_score"]  # sys.exit costs
+    cleo = reports["ngcleo_103"]  # handed in as a notebook
+    assert cleo["written"]["explanation"]["score"] > 0
+    assert all(t["status"] == "passed" for t in cleo["tests"])
     book = (out / "gradebook.csv").read_text().splitlines()
     assert book[0] == "Student,ID,SIS User ID,SIS Login ID,Section,Unit 3 autograder (1234)"
     assert book[1].startswith("Points Possible,,,,,")

@@ -100,7 +100,7 @@ def test_view_numbers(rows):
     view = class_view(rows, title="t", layout="folders", fingerprint="x", version="v")
     s = view["summary"]
     assert (s["graded"], s["unreadable"], s["late"]) == (3, 1, 1)
-    tests = {t["id"]: t for t in view["tests"]["rows"]}
+    tests = {t["id"]: t for t in view["tests"]["all"]}
     assert tests["losses.check_1"]["rate"] == pytest.approx(66.7)
     assert tests["masks.check_0"]["counts"]["failed"] == 1
     assert tests["losses.check_1"]["counts"]["error"] == 1

@@ -64,6 +64,8 @@ def test_writefile_cells_become_files():
     ([{"cell_type": "markdown", "source": "### Exercise 2: explain\n\nMy own answer here."}],
      "My own answer here."),
     ([{"cell_type": "markdown", "source": "# Exercise 2\nQ\n## Your answer\nA1"}], "A1"),
+    ([{"cell_type": "markdown", "source": "## Exercise 2: masked vs causal"},
+      {"cell_type": "markdown", "source": "# Exercise 2\n\n## Your answer\n\nA2"}], "A2"),
     ([{"cell_type": "markdown", "source": "Tagged answer", "metadata": {"tags": ["explanation"]}},
       {"cell_type": "markdown", "source": "## Exercise 2\nother"}], "Tagged answer"),
 ])
