@@ -336,14 +336,19 @@ def _looks_like_submission(tree: _ZipTree, prefix: str) -> bool:
 
 
 @contextmanager
-def open_intake(path: str | Path, limits: LoadLimits | None = None) -> Iterator[Intake]:
-    """Detect the layout of INPUT and list its entries (archives stay open while in use)."""
+def open_intake(path: str | Path, limits: LoadLimits | None = None, *,
+                exclude: tuple[Path, ...] = ()) -> Iterator[Intake]:
+    """Detect the layout of INPUT and list its entries (archives stay open while in use).
+
+    `exclude`: folders that are not submissions even if they sit in INPUT (the batch's OUT).
+    """
     p = Path(path)
     limits = limits or LoadLimits()
     if not p.exists():
         raise UsageError(f"{p} does not exist")
     if p.is_dir():
-        intake = _discover_dir(p, limits)
+        skip = {e.resolve() for e in exclude}
+        intake = _discover_dir(p, limits, skip)
         _unique_keys(intake.entries)
         yield intake
         return
@@ -364,7 +369,7 @@ def open_intake(path: str | Path, limits: LoadLimits | None = None) -> Iterator[
         yield intake
 
 
-def _discover_dir(root: Path, limits: LoadLimits) -> Intake:
+def _discover_dir(root: Path, limits: LoadLimits, skip: set[Path] | None = None) -> Intake:
     meta = _find_gradescope_dir(root)
     if meta is not None:
         return _gradescope_dir(meta.parent, meta, limits, root)
@@ -374,7 +379,7 @@ def _discover_dir(root: Path, limits: LoadLimits) -> Intake:
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     for child in sorted(root.iterdir()):
-        if _ignored(child.name):
+        if _ignored(child.name) or (skip and child.resolve() in skip):
             continue
         if child.is_symlink():
             skipped.append(Skipped(child.name, "a symbolic link; skipped"))

@@ -106,7 +106,8 @@ def run_batch(opts: BatchOptions, *, echo: Callable[[str], None] | None = None) 
     out.mkdir(parents=True, exist_ok=True)
     internal: list[str] = []
 
-    with Journal(out / CACHE_DIR) as journal, open_intake(opts.input, opts.load_limits) as intake:
+    with Journal(out / CACHE_DIR) as journal, open_intake(
+            opts.input, opts.load_limits, exclude=(out,)) as intake:
         outcomes: list[EntryOutcome] = []
         todo: dict[str, Submission] = {}
         waiting: dict[str, list[EntryOutcome]] = {}

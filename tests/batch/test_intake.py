@@ -82,6 +82,14 @@ def test_same_content_same_digest_in_every_layout(tmp_path, students):
     assert len(_digests(folders)) == len(students)
 
 
+def test_out_folder_inside_input_is_not_a_student(tmp_path, students):
+    root = write_folder_class(tmp_path / "class", students[:2])
+    (root / "graded" / "feedback").mkdir(parents=True)
+    (root / "graded" / "results.jsonl").write_text("")
+    with open_intake(root, exclude=(root / "graded",)) as intake:
+        assert sorted(e.key for e in intake.entries) == sorted(s.key for s in students[:2])
+
+
 def test_zip_of_folders_with_wrapper(tmp_path, students):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
