@@ -22,6 +22,7 @@ from grader.loading import Submission
 from grader.output import write_atomic
 from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
+from grader.render.view import likely_misconceptions
 from grader.report import GradeReport
 from grader.sandbox.limits import SandboxLimits
 from grader.testing import SOLUTIONS, STUBS, reference_submission
@@ -106,8 +107,9 @@ def _notes(report: GradeReport) -> str:
         n = statuses.count(status)
         if n:
             bits.append(f"{n} test(s) {status}")
-    if report.diagnoses:
-        bits.append("misconceptions: " + ", ".join(report.diagnoses[:4]))
+    likely = [mid for mid, _ in likely_misconceptions(report)]
+    if likely:
+        bits.append("misconceptions: " + ", ".join(likely[:4]))
     explanation = report.written.get("explanation")
     if explanation is not None and explanation.needs_review:
         bits.append("explanation flagged for review")

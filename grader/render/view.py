@@ -42,6 +42,29 @@ def _test_view(t: TestResult) -> dict[str, Any]:
     }
 
 
+def likely_misconceptions(report: GradeReport) -> list[tuple[str, int]]:
+    """Misconceptions worth showing, with how many failed checks point to each.
+
+    Several mistakes can explain one observed value (on oracle logits every misaligned loss is
+    about 10), so a single check may name several. Across a part the true mistake is the one
+    most failures agree on: within each part, keep the ids named by at least half as many
+    failures as the best-supported one, most supported first.
+    """
+    by_part: dict[str, dict[str, int]] = {}
+    for t in report.tests:
+        for d in t.diagnoses:
+            counts = by_part.setdefault(t.part, {})
+            counts[d] = counts.get(d, 0) + 1
+    kept: dict[str, int] = {}
+    for counts in by_part.values():
+        best = max(counts.values())
+        for d, n in counts.items():
+            if 2 * n >= best:
+                kept[d] = max(kept.get(d, 0), n)
+    order = {d: i for i, d in enumerate(report.diagnoses)}
+    return sorted(kept.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
 def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> dict[str, Any]:
     """Everything the report templates use."""
     parts = []
@@ -60,11 +83,17 @@ def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> d
             }
         )
     misconceptions = []
-    for mid in report.diagnoses:
+    for mid, support in likely_misconceptions(report):
         m = describe(mid)
         if m is not None:
             misconceptions.append(
-                {"id": mid, "title": m.title, "explanation": m.explanation, "hint": m.hint}
+                {
+                    "id": mid,
+                    "title": m.title,
+                    "explanation": m.explanation,
+                    "hint": m.hint,
+                    "support": support,
+                }
             )
     written = {}
     if report.written:
