@@ -57,6 +57,8 @@ _REPORTED = re.compile(
     re.IGNORECASE,
 )
 _REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
+# A range of positions is itself the restriction: "attends to positions <= i".
+_RANGE = re.compile(r"[<\u2264]|\bup to\b|\b(?:1|0|one)\s*(?:to|through|\.\.)\s*[a-z]\b", re.I)
 _SUBJECT_KEYS: dict[str, Subject] = {
     "masked_model": MLM,
     "causal_model": CLM,
@@ -428,7 +430,7 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         if left and absent_near(h) and (subj in (MLM, None) or absent_in_clause(h)):
             return  # "can't see the end because it hasn't been written": existence, not vision
         out.append(Claim(kind, subj, idx, strong, gen_words, h.text, direct, ss.anchored))
-        if left and gen_words and subj in (MLM, None):
+        if left and gen_words and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
             # "when generating, BERT only has the left context": the generation condition
             out.append(Claim("future_absent", subj, idx, True, True, h.text))
 
@@ -514,6 +516,11 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         pair = ss.near_after("earlier_ref", h, PAIR_WINDOW) or ss.near_before("earlier_ref", h, 3)
         if pair is not None:
             vis(h, not ss.negated(h), True)
+    if not ss.hits.get("only"):
+        for h in ss.hits.get("earlier_ref", []):
+            if _RANGE.search(h.text):  # "tokens <= i", "x_<t", "positions 1 to t-1", "up to i"
+                vis(h, not ss.negated(h), True)
+                break
     for h in ss.hits.get("one_direction", []):
         vis(h, not ss.negated(h), True)
     for h in ss.hits.get("causal_mask", []):
