@@ -311,6 +311,7 @@ def attention(
     dim: int = -1,
     upcast: bool = True,
     keep_where_false: bool = False,
+    naive_softmax: bool = False,
 ) -> tuple[Tensor, Tensor]:
     """Attention with knobs: the defaults are correct; each knob models one mistake."""
     dtype = q.dtype
@@ -335,7 +336,11 @@ def attention(
                 scores = scores + torch.where(keep, 0.0, float(value))
             else:
                 scores = torch.where(keep, scores, torch.tensor(value, dtype=compute))
-    weights = torch.softmax(scores, dim=dim)
+    if naive_softmax:
+        e = torch.exp(scores)
+        weights = e / e.sum(dim=dim, keepdim=True)
+    else:
+        weights = torch.softmax(scores, dim=dim)
     if mask is not None and (zero_after or after_softmax):
         weights = torch.where(keep, weights, 0.0)
     out = weights @ v
@@ -372,6 +377,7 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("half_precision_overflow", {"upcast": False}),
     ("half_precision_overflow", {"upcast": False, "zero_after": False}),
     ("mask_polarity_flipped", {"keep_where_false": True}),
+    ("unstable_softmax", {"naive_softmax": True}),
 ]
 def _half_inputs(q, k, v, mask=None) -> bool:
     return q.dtype in _HALF
@@ -386,6 +392,7 @@ def _large_scores(q, k, v, mask=None) -> bool:
 _GUARDS: dict[str, Callable[..., bool]] = {
     "half_precision_overflow": _half_inputs,
     "weak_mask_constant": _large_scores,
+    "unstable_softmax": _large_scores,
 }
 ATTENTION_VARIANTS: dict[str, Callable[..., tuple[Tensor, Tensor]]] = {}
 for _i, (_mid, _kw) in enumerate(_ATTENTION_VARIANTS):
@@ -473,12 +480,18 @@ def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform
 
 
 def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side: str = "target",
-                use_mask: bool = True, **ce: Any) -> Tensor:  # fmt: skip
-    """``causal_lm_loss`` with knobs: shift 0/1/2 or -1 (wrong side), mask side, reduction."""
+                use_mask: bool = True, truncate: str = "", **ce: Any) -> Tensor:  # fmt: skip
+    """``causal_lm_loss`` with knobs: shift 0/1/2 or -1 (wrong side), mask side, reduction.
+
+    ``truncate`` ("last"/"first") with shift 0: no shift, but one position dropped as if shifted.
+    """
     B, T, V = logits.shape
     ids = input_ids.long()
     real = torch.ones(B, T, dtype=torch.bool) if attention_mask is None else attention_mask != 0
-    if shift == 0:
+    if shift == 0 and truncate:
+        cut = slice(None, -1) if truncate == "last" else slice(1, None)
+        lg, tg, keep = logits[:, cut], ids[:, cut], real[:, cut]
+    elif shift == 0:
         lg, tg, keep = logits, ids, real
     elif shift > 0:
         lg, tg = logits[:, :-shift], ids[:, shift:]
@@ -514,6 +527,8 @@ _CAUSAL_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("averaged_over_padding", {"use_mask": False}),
     ("mask_from_wrong_side", {"side": "input"}),
     ("forgot_shift", {"shift": 0, "use_mask": False}),
+    ("forgot_shift", {"shift": 0, "truncate": "last"}),
+    ("forgot_shift", {"shift": 0, "truncate": "first"}),
     *_COMMON_LOSS,
 ]
 for _mid, _kw in _CAUSAL_LOSS:
@@ -547,10 +562,13 @@ def generate(
     sticky: bool = True,
     early_stop: bool = True,
     position: int = -1,
+    prompt_eos: bool = False,
 ) -> Tensor:
     """The generation loop with knobs (crop side, eos handling, position read)."""
     ids = input_ids.clone()
     finished = torch.zeros(ids.size(0), dtype=torch.bool)
+    if prompt_eos and eos_token_id is not None:
+        finished = (ids == eos_token_id).any(dim=1)
     L = model.max_seq_len
     was = [m.training for m in model.modules()] if isinstance(model, torch.nn.Module) else []
     if was:
@@ -579,6 +597,7 @@ _GEN_KNOBS: list[tuple[str, dict[str, Any]]] = [
     ("eos_no_early_stop", {"early_stop": False}),
     ("eos_not_sticky", {"sticky": False, "early_stop": False}),
     ("wrong_position_logits", {"position": 0}),
+    ("eos_in_prompt_counts", {"prompt_eos": True}),
 ]
 for _mid, _kw in _GEN_KNOBS:
     variant("generation.greedy_generate", _mid)(
