@@ -32,7 +32,7 @@ from grader.suite.checks import (
 
 ALPHA = 1e-8
 IGNORE = -100
-PAD, CLS, SEP, MASK, UNK = 0, 1, 2, 3, 4
+PAD, CLS, SEP, MASK, UNK = 0, 1, 2, 3, 9  # [UNK] mid-vocabulary: specials are not a prefix
 SPECIALS = [PAD, CLS, SEP, MASK, UNK]
 
 
@@ -44,7 +44,8 @@ def _batch(batch: int, seq_len: int, vocab: int, seed: int, *, min_len: int) -> 
     """[CLS] ordinary ids (a few [UNK] inside) [SEP] then right padding; lengths vary."""
     B, T, V = batch, seq_len, vocab
     g = _gen(seed)
-    ids = torch.randint(len(SPECIALS), V, (B, T), generator=g)
+    ordinary = torch.tensor([i for i in range(V) if i not in SPECIALS])
+    ids = ordinary[torch.randint(len(ordinary), (B, T), generator=g)]
     unk = torch.rand(B, T, generator=g) < 0.01
     ids = torch.where(unk, UNK, ids)
     lengths = torch.randint(min_len, T + 1, (B,), generator=g)
@@ -376,7 +377,7 @@ def test_split_80_10_10(student, share):
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("case", ["p0", "p1", "all_padding_row_and_single_token"])
 def test_edge_cases(student, case):
-    ids = torch.tensor([[CLS, 5, 6, 7, 8, 9, SEP], [CLS, 10, 11, SEP, PAD, PAD, PAD],
+    ids = torch.tensor([[CLS, 5, 6, 7, 8, 10, SEP], [CLS, 11, 12, SEP, PAD, PAD, PAD],
                         [PAD] * 7])  # fmt: skip
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
     eligible = _eligible(ids)

@@ -50,7 +50,7 @@ GOLDEN_GAPS = GOLDEN.get("gaps", {})
 ALPHA = 1e-9
 N_DRAWS = 6000
 GREEDY_POINTS = {
-    "causal_one_token_prompt": 0.5, "causal_single": 1, "causal_batch_crop": 1.5,
+    "causal_one_token_prompt": 0.5, "causal_single": 0.5, "causal_batch_crop": 1.5,
     "causal_long_prompt": 1, "causal_no_new_tokens": 0.5, "causal_eos_sticky": 1.5,
     "causal_eos_early_stop": 1, "bidirectional_batch": 0.5, "bidirectional_long_prompt": 0.5,
 }  # fmt: skip
@@ -135,6 +135,19 @@ def test_greedy_golden(student, case):
             + (f", eos_token_id={eos})" if eos is not None else ")"))  # fmt: skip
     _check_ids(got, want, what=what, diagnose=lambda: matching(
         "generation.greedy_generate", got, (model, ids, n), kwargs, want=want))  # fmt: skip
+
+
+@pytest.mark.points(0.5)
+def test_greedy_eos_in_prompt(student, reference):
+    """An eos inside the prompt does not finish the row: only a *generated* eos does."""
+    model = _model("causal")
+    ids = torch.tensor([[13, 5, 9, 2, 20], [11, 0, 13, 7, 14]])
+    got = _generate(student, "greedy_generate", model, (ids, 4), {"eos_token_id": 13})
+    want = reference.generation.greedy_generate(model, ids, 4, eos_token_id=13)
+    _check_ids(got, want, what=f"greedy_generate(causal model, prompt {ids.tolist()}, 4, "
+               "eos_token_id=13) (the prompt contains eos)", diagnose=lambda: matching(
+                   "generation.greedy_generate", got, (model, ids, 4), {"eos_token_id": 13},
+                   want=want))  # fmt: skip
 
 
 _CACHE: dict[str, tuple] = {}

@@ -17,7 +17,10 @@ from grader.diagnosis.variants import matching, model_forward_matching
 from grader.sandbox.models import standard_models
 from grader.suite.checks import check_close, check_effects, check_tensor, fail, show
 
-LEAK_ATOL = 1e-9
+LEAK_ATOL = 1e-9  # rows of one call: a correct implementation moves by ~1e-16
+# float64 values vs the reference: loose enough for an implementation that computes in float32
+# internally (the contract only fixes the output dtype); every mistake differs by >= 1e-3
+F64_RTOL, F64_ATOL = 1e-5, 1e-6
 
 
 _MODELS: dict[tuple[str, torch.dtype], torch.nn.Module] = {}
@@ -274,7 +277,7 @@ def test_no_future_leak(student, reference, where):
                       diag() if pairs else ())  # fmt: skip
         if where.endswith("large_scores"):  # scores of +-1e5: a weak fill constant shows here
             check_close(out, want[0], what="attention output with scores of magnitude ~1e5 "
-                        "(allowed keys ~ -1e5, future keys ~ +1e5)", rtol=1e-7, atol=1e-9,
+                        "(allowed keys ~ -1e5, future keys ~ +1e5)", rtol=F64_RTOL, atol=F64_ATOL,
                         diagnose=diag)  # fmt: skip
         return
     # a whole TinyLM (float64) running on the student's build_attention_mask + masked_attention
@@ -425,7 +428,7 @@ def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol):
 def test_masked_attention(student, reference, name):
     q, k, v, mask = _attention_case(name)
     _check_attention(student, reference, q, k, v, mask, what=f"{name}, float64",
-                     rtol=1e-7, atol=1e-9)  # fmt: skip
+                     rtol=F64_RTOL, atol=F64_ATOL)  # fmt: skip
 
 
 @pytest.mark.points(1)
@@ -448,11 +451,11 @@ def test_masked_attention_empty_rows(student, reference):
                 f"{bad[2]}): a query with no allowed key must give all-zero weights and a zero "
                 "output, never NaN.", diag(),
             )
-    check_close(w, want_w, what="attention weights with fully-masked rows", atol=1e-9,
-                rtol=1e-7, diagnose=diag,
+    check_close(w, want_w, what="attention weights with fully-masked rows", atol=F64_ATOL,
+                rtol=F64_RTOL, diagnose=diag,
                 hint="Rows with no allowed key (padding queries) must be all zero.")  # fmt: skip
-    check_close(out, want_out, what="attention output with fully-masked rows", atol=1e-9,
-                rtol=1e-7, diagnose=diag)  # fmt: skip
+    check_close(out, want_out, what="attention output with fully-masked rows", atol=F64_ATOL,
+                rtol=F64_RTOL, diagnose=diag)  # fmt: skip
 
 
 @pytest.mark.points(1)
@@ -480,7 +483,7 @@ def test_masked_attention_gradients(student, reference):
             fail(f"the gradient w.r.t. {name} contains NaN/inf (a fully-masked query row "
                  "must not produce NaN gradients)", diag() or ["nan_on_empty_rows"])
         check_close(g, wg, what=f"gradient of the attention output w.r.t. {name}",
-                    rtol=1e-6, atol=1e-9, diagnose=diag)  # fmt: skip
+                    rtol=F64_RTOL, atol=F64_ATOL, diagnose=diag)  # fmt: skip
 
 
 @pytest.mark.points(0.5)
@@ -496,8 +499,11 @@ def test_masked_attention_half(student, reference, dtype):
 def test_masked_attention_no_overflow(student, reference):
     """float16 inputs whose q k^T overflows float16 (> 65504): results must stay finite."""
     g = _gen(9)
-    q = (100 * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()  # q.k in [5.7e4, 1.6e5]
-    k = (100 * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
+    # head 0: q.k in [6e2, 1.6e3] (fine in float16, but exp() of the scores overflows float32);
+    # head 1: q.k in [5.7e4, 1.6e5] (overflows float16 itself)
+    size = torch.tensor([10.0, 100.0]).view(1, 2, 1, 1)
+    q = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
+    k = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
     v = torch.randn(1, 2, 4, 16, generator=g).half()
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     out, w = student.masks.masked_attention(q, k, v, mask)
@@ -506,10 +512,11 @@ def test_masked_attention_no_overflow(student, reference):
         if not torch.isfinite(got).all():
             want = reference.masks.masked_attention(q, k, v, mask)
             fail(
-                f"attention {name} for float16 inputs with large scores contain NaN/inf: "
-                f"{show(got)}. The scores q k^T reach ~1e5, beyond float16's maximum 65504.",
+                f"attention {name} for float16 inputs with large scores contain NaN/inf (first at "
+                f"{(~torch.isfinite(got)).nonzero()[0].tolist()}). The scores q k^T reach ~1e3 "
+                "in head 0 and ~1e5 in head 1 (float16's maximum is 65504).",
                 matching("masks.masked_attention", (out, w), (q, k, v, mask), want=want,
-                         rtol=1e-2, atol=1e-2) or ["half_precision_overflow"],
+                         rtol=1e-2, atol=1e-2),
             )  # fmt: skip
     sums = w.float().sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-2):
