@@ -169,6 +169,10 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [("                next_id = torch.where(finished, eos_token_id, next_id)  # eos is sticky\n", "")]),
     ("eos_no_early_stop", "generation", "eos_no_early_stop", "never stops early",
      [("            if eos_token_id is not None and bool(finished.all()):\n                break\n", "")]),
+    ("eos_in_prompt_counts", "generation", "eos_in_prompt_counts", "an eos in the prompt finishes the row",
+     [("    finished = torch.zeros(ids.size(0), dtype=torch.bool, device=ids.device)  # (B,)\n",
+       "    finished = (ids == eos_token_id).any(dim=1) if eos_token_id is not None else torch.zeros(\n"
+       "        ids.size(0), dtype=torch.bool, device=ids.device)\n")]),
     ("wrong_position_logits", "generation", "wrong_position_logits", "next token from logits[:, 0]",
      [("next_id = choose(logits[:, -1, :])", "next_id = choose(logits[:, 0, :])")]),
     ("no_eval_mode", "generation", "no_eval_mode", "model left in train mode (dropout on)",
