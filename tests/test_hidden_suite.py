@@ -11,8 +11,11 @@ by ONE module-scoped `Grader`:
 * every valid alternative in `tests/alternatives/` keeps full marks;
 * every diagnosis id used anywhere exists in `grader/diagnosis/catalogue.toml`.
 
-Mutants and alternatives replace one module and are graded on that module's part only
-(`-k test_<part>`), which keeps this file fast; the other parts are the reference's.
+Mutants and alternatives replace one module and are judged on that module's part only. To keep
+this file fast they are graded in bundles: one submission carries up to one mutant per part
+(the other modules are the reference's), and each mutant is judged by its own part's tests
+only. That is sound because a part's tests call only that part's module (`model_forward` runs
+the masks module), and each part runs in a sandbox worker of its own.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from grader.diagnosis.variants import all_ids
 from grader.loading.model import Submission
 from grader.pipeline import GradeOptions, Grader
 from grader.report import GradeReport
+from grader.report import TestResult as _Result
 from grader.suite.checks import binomial_band
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,21 +89,36 @@ def stub_report(grader) -> GradeReport:
     return _grade(grader, "stubs", _sources("exercises"))
 
 
+def _bundled(grader: Grader, folders: dict[str, Path]) -> dict[str, GradeReport]:
+    """Grade each folder's modules with the reference's for the rest, one part per folder per
+    submission; return, per folder, a report holding only the tests of its own part(s)."""
+    by_part: dict[str, list[str]] = {p: [] for p in PARTS}
+    for name, folder in folders.items():
+        parts = _parts_of(folder)
+        assert len(parts) == 1, f"{name}: one module per folder, got {parts}"
+        by_part[parts[0]].append(name)
+    out: dict[str, GradeReport] = {}
+    for i in range(max(len(v) for v in by_part.values())):
+        members = {p: names[i] for p, names in by_part.items() if i < len(names)}
+        sources = _sources()
+        for name in members.values():  # only the member's own module replaces the reference's
+            for f in folders[name].glob("*.py"):
+                sources[f.stem] = f.read_text(encoding="utf-8")
+        report = _grade(grader, "+".join(members.values()), sources, parts=list(members))
+        for part, name in members.items():
+            tests: tuple[_Result, ...] = tuple(t for t in report.tests if t.part == part)
+            out[name] = replace(report, submission=name, tests=tests)
+    return out
+
+
 @pytest.fixture(scope="module")
 def mutant_reports(grader) -> dict[str, GradeReport]:
-    return {
-        name: _grade(grader, name, _sources(override=MUTANTS_DIR / name), parts=[meta["part"]])
-        for name, meta in MANIFEST.items()
-    }
+    return _bundled(grader, {name: MUTANTS_DIR / name for name in MANIFEST})
 
 
 @pytest.fixture(scope="module")
 def alternative_reports(grader) -> dict[str, GradeReport]:
-    out = {}
-    for name in ALTERNATIVES:
-        folder = ALTERNATIVES_DIR / name
-        out[name] = _grade(grader, name, _sources(override=folder), parts=_parts_of(folder))
-    return out
+    return _bundled(grader, {name: ALTERNATIVES_DIR / name for name in ALTERNATIVES})
 
 
 def _failures(report: GradeReport) -> str:
