@@ -9,7 +9,6 @@ resumed by running the same command again.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,7 +95,7 @@ def _has_internal_error(report: dict[str, Any]) -> bool:
     return any(str(e).startswith("internal:") for e in report.get("errors", ()))
 
 
-def run_batch(opts: BatchOptions, *, echo: Callable[[str], None] | None = None) -> BatchResult:
+def run_batch(opts: BatchOptions) -> BatchResult:
     """Grade a class. Raises UsageError for an unusable INPUT/OUT; never for one bad entry."""
     t0 = time.monotonic()
     assignment = assignment_header(opts.assignment)
