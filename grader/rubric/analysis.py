@@ -57,6 +57,17 @@ _REPORTED = re.compile(
     re.IGNORECASE,
 )
 _REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
+_DATA = re.compile(
+    r"\b(?:data(?:sets?)?|corpus|corpora|wikipedia|books|web|internet|domains?|topics?|"
+    r"genres?|news|vocabulary|languages)\b",
+    re.IGNORECASE,
+)
+_CONTEXT = re.compile(
+    r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
+    r"preceding|following|prefix|suffix|mask\w*|sides?|blanks?|gaps?|sees?|saw|seen|"
+    r"visible|attends?|bidirectional|causal)\b",
+    re.IGNORECASE,
+)
 # A range of positions is itself the restriction: "attends to positions <= i".
 _RANGE = re.compile(r"[<\u2264]|\bup to\b|\b(?:1|0|one)\s*(?:to|through|\.\.)\s*[a-z]\b", re.I)
 _SUBJECT_KEYS: dict[str, Subject] = {
@@ -604,6 +615,9 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         or (prev_train and bool(ss.hits.get("generation_time")))
     )
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
+    # "trained on Wikipedia but asked about anything, so there is a mismatch": right words,
+    # wrong reason. Without any word about context / tokens, such a relation stays general.
+    about_data = bool(_DATA.search(ss.sent.norm)) and not _CONTEXT.search(ss.sent.norm)
     for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
         for r in ss.hits.get(key, []):
             generic = r.text.lower().startswith("differ")
@@ -614,6 +628,8 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             flip = ss.negated(r) != after
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
+            if about_data:
+                subj = None  # a data or domain gap is not the rubric's information condition
             out.append(Claim(f"relation_{rel}", subj, idx, conditioned, bool(gen_any), r.text))
     # "GPT only sees earlier tokens, in training and when it generates": the same restriction
     # stated for both conditions is the consistency point itself
