@@ -57,6 +57,7 @@ _REPORTED = re.compile(
     re.IGNORECASE,
 )
 _REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
+_CONTRAST_WORD = re.compile(r"\b(?:but|however|whereas|while|unlike|although|though)\b", re.I)
 _DATA = re.compile(
     r"\b(?:data(?:sets?)?|corpus|corpora|wikipedia|books|web|internet|domains?|topics?|"
     r"genres?|news|vocabulary|languages)\b",
@@ -356,6 +357,15 @@ class _Sent:
                 return g
         return None
 
+    def leading_time(self, h: Hit) -> bool:
+        """A generation-time phrase opening the sentence ("When BERT generates, ...") governs
+        the clauses after it up to a contrast ("..., but ...")."""
+        for g in self.hits.get("generation_time", []):
+            if g.tok <= 1 and g.end <= h.start:
+                between = self.sent.norm[g.end : h.start]
+                return not _CONTRAST_WORD.search(between)
+        return False
+
     def clause_has(self, key: str, h: Hit) -> bool:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))
 
@@ -471,8 +481,10 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         "still" ties it to the generation phrase anywhere in the sentence."""
         avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
         if avail is not None and not ss.negated(avail) and not ss.negated(h):
-            at_gen = ss.clause_has("generation_time", h) or (
-                "still" in avail.text.lower() and bool(ss.hits.get("generation_time"))
+            at_gen = (
+                ss.clause_has("generation_time", h)
+                or ss.leading_time(h)
+                or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
             )
             out.append(Claim("future_available", ss.subject_at(h.start), idx, True, at_gen, h.text))
 
