@@ -1,4 +1,11 @@
-"""Load a .zip submission in memory: nothing is extracted to disk, nothing escapes."""
+"""Load a .zip submission in memory: nothing is extracted to disk, nothing escapes.
+
+Only the archive as a whole can be refused (not a zip, too big, too many entries, too much
+data once unpacked): that raises `SubmissionError`. A single bad member - a name that points
+outside the folder, a symbolic link, a zip bomb, a corrupt or encrypted entry - is skipped
+with a message in `Submission.problems`, and if it was one of the exercise files, that part
+is reported missing with the reason. The rest of the submission is graded normally.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +14,11 @@ import zipfile
 from pathlib import Path
 
 from grader.loading.model import (
-    KNOWN_FILES,
     LoadLimits,
     Submission,
     SubmissionError,
     assemble,
+    is_known,
     safe_relpath,
 )
 
@@ -19,60 +26,87 @@ from grader.loading.model import (
 def load_zip(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     """Read the known files of a zip. Refuses escaping names, links and zip bombs."""
     try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
+    if size > limits.max_archive_bytes:
+        raise SubmissionError(
+            f"{path.name} is {size / 1e6:.0f} MB; archives larger than "
+            f"{limits.max_archive_bytes / 1e6:.0f} MB are not accepted (hand in only the "
+            "exercise files)"
+        )
+    try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise SubmissionError(f"{path.name} is not a readable zip archive ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - zipfile raises many types on hostile input
+        raise SubmissionError(
+            f"{path.name} is not a readable zip archive ({_short(exc)})"
+        ) from None
     with zf:
         return load_zip_members(zf, name=name, origin=str(path), limits=limits)
 
 
-def load_zip_members(
-    zf: zipfile.ZipFile, *, name: str, origin: str, limits: LoadLimits, prefix: str = ""
-) -> Submission:
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text[:200]
+
+
+def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
+                     limits: LoadLimits, prefix: str = "") -> Submission:
     """Read known files below `prefix` of an open archive (also used for LMS exports)."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
         raise SubmissionError(f"the archive holds more than {limits.max_members} entries")
     raw: dict[str, bytes] = {}
     problems: list[str] = []
+    unusable: dict[str, str] = {}
     total = 0
+
+    def skip(rel: str, why: str) -> None:
+        problems.append(f"{rel} {why}; it was ignored")
+        if is_known(rel):
+            unusable[rel] = f"{rel} {why}"
+
     for info in infos:
-        rel = safe_relpath(info.filename)
+        try:
+            rel = safe_relpath(info.filename)
+        except SubmissionError as exc:
+            problems.append(f"{exc}; it was ignored")
+            continue
         if prefix:
             if not rel.startswith(prefix):
                 continue
-            rel = rel[len(prefix) :]
+            rel = rel[len(prefix):]
         if info.is_dir() or not rel:
             continue
+        if not is_known(rel):
+            continue  # unknown members are never read: no bomb or link there can matter
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
-            raise SubmissionError(f"the archive member {info.filename!r} is a symbolic link")
-        if not any(rel == k or rel.endswith("/" + k) for k in KNOWN_FILES):
+            skip(rel, "is a symbolic link (hand in the real file)")
+            continue
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG):
+            skip(rel, "is not a regular file")
+            continue
+        if info.flag_bits & 0x1:
+            skip(rel, "is encrypted")
             continue
         if info.file_size > limits.max_file_bytes:
-            problems.append(
-                f"{rel} is larger than {limits.max_file_bytes // 1000} kB and was ignored"
-            )
+            skip(rel, f"is larger than {limits.max_file_bytes // 1000} kB")
             continue
         if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
-            raise SubmissionError(f"the archive member {rel!r} looks like a zip bomb")
+            skip(rel, "looks like a zip bomb (it unpacks to far more than it takes)")
+            continue
         total += info.file_size
         if total > limits.max_total_bytes:
             raise SubmissionError("the archive is too large once unpacked")
         try:
             with zf.open(info) as f:
                 data = f.read(limits.max_file_bytes + 1)
-        except (
-            zipfile.BadZipFile,
-            OSError,
-            RuntimeError,
-            NotImplementedError,
-            EOFError,
-            ValueError,
-        ) as exc:
-            raise SubmissionError(f"the archive member {rel!r} is corrupt ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - bad CRC, zlib.error, unsupported method...
+            skip(rel, f"is corrupt ({_short(exc)})")
+            continue
         if len(data) > limits.max_file_bytes:
-            problems.append(f"{rel} is larger than declared and was ignored")
+            skip(rel, "is larger than its archive entry declares")
             continue
         raw[rel] = data
-    return assemble(name, origin, raw, problems)
+    return assemble(name, origin, raw, problems, unusable=unusable)

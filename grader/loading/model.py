@@ -19,10 +19,26 @@ class SubmissionError(Exception):
 
 @dataclass(frozen=True)
 class LoadLimits:
+    """Caps on what a loader reads. Submissions are hostile input: nothing is unbounded.
+
+    max_file_bytes: one exercise file; max_total_bytes: all of them together;
+    max_members: entries of an archive, or files and folders of a folder;
+    max_ratio: zip members unpacking to more than this many times their packed size are bombs;
+    max_archive_bytes: the .zip file itself (its central directory is parsed whole);
+    max_depth: folder nesting below the submission folder that is still searched.
+    """
+
     max_file_bytes: int = 1_000_000
     max_total_bytes: int = 20_000_000
     max_members: int = 2_000
     max_ratio: int = 200  # zip: uncompressed / compressed, per member
+    max_archive_bytes: int = 50_000_000
+    max_depth: int = 16
+
+
+def is_known(rel: str) -> bool:
+    """Whether a relative path names one of the exercise files (at any folder depth)."""
+    return any(rel == k or rel.endswith("/" + k) for k in KNOWN_FILES)
 
 
 @dataclass(frozen=True)
@@ -100,9 +116,16 @@ def extract_answer(markdown: str) -> str:
     return _COMMENT.sub("", text).strip()
 
 
-def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str]) -> Submission:
-    """Build a Submission from relative path -> bytes of the files found (any loader)."""
-    root = find_root(list(raw))
+def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str], *,
+             unusable: dict[str, str] | None = None) -> Submission:
+    """Build a Submission from relative path -> bytes of the files found (any loader).
+
+    `unusable` maps relative paths of exercise files that were found but refused (a link, a
+    bomb, a pipe...) to the reason: a code part refused this way is missing *with that reason*
+    instead of "not found".
+    """
+    unusable = dict(unusable or {})
+    root = find_root(list(raw) + list(unusable))
     files: dict[str, str] = {}
     missing: dict[str, str] = {}
     for rel, data in raw.items():
@@ -119,6 +142,11 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str])
             if stem in CODE_PARTS:
                 missing[stem] = f"{inner} could not be read: it is not UTF-8 text"
     sources = {p: files[f"{p}.py"] for p in CODE_PARTS if f"{p}.py" in files}
+    for rel, why in sorted(unusable.items()):
+        inner = rel[len(root) + 1:] if root and rel.startswith(root + "/") else rel
+        stem = inner.removesuffix(".py")
+        if stem in CODE_PARTS and stem not in sources and stem not in missing:
+            missing[stem] = f"{why}, so it could not be graded"
     for p in CODE_PARTS:
         if p not in sources and p not in missing:
             missing[p] = f"{p}.py was not found in your submission"
