@@ -318,12 +318,15 @@ class SandboxSession:
 
     def _discard_worker(self, group: str | None = None) -> None:
         groups = list(self._workers) if group is None else [group]
-        for g in groups:
+        gone = []
+        for g in groups:  # kill them all first, then wait: the kernel tears them down together
             worker = self._workers.pop(g, None)
             self._loaded.pop(g, None)
             if worker is not None:
                 worker.kill()
-                worker.wait_gone()
+                gone.append(worker)
+        for worker in gone:
+            worker.wait_gone()
 
     def close(self) -> None:
         for worker in list(self._workers.values()):

@@ -317,11 +317,26 @@ def enter_jail(root: str, limits: SandboxLimits, uid: int, sources: dict[str, st
     return SCRATCH
 
 
-def enter_basic(scratch: str, sources: dict[str, str]) -> str:
-    """The no-root fallback: a private scratch folder in the host's file system."""
+def enter_basic(scratch: str, sources: dict[str, str], uid: int | None = None) -> str:
+    """The no-namespace fallback: a private scratch folder in the host's file system.
+
+    Without root this is all there is (see docs/security.md for what it does not stop). As
+    root with the jail switched off (``GradeOptions(jail=False)``, e.g. for benchmarks) the
+    worker still drops to the sandbox `uid`, so student code never runs as root.
+    """
     os.makedirs(scratch, mode=0o700, exist_ok=True)
     _write_sources(scratch, sources)
     os.chdir(scratch)
+    if uid is not None and os.geteuid() == 0:
+        os.chmod(os.path.dirname(scratch), 0o711)  # the uid may pass through, not list
+        for dirpath, _dirs, files in os.walk(scratch):
+            os.chown(dirpath, uid, uid)
+            for f in files:
+                os.chown(os.path.join(dirpath, f), uid, uid)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
     return scratch
 
 

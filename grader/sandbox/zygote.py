@@ -128,8 +128,9 @@ def _supervise(fd: int, workdir: str) -> None:
     slot = int(request.get("slot", 0))
     jailed = jail.can_jail() and not request.get("no_jail", False)
     uid = None
-    if jailed:
+    if os.geteuid() == 0:
         uid, _uid_lock = jail.claim_sandbox_uid(slot)  # held until this supervisor exits
+    if jailed:
         jail.unshare_namespaces()
     go_r, go_w = os.pipe()
     wpid = os.fork()
@@ -171,7 +172,7 @@ def _run_worker(sock, go_r, workdir, jailed, limits, uid, sources) -> None:
         jail.enter_jail(workdir, limits, uid, sources)
     else:
         os.setsid()
-        jail.enter_basic(os.path.join(workdir, "scratch"), sources)
+        jail.enter_basic(os.path.join(workdir, "scratch"), sources, uid)
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # credentials changed: set it again
     jail.close_inherited_fds({sock.fileno()})
     jail.apply_limits(limits, jail.address_space_in_use())
