@@ -1,0 +1,189 @@
+"""What the sandbox costs per submission, measured side by side in one run.
+
+    python benchmarks/sandbox_cost.py [-n 10] [--calls 200]
+
+Grades N copies of the reference (hidden suite, no written part) three ways:
+
+  jail        a warm Grader, each part in a fresh jailed worker (namespaces, chroot, uid drop,
+              rlimits) - what `grader grade` / `grader batch` do as root;
+  basic       the same Grader with GradeOptions(jail=False): workers are forked and rlimited
+              (and, as root, still drop to a sandbox uid) but get no namespaces or chroot;
+  in-process  no sandbox at all: the same suite with the student's functions imported into
+              the trusted process (each copy under its own package name) - the cost floor.
+
+and then the two components of the overhead in isolation: starting one worker (fork from
+the zygote + confinement + handshake) and one call round trip (encode, socket, decode) of a
+trivial function, jailed vs basic vs a direct in-process call. Medians, not means: the
+machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from grader.loading import load_submission  # noqa: E402
+from grader.pipeline import GradeOptions, Grader  # noqa: E402
+from grader.sandbox.client import SandboxSession, Zygote  # noqa: E402
+from grader.sandbox.jail import can_jail  # noqa: E402
+from grader.sandbox.limits import SandboxLimits  # noqa: E402
+from grader.suite.proxy import ReferenceProxy  # noqa: E402
+from grader.suite.runner import run_suite  # noqa: E402
+
+PARTS = ("masks", "corruption", "losses", "generation")
+
+
+def make_copies(root: Path, n: int) -> list[Path]:
+    out = []
+    for i in range(n):
+        d = root / f"student{i:03d}"
+        d.mkdir()
+        for p in PARTS:
+            shutil.copy(REPO / "solutions" / f"{p}.py", d / f"{p}.py")
+        out.append(d)
+    return out
+
+
+def bench_grader(folders: list[Path], jail: bool) -> tuple[list[float], float, int]:
+    """Per-submission seconds, the one-time start, and workers started per submission."""
+    t0 = time.perf_counter()
+    with Grader(GradeOptions(grade_written=False, jail=jail)) as g:
+        start = time.perf_counter() - t0
+        times = []
+        for d in folders:
+            sub = load_submission(d)
+            t = time.perf_counter()
+            report = g.grade(sub)
+            times.append(time.perf_counter() - t)
+            assert report.score == report.max_score, [
+                (x.id, x.message[:200]) for x in report.tests if x.status != "passed"
+            ]
+    return times, start, len(PARTS)
+
+
+class _InProcessStudent(ReferenceProxy):
+    """The student's copy imported into this process: the suite without any sandbox."""
+
+    def __init__(self, folder: Path, tag: str) -> None:
+        pkg = types.ModuleType(tag)
+        pkg.__path__ = [str(folder)]
+        sys.modules[tag] = pkg
+        super().__init__(package=tag)
+        self.session = types.SimpleNamespace(sources={p: "" for p in PARTS}, missing={})
+
+    def model_forward(self, model, input_ids, attention_mask=None):
+        from grader.sandbox.models import model_from_spec, model_to_spec
+
+        masks = self._module("masks")
+        header, tensors = model_to_spec(model)
+        copy = model_from_spec(header, tensors, mask_fn=masks.build_attention_mask,
+                               attention_fn=masks.masked_attention)
+        import torch
+
+        with torch.no_grad():
+            return copy(input_ids, attention_mask=attention_mask)
+
+    def has_part(self, module: str) -> bool:
+        return True
+
+
+def bench_in_process(folders: list[Path]) -> list[float]:
+    reference = ReferenceProxy()
+    times = []
+    for i, d in enumerate(folders):
+        t = time.perf_counter()
+        student = _InProcessStudent(d, f"bench_student_{i}")
+        run = run_suite("hidden", student, reference)
+        times.append(time.perf_counter() - t)
+        passed = sum(r.status == "passed" for r in run.results)
+        assert passed == len(run.results), [
+            (r.id, r.message[:200]) for r in run.results if r.status != "passed"
+        ]
+    return times
+
+
+def bench_components(calls: int, jail: bool) -> tuple[float, float]:
+    """(median seconds to start one ready worker, median seconds per trivial call)."""
+    src = "def f(x):\n    return x\n"
+    limits = SandboxLimits()
+    with Zygote(jail=jail) as z:
+        spawns = []
+        for _ in range(20):
+            t = time.perf_counter()
+            w = z.spawn({"masks": src}, limits, 0)
+            spawns.append(time.perf_counter() - t)
+            w.kill()
+            w.wait_gone()
+        with SandboxSession(z, {"masks": src}, limits) as s:
+            s.call("masks", "f", (1,), {})
+            rtts = []
+            for i in range(calls):
+                t = time.perf_counter()
+                s.call("masks", "f", (i,), {})
+                rtts.append(time.perf_counter() - t)
+    return statistics.median(spawns), statistics.median(rtts)
+
+
+def bench_direct_call(calls: int) -> float:
+    from grader.sandbox.invoke import invoke
+
+    mod = types.ModuleType("m")
+    exec("def f(x):\n    return x\n", mod.__dict__)
+    times = []
+    for i in range(calls):
+        t = time.perf_counter()
+        invoke(mod.f, (i,), {})
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=10, help="submissions per mode")
+    ap.add_argument("--calls", type=int, default=200, help="calls for the round-trip timing")
+    args = ap.parse_args()
+    importlib.import_module("torch")
+    jailed = can_jail()
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = make_copies(Path(tmp), args.n)
+        rows = []
+        if jailed:
+            t, start, workers = bench_grader(folders, jail=True)
+            rows.append(("jail", statistics.median(t), start, workers))
+        t, start, workers = bench_grader(folders, jail=False)
+        rows.append(("basic", statistics.median(t), start, workers))
+        t = bench_in_process(folders)
+        rows.append(("in-process", statistics.median(t), 0.0, 0))
+    floor = rows[-1][1]
+    print(f"Grading {args.n} reference submissions (hidden suite), median per submission:")
+    print(f"  {'mode':<11} {'per sub':>9} {'overhead':>10} {'x floor':>8} {'start':>7} "
+          f"{'workers':>8}")
+    for mode, per, start, workers in rows:
+        print(f"  {mode:<11} {per * 1000:7.0f}ms {(per - floor) * 1000:8.0f}ms "
+              f"{per / floor:7.2f}x {start:6.2f}s {workers:8d}")
+    print("\nComponents (median):")
+    direct = bench_direct_call(args.calls)
+    print(f"  direct in-process call  {direct * 1e6:8.0f} us")
+    for mode, jail in (("jail", True), ("basic", False)):
+        if jail and not jailed:
+            continue
+        spawn, rtt = bench_components(args.calls, jail)
+        print(f"  {mode:<5} worker start        {spawn * 1000:8.1f} ms")
+        print(f"  {mode:<5} call round trip     {rtt * 1e6:8.0f} us  "
+              f"({rtt / direct:.0f}x a direct call)")
+    if not jailed:
+        print("\n(not root: the jail mode was not measured)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+"""Unit tests for the sandbox's defences that the attack corpus exercises only end to end.
+
+- the jail's mount plan (pure): what is exposed, what is covered by an empty tmpfs;
+- what a real jailed worker can see of the repository;
+- per-worker sandbox uids (flock) and the no-root fallback;
+- the wire's decoder against hostile frames and trees (Hypothesis): only WireError escapes;
+- cleaning of student text before it reaches a report;
+- per-part workers, request ids and the timeout budget of SandboxSession.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grader.sandbox import jail, wire
+from grader.sandbox.client import (
+    MAX_TIMEOUTS_PER_FUNCTION,
+    SandboxSession,
+    StudentCrash,
+    StudentTimeout,
+    Zygote,
+    clean_text,
+)
+from grader.sandbox.limits import SandboxLimits
+
+REPO = Path(__file__).resolve().parents[1]
+JAILED = jail.can_jail()
+needs_root = pytest.mark.skipif(not JAILED, reason="jail mode needs root and namespaces")
+
+
+# ----------------------------------------------------------------------------- mount plan
+
+
+def test_plan_mounts_covers_a_site_packages_install(tmp_path):
+    sp = tmp_path / "venv/lib/python3.11/site-packages"
+    for d in ("grader/sandbox", "grader/suites/hidden", "solutions", "torch"):
+        (sp / d).mkdir(parents=True)
+    (sp / "grader/__init__.py").touch()
+    expose = [str(tmp_path / "venv/lib"), str(sp / "grader/sandbox"),
+              str(sp / "grader/__init__.py")]
+    hide = [str(sp / "grader"), str(sp / "solutions")]
+    ops = jail.plan_mounts(expose, hide)
+    assert ops == [
+        ("bind", str(tmp_path / "venv/lib")),
+        ("empty", str(sp / "grader")),
+        ("empty", str(sp / "solutions")),
+        ("bind", str(sp / "grader/__init__.py")),
+        ("bind", str(sp / "grader/sandbox")),
+    ]
+
+
+def test_plan_mounts_covers_a_repository_under_usr(tmp_path):
+    app = "/usr/src/app"
+    expose = ["/usr", f"{app}/exercises", f"{app}/grader/sandbox"]
+    hide = [app, f"{app}/grader", f"{app}/solutions"]
+    ops = jail.plan_mounts(expose, hide)
+    assert ops == [
+        ("bind", "/usr"),
+        ("empty", app),  # everything of the project disappears ...
+        ("bind", f"{app}/exercises"),  # ... except what the worker needs
+        ("bind", f"{app}/grader/sandbox"),
+    ]
+
+
+def test_plan_mounts_hidden_wins_over_exposed_and_nested_exposes_are_skipped():
+    ops = jail.plan_mounts(["/a", "/a/b", "/s"], ["/s", "/a/b/c"])
+    assert ops == [("bind", "/a"), ("empty", "/a/b/c")]
+
+
+def test_needed_paths_never_expose_the_project_and_secrets_are_listed():
+    needed = jail._needed_paths()
+    secret = jail._secret_paths()
+    for p in needed:  # no mount of the project folder or of anything above it
+        assert not (str(REPO) + "/").startswith(p.rstrip("/") + "/"), p
+    assert str(REPO / "grader") in secret
+    assert str(REPO / "solutions") in secret
+    assert str(REPO) in secret  # the project folder, covered wherever a mount would show it
+
+
+@needs_root
+def test_a_jailed_worker_sees_only_exercises_and_the_sandbox_of_the_repository():
+    src = f"""
+import os
+def causal_mask(q_len, k_len=None, device=None):
+    seen = []
+    for dirpath, dirnames, filenames in os.walk({str(REPO)!r}):
+        dirnames[:] = [d for d in dirnames if d not in ("__pycache__", "lib")]
+        seen += [os.path.join(dirpath, f) for f in filenames]
+    return seen
+"""
+    with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        seen = s.call("masks", "causal_mask", (1,), {}).value
+    allowed = (str(REPO / "exercises") + "/", str(REPO / "grader/sandbox") + "/",
+               str(REPO / "grader/__init__.py"))
+    assert seen, "the walk found nothing at all: the test is broken"
+    assert all(p.startswith(allowed) for p in seen), [p for p in seen if not p.startswith(allowed)]
+
+
+# ----------------------------------------------------------------------------- uids
+
+
+@needs_root
+def test_claimed_sandbox_uids_are_exclusive_until_released():
+    a, fa = jail.claim_sandbox_uid(7)
+    b, fb = jail.claim_sandbox_uid(7)
+    try:
+        assert fa is not None and fb is not None
+        assert a != b and 61000 <= a < 62000 and 61000 <= b < 62000
+    finally:
+        os.close(fa)
+    c, fc = jail.claim_sandbox_uid(7)
+    os.close(fb)
+    os.close(fc)
+    assert c == a
+
+
+@needs_root
+def test_each_part_runs_in_its_own_worker_with_its_own_uid():
+    src = "import os\ndef f():\n    return [os.getuid(), os.getpid()]\n"
+    with Zygote() as z, SandboxSession(z, {"masks": src, "losses": src}, SandboxLimits()) as s:
+        a = s.call("masks", "f", (), {}).value
+        b = s.call("losses", "f", (), {}).value
+        assert s.workers_started == 2
+    assert a[0] != b[0]
+    assert a[1] == b[1] == 1  # each is PID 1 of its own namespace
+
+
+@needs_root
+def test_basic_mode_as_root_still_drops_to_a_sandbox_uid():
+    src = "import os\ndef f():\n    return [os.getuid(), os.getgid(), os.getgroups()]\n"
+    with Zygote(jail=False) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        uid, gid, groups = s.call("masks", "f", (), {}).value
+    assert 61000 <= uid < 62000 and gid == uid and groups == []
+
+
+# ----------------------------------------------------------------------------- session
+
+
+def test_a_function_that_keeps_timing_out_stops_being_called():
+    src = "def slow():\n    while True:\n        pass\n\ndef fast():\n    return 1\n"
+    limits = SandboxLimits(call_timeout=0.5, submission_timeout=30)
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, limits) as s:
+        start = time.monotonic()
+        for _ in range(MAX_TIMEOUTS_PER_FUNCTION):
+            with pytest.raises(StudentTimeout, match="did not finish"):
+                s.call("masks", "slow", (), {})
+        with pytest.raises(StudentTimeout, match="already timed out"):
+            s.call("masks", "slow", (), {})
+        assert time.monotonic() - start < MAX_TIMEOUTS_PER_FUNCTION * 0.5 + 5
+        assert s.call("masks", "fast", (), {}).value == 1  # the module still works
+
+
+def test_a_reply_with_the_wrong_request_id_ends_the_worker():
+    src = """
+import json, os, struct
+def forge():
+    data = json.dumps({"ok": True, "payload": None, "id": 999999, "_buffers": []}).encode()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                os.write(int(fd), struct.pack(">I", len(data)) + data)
+        except OSError:
+            pass
+    return 1
+
+def ok():
+    return 2
+"""
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        with pytest.raises(StudentCrash, match="did not ask for"):
+            s.call("masks", "forge", (), {})
+        assert s.call("masks", "ok", (), {}).value == 2  # a fresh worker
+
+
+def test_a_setup_failure_is_the_graders_problem_not_the_students(monkeypatch):
+    from grader.sandbox.client import SandboxUnavailable
+
+    with Zygote(jail=JAILED) as z:
+        monkeypatch.setattr(
+            wire, "send_frame", _breaking_setup_frame(wire.send_frame), raising=True
+        )
+        with pytest.raises(SandboxUnavailable):
+            z.spawn({"masks": ""}, SandboxLimits(), 0)
+
+
+def _breaking_setup_frame(real):
+    def send(sock, header, buffers=()):
+        if header.get("op") == "setup":  # a source file that cannot be written: setup fails
+            header = dict(header, sources={"no/such/folder": ""})
+        return real(sock, header, buffers)
+
+    return send
+
+
+# ----------------------------------------------------------------------------- wire
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(
+        st.sampled_from(["__t__", "__tuple__", "__dict__", "__f__", "__gen__", "__model__",
+                         "__dtype__", "dtype", "shape", "rg", "tensors", "x"]),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=json_values, buffers=st.lists(st.binary(max_size=64), max_size=3))
+def test_decode_of_any_tree_raises_only_wire_error(tree, buffers):
+    try:
+        wire.decode(tree, buffers, allow_models=False)
+    except wire.WireError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.lists(st.integers(min_value=0, max_value=2**62), min_size=1, max_size=3),
+    dtype=st.sampled_from(sorted(wire.DTYPES)),
+    nbytes=st.integers(min_value=0, max_value=64),
+)
+def test_decode_of_lying_tensor_headers(shape, dtype, nbytes):
+    try:
+        t = wire.decode({"__t__": 0, "dtype": dtype, "shape": shape}, [bytes(nbytes)])
+    except wire.WireError:
+        return
+    assert isinstance(t, torch.Tensor) and list(t.shape) == shape
+
+
+def test_decode_refuses_models_and_bad_generator_states_from_a_worker():
+    with pytest.raises(wire.WireError):
+        wire.decode({"__model__": {"format": "tinylm/1"}, "tensors": {}}, [], allow_models=False)
+    with pytest.raises(wire.WireError):
+        wire.decode({"__gen__": {"__t__": 0, "dtype": "uint8", "shape": [3]}}, [b"abc"])
+
+
+def _frame_bytes(payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + payload
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\xff\xff\xff\xff",  # absurd header length
+        _frame_bytes(b"\xff\xfe not utf8"),
+        _frame_bytes(b"[" * 100_000 + b"]" * 100_000),  # nesting deeper than the C parser allows
+        _frame_bytes(b'{"x": ' + b"9" * 5000 + b"}"),  # int beyond Python's str->int limit
+        _frame_bytes(b"[1, 2]"),  # not an object
+        _frame_bytes(b'{"_buffers": [-1]}'),
+        _frame_bytes(b'{"_buffers": [true]}'),
+        _frame_bytes(b'{"_buffers": [999999999999]}'),
+    ],
+)
+def test_recv_frame_refuses_hostile_frames_with_wire_error(raw):
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(raw)
+        a.shutdown(socket.SHUT_WR)
+        with pytest.raises((wire.WireError, EOFError)):
+            wire.recv_frame(b, wire.Limits(max_frame_bytes=1 << 20), time.monotonic() + 5)
+
+
+def test_encode_measures_a_huge_tensor_before_copying_it():
+    big = torch.zeros(1).expand(2**40)  # a 4 TB view of one float: copying it would be fatal
+    with pytest.raises(wire.WireError, match="results this large"):
+        wire.encode({"value": big}, max_bytes=1 << 20)
+
+
+def test_encode_sends_a_tensor_subclass_as_a_plain_tensor():
+    class Liar(torch.Tensor):
+        def __eq__(self, other):
+            return True
+
+    tree, bufs = wire.encode(torch.tensor([1.0, 2.0]).as_subclass(Liar))
+    back = wire.decode(tree, bufs)
+    assert type(back) is torch.Tensor and back.tolist() == [1.0, 2.0]
+
+
+# ----------------------------------------------------------------------------- text
+
+
+@pytest.mark.parametrize(
+    ("raw", "want"),
+    [
+        ("plain\nlines\tstay", "plain\nlines\tstay"),
+        ("\x1b[2J\x1b[32mPASSED\x1b[0m", "PASSED"),
+        ("a\rb\x07c\x00d\x9b", "abcd"),
+        ("\u202eevil\u202c", "evil"),
+        ("\x1b]8;;http://x\x07link\x1b]8;;\x07", "link"),
+    ],
+)
+def test_clean_text_removes_escapes_and_controls(raw, want):
+    assert clean_text(raw, 100) == want
+
+
+def test_clean_text_caps_length_and_accepts_non_strings():
+    assert len(clean_text("x" * 10_000, 50)) == 50
+    assert clean_text(12, 10) == "12"
+
+
+def test_reply_errors_from_a_worker_are_cleaned():
+    from grader.sandbox.client import _reply_error
+
+    err = _reply_error(
+        {"kind": "exception", "exc_type": "Bad\x1b[31mError", "message": "m\x1b[2J" * 2000,
+         "traceback": "\r" * 10},
+        "calling f()",
+    )
+    assert "\x1b" not in err.message and "\r" not in err.message
+    assert len(err.message) < 2200
+    assert json.dumps(err.message)  # plain, serialisable text
