@@ -181,13 +181,15 @@ class _Sent:
     def _drop_reported(self) -> None:
         """Views the student reports in order to reject them ("People think generation removes
         the right side, but actually ...") are not the student's claims: drop every concept
-        found between the reporting verb and the next "but" / "however" / "actually"."""
+        found between the reporting verb and the next "but" / "however" / "actually", except
+        the model names (they stay antecedents for "it")."""
         s = self.sent.norm
         for m in _REPORTED.finditer(s):
             stop = _REPORTED_END.search(s, m.end())
             a, b = m.start(), stop.start() if stop else len(s)
             for key, hits in self.hits.items():
-                self.hits[key] = [h for h in hits if not a <= h.start < b]
+                if key not in _SUBJECT_KEYS:  # the model named stays a possible antecedent
+                    self.hits[key] = [h for h in hits if not a <= h.start < b]
 
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
@@ -477,7 +479,7 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             out.append(Claim("mlm_relies", MLM, idx, True, False, h.text))
 
     def available(h: Hit) -> None:
-        """"At generation time it can still see the later tokens": availability claimed. A
+        """ "At generation time it can still see the later tokens": availability claimed. A
         "still" ties it to the generation phrase anywhere in the sentence."""
         avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
         if avail is not None and not ss.negated(avail) and not ss.negated(h):
@@ -592,8 +594,9 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             causal = bool(_CONNECTIVE.search(ss.sent.norm))
             out.append(Claim("mlm_cannot_generate", MLM, idx, causal, True, g.text))
             break
+
     def points_back(v: Hit) -> bool:
-        """"... have not been sampled yet, and BERT always had them": the object is the
+        """ "... have not been sampled yet, and BERT always had them": the object is the
         missing context of this very sentence."""
         nxt = ss.toks[v.tok_end][2] if v.tok_end < len(ss.toks) else ""
         return bool(absent) and nxt in {"them", "those", "these"}
@@ -645,8 +648,10 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             out.append(Claim(f"relation_{rel}", subj, idx, conditioned, bool(gen_any), r.text))
     # "GPT only sees earlier tokens, in training and when it generates": the same restriction
     # stated for both conditions is the consistency point itself
-    if has_train and ss.hits.get("generation_time") and not any(
-        c.kind.startswith("relation_") for c in out
+    if (
+        has_train
+        and ss.hits.get("generation_time")
+        and not any(c.kind.startswith("relation_") for c in out)
     ):
         for c in out:
             if c.kind == "see_left" and c.strong and c.subject in (CLM, BOTH):
