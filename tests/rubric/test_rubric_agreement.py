@@ -31,10 +31,16 @@ def test_kappa_edge_cases():
 
 # Floors a little under the measured values (docs/rubric.md), on the answers the scorer
 # scores (English; it abstains on other languages). A regression in the scorer breaks them.
+# heldout and heldout2 have been looked at and tuned around, so their floors guard against
+# regressions; heldout3 was measured once, after tuning, and its floor is that measurement.
 FLOORS = {
-    "heldout": ({"C1": 0.85, "C2": 0.9, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.3, 1.2),
-    "heldout2": ({"C1": 0.8, "C2": 0.75, "C3": 0.6, "C4": 0.75, "C5": 0.85}, 0.9, 1.45),
+    "heldout": ({"C1": 0.9, "C2": 0.9, "C3": 0.9, "C4": 0.9, "C5": 0.9}, 0.3, 1.2),
+    "heldout2": ({"C1": 0.9, "C2": 0.85, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.35, 0.95),
+    "heldout3": ({"C1": 0.65, "C2": 0.55, "C3": 0.45, "C4": 0.2, "C5": 0.9}, 2.1, 2.45),
 }
+# "contradicted" verdicts on answers not labelled contradicted, summed over criteria: none on
+# the first two sets; three on heldout3 when it was measured (two C3, one C4).
+FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 3}
 
 
 @pytest.mark.parametrize("split", sorted(FLOORS))
@@ -46,7 +52,8 @@ def test_heldout_agreement_stays_above_the_floor(split):
         assert rep.kappa(cid, scored) >= floor, (cid, rep.kappa(cid, scored))
     assert rep.mae(scored) <= mae_scored
     assert rep.mae() <= mae_all
-    # every contradicted prediction on held-out is a real false claim
+    false = 0
     for cid in rep.criteria:
         tp, pred, _ = rep.contradicted_pr(cid)
-        assert tp == pred, cid
+        false += pred - tp
+    assert false <= FALSE_CONTRADICTIONS[split], false
