@@ -9,8 +9,9 @@ Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < me
 answers, for the answers the scorer scores (English; it abstains on other languages and routes
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
-lists every disagreement. The held-out split was frozen before tuning (see
-grader/rubric/devset/README.md): it is the number to quote.
+lists every disagreement. Each held-out split was frozen before the changes it measures (see
+grader/rubric/devset/README.md and docs/rubric.md): heldout3 is the newest, measured once after
+tuning. Do not use --details on a held-out split you still want to measure generalisation with.
 """
 
 from __future__ import annotations
