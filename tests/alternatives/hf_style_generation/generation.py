@@ -61,7 +61,7 @@ class _EvalNoGrad:
     def __exit__(self, *exc):
         torch.set_grad_enabled(self.grad)
         for m, mode in self.saved:
-            m.train(mode) if False else setattr(m, "training", mode)
+            m.training = mode
 
 
 def _loop(model, input_ids, max_new_tokens, pick, eos_token_id):
