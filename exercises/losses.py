@@ -33,7 +33,8 @@ def causal_lm_loss(
 
     Edge cases:
         * No target counts (T == 1, or every target is padding): return a zero that is still
-          connected to the graph, e.g. ``logits.float().sum() * 0.0``, so ``backward()`` works
+          connected to the graph, in the dtype above, e.g. ``logits.sum().float() * 0.0`` (keep
+          float64 as float64), so ``backward()`` works
           and gives zero gradients. ``F.cross_entropy(..., reduction="mean")`` would give NaN.
         * Padding decided by ``attention_mask``, not by an id: the padding id may equal the
           end-of-sequence id, and a real end-of-sequence target must still count.

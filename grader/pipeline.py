@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
+
 from grader import __version__
 from grader.loading import Submission, load_submission
 from grader.report import CriterionResult, GradeReport, WrittenResult
@@ -36,6 +38,9 @@ class Grader:
 
     def __init__(self, options: GradeOptions | None = None) -> None:
         self.options = options or GradeOptions()
+        # The reference and the trusted TinyLM work on tiny tensors: a thread pool only adds
+        # fork/join overhead, and one thread makes both sides reduce in the same order.
+        torch.set_num_threads(1)
         self.zygote = Zygote(jail=self.options.jail)
         self.reference = ReferenceProxy()
 

@@ -8,6 +8,7 @@ hint the student can act on. Tests name a misconception through
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,3 +44,26 @@ def catalogue() -> dict[str, Misconception]:
 def describe(mid: str) -> Misconception | None:
     """The catalogue entry for `mid`, or None for an unknown id."""
     return catalogue().get(mid)
+
+
+_MARK = "\n  Likely mistake - "
+
+
+def explain_ids(ids: Iterable[str]) -> str:
+    """The text appended to a failure message for its misconception ids (unknown ids skipped).
+
+    Each becomes an indented "Likely mistake - <title>: <explanation>" line and a "Hint:" line,
+    so a message read on its own (JSON, a platform's test output) is self-contained.
+    """
+    parts = []
+    for mid in ids:
+        m = describe(mid)
+        if m is not None:
+            parts.append(f"{_MARK}{m.title}: {m.explanation}\n  Hint: {m.hint}")
+    return "".join(parts)
+
+
+def strip_explanations(message: str) -> str:
+    """The message without the text `explain_ids` appended (renderers show it once instead)."""
+    i = message.find(_MARK)
+    return message if i < 0 else message[:i]

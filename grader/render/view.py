@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.diagnosis import describe
+from grader.diagnosis import describe, strip_explanations
 from grader.report import GradeReport, TestResult
 
 _STATUS_TAG = {
@@ -36,8 +36,8 @@ def _test_view(t: TestResult) -> dict[str, Any]:
         "tag": _STATUS_TAG.get(t.status, "????"),
         "score": f"{t.score:g}",
         "max_score": f"{t.max_score:g}",
-        "message": t.message,
-        "message_lines": t.message.splitlines() or [""],
+        "message": strip_explanations(t.message),
+        "message_lines": strip_explanations(t.message).splitlines() or [""],
         "diagnoses": list(t.diagnoses),
     }
 

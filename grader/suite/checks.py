@@ -35,14 +35,9 @@ def fail(message: str, diagnoses: Iterable[str] = ()) -> None:
 
 def explain(diagnoses: Iterable[str]) -> str:
     """Student-facing text for misconception ids ('' for none; unknown ids are skipped)."""
-    from grader.diagnosis import describe
+    from grader.diagnosis import explain_ids
 
-    lines = []
-    for mid in diagnoses:
-        m = describe(mid)
-        if m is not None:
-            lines.append(f"\n  Likely mistake - {m.title}: {m.explanation}\n  Hint: {m.hint}")
-    return "".join(lines)
+    return explain_ids(diagnoses)
 
 
 def show(t: Any, limit: int = 64) -> str:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import pytest
 
+from grader.errors import InternalError
 from grader.report import TestResult
 from grader.suite.plugin import GradingPlugin
 
@@ -81,9 +82,14 @@ def run_suite(
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         code = pytest.main(args, plugins=[plugin])
-    errors = list(plugin.internal_errors) + list(plugin.collection_errors)
-    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
-        errors.append(f"the {suite} test suite could not run (pytest exit code {int(code)})")
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED and keyword is None and parts is None:
-        errors.append(f"the {suite} test suite collected no tests")
+    broken = code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR) or (
+        code == pytest.ExitCode.NO_TESTS_COLLECTED and keyword is None and parts is None
+    )
+    if broken or plugin.collection_errors:
+        # Never a student's fault, and a grade without the tests would be silently wrong.
+        detail = "; ".join(plugin.collection_errors) or sink.getvalue()[-1500:]
+        raise InternalError(
+            f"the {suite} test suite could not run (pytest exit {int(code)}): {detail}"
+        )
+    errors = list(plugin.internal_errors)
     return SuiteRun(results=tuple(plugin.results), internal_errors=tuple(errors))
