@@ -15,12 +15,14 @@ same result.
 from __future__ import annotations
 
 from grader.report import CriterionResult, WrittenResult
-from grader.rubric.analysis import analyse
+from dataclasses import replace
+
+from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.feedback import criterion_feedback, summary
 from grader.rubric.guards import MAX_CHARS, Guards, assess, injected_sentences
 from grader.rubric.model import Rubric, load_rubric
-from grader.rubric.text import Sentence, split_sentences
+from grader.rubric.text import Sentence, correct_spelling, split_sentences
 
 EVIDENCE_CHARS = 400
 
@@ -39,9 +41,7 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
     text = text if isinstance(text, str) else ""
     full_text = text
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
-    sentences = split_sentences(text)
-    injected = injected_sentences(sentences, rubric)
-    an = analyse(sentences, rubric, skip=injected)
+    sentences, injected, an = read_answer(text, rubric)
     judgements = judge_all(an, rubric)
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
     guards = assess(full_text, sentences, injected, an, rubric, any_credit=credit)
@@ -100,6 +100,14 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
         ),
         review_reasons=reasons,
     )
+
+
+def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], Analysis]:
+    """Sentences (with common slips in domain words undone in their matching text, `norm`),
+    the indices of sentences addressed to the grader, and the claims of the rest."""
+    sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
+    injected = injected_sentences(sentences, rubric)
+    return sentences, injected, analyse(sentences, rubric, skip=injected)
 
 
 def _evidence(sentences: list[Sentence], idx: tuple[int, ...]) -> str:

@@ -234,3 +234,53 @@ _VERBISH = frozenset(
     """is are was were be has have had can cannot can't does doesn't do don't sees see uses use
     predicts predict needs need fails works generate generates learns""".split()
 )
+
+
+# Spelling: domain words a student may mistype ("previus", "rigth", "bidirectinal"). Only the
+# common slips are undone: one letter left out (not the first; a dropped final "s" or "d" is a
+# plural or a tense, not a slip) or two neighbouring letters swapped (not the first), in a word
+# of at least 5 letters that is not itself a word listed here or a stopword. Substitutions are
+# never guessed: too many real words are one letter from a domain word ("layer", "marked").
+SPELLING_TARGETS = frozenset(
+    """bidirectional unidirectional bidirectionally previous preceding following generation
+    generate generates generating generated generator autoregressive autoregressively
+    classification classify classifier context contexts sequence sentence sentences tokens
+    masked masking training trained prediction predicts predict future causal decoder decoders
+    encoder encoders inference attention attends because right after before earlier later
+    words objective exactly mismatch consistent condition conditions understanding available
+    exist written produced sampling decoding position positions language models learned
+    surrounding neighbours neighbors blanks hidden cannot doesn't haven't hasn't isn't
+    aren't""".split()
+)
+
+
+def _spelling_index() -> dict[str, str]:
+    found: dict[str, set[str]] = {}
+    for t in SPELLING_TARGETS:
+        variants = set()
+        for i in range(1, len(t)):
+            if i == len(t) - 1 and t[i] in "sd":
+                continue
+            variants.add(t[:i] + t[i + 1 :])
+        for i in range(1, len(t) - 1):
+            if t[i] != t[i + 1]:
+                variants.add(t[:i] + t[i + 1] + t[i] + t[i + 2 :])
+        for v in variants:
+            if len(v) >= 5 and v not in SPELLING_TARGETS and v not in ENGLISH_STOPWORDS:
+                found.setdefault(v, set()).add(t)
+    return {v: next(iter(ts)) for v, ts in found.items() if len(ts) == 1}
+
+
+_SPELLING = _spelling_index()
+_ALPHA = re.compile(r"[A-Za-z']+")
+
+
+def correct_spelling(s: str) -> str:
+    """`s` with common slips in domain words undone (see SPELLING_TARGETS); other words and
+    all punctuation unchanged. The result may differ in length from `s`."""
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group()
+        return _SPELLING.get(w.lower(), w)
+
+    return _ALPHA.sub(fix, s)
