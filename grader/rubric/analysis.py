@@ -640,7 +640,13 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
                 continue  # "a different task": only a relation when both conditions are named
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
-            flip = ss.negated(r) != after
+            # "missing the context it was trained with": what is absent is the training
+            # condition, so the sameness phrase states a difference
+            lacking = base == "same" and any(
+                a.end <= r.start and ss.same_clause(a, r) and 0 <= r.tok - a.tok_end <= 1
+                for a in absent
+            )
+            flip = (ss.negated(r) != after) != lacking
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             if about_data:

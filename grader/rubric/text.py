@@ -130,7 +130,11 @@ def split_sentences(text: str) -> list[Sentence]:
         for m in _SENT_END.finditer(norm, bstart, bend):
             before = norm[s : m.start()].split()
             last = before[-1].lower().rstrip(".") if before else ""
-            if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and m.group() == "."):
+            # an initial ("J. Smith") does not end a sentence; a lower-case variable does
+            # ("position i can't attend to j > i. An encoder ...")
+            if last in _ABBREVIATIONS or (
+                len(last) == 1 and last.isalpha() and m.group() == "." and before[-1][-1:].isupper()
+            ):
                 continue
             _add(out, text, norm, s, m.end())
             s = m.end()
