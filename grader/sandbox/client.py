@@ -1,9 +1,11 @@
 """The trusted side of the boundary: start workers, send calls, enforce time, kill.
 
 `Zygote` owns the pre-warmed forker process; `SandboxSession` grades one submission through
-it: it loads each of the student's modules on first use, calls functions with deadlines, turns
-every kind of student failure into a `StudentError` subclass, and replaces a worker that hung,
-crashed or desynchronised with a fresh one so only the affected tests are lost.
+it: one worker per part, each module loaded on first use; calls with deadlines and request
+ids; every kind of student failure turned into a `StudentError` subclass whose text is cleaned
+(`clean_text`) before it can reach a report; a worker that hung, crashed or desynchronised
+replaced with a fresh one so only the affected tests are lost. docs/security.md has the
+threat model.
 """
 
 from __future__ import annotations
@@ -317,16 +319,15 @@ class SandboxSession:
         return worker
 
     def _discard_worker(self, group: str | None = None) -> None:
+        """SIGKILL the worker(s). No waiting: a SIGKILLed process runs no more user code, the
+        kernel tears its namespace down in the background, and its uid stays claimed by its
+        supervisor until every process of it is gone, so the next worker never shares it."""
         groups = list(self._workers) if group is None else [group]
-        gone = []
-        for g in groups:  # kill them all first, then wait: the kernel tears them down together
+        for g in groups:
             worker = self._workers.pop(g, None)
             self._loaded.pop(g, None)
             if worker is not None:
                 worker.kill()
-                gone.append(worker)
-        for worker in gone:
-            worker.wait_gone()
 
     def close(self) -> None:
         for worker in list(self._workers.values()):

@@ -3,16 +3,20 @@
 Two modes, chosen by what the OS allows:
 
 * **jail** (started as root): new mount, PID, network, IPC and UTS namespaces; a tmpfs root
-  holding read-only bind mounts of only what Python and torch need (the interpreter, its
-  standard library, site-packages, the system libraries, the `exercises` package and
-  `grader/sandbox`); no hidden tests, no solutions, no other submissions, no grader outputs,
-  no /tmp of the host; an empty network namespace; a scratch tmpfs; then a drop to an
-  unprivileged uid with `no_new_privs`. The worker is PID 1 of its namespace, so killing it
-  kills every process the student started.
+  holding read-only bind mounts of only what Python and torch need (the interpreter's library
+  folders, the system libraries, the `exercises` package and `grader/sandbox`), with the
+  grader package, the solutions and the project folder covered by an empty tmpfs wherever a
+  needed mount would show them (`plan_mounts`); no hidden tests, no solutions, no other
+  submissions, no grader outputs, no /tmp of the host; an empty network namespace; a scratch
+  tmpfs (which /tmp is part of); then a drop to an unprivileged uid that no other live worker
+  holds (`claim_sandbox_uid`) with `no_new_privs`. The worker is PID 1 of its namespace, so
+  killing it kills every process the student started.
 * **basic** (no root): a new session, resource limits, a private scratch folder, an import
-  blocker for the grader's secrets. Documented as weaker in docs/security.md.
+  blocker for the grader's secrets (not a security boundary), `no_new_privs`; as root with the
+  jail switched off it still drops to a sandbox uid. Documented as weaker in docs/security.md.
 
-Both modes apply the rlimits of `SandboxLimits` and a scrubbed environment.
+Both modes apply the rlimits of `SandboxLimits`, a scrubbed environment, /dev/null for the
+standard streams, no inherited descriptors, and make the worker the OOM killer's first choice.
 """
 
 from __future__ import annotations
@@ -170,7 +174,7 @@ def _secret_paths() -> list[str]:
     python = _spellings(_python_paths())
     for pkg in list(secret):
         project = os.path.dirname(pkg)
-        if project not in python and project != "/" and not _is_within(project, {sys.base_prefix}):
+        if project not in python and project != "/":
             secret.add(project)
     return sorted(_spellings(secret))
 

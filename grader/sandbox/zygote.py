@@ -3,13 +3,17 @@
 It is started by the trusted side with ``python -I`` and a scrubbed environment, and imports
 only what student code may see anyway (torch, numpy, the `exercises` package, `grader.sandbox`):
 never the hidden tests, the solutions or anything about other submissions, so a forked worker
-inherits nothing secret. Process tree per worker::
+inherits nothing secret. It never receives a submission either: the sources and limits go
+over each worker's own socket straight to the forked supervisor, so the zygote's memory, which
+every worker inherits, never held another student's code. Process tree per worker::
 
     zygote -> supervisor (child subreaper; in jail mode owns fresh namespaces)
                 -> worker (PID 1 of its PID namespace in jail mode; runs student code)
 
-The supervisor tells the trusted side the worker's pid, waits for it to end, then kills any
-process the student left behind. Every process has a parent-death signal, so killing the
+The supervisor reads the setup, claims a sandbox uid (as root), tells the trusted side the
+worker's pid, waits for it to end, then kills any process the student left behind. The worker
+confines itself and sends "ready" before any student code runs; a worker that cannot be
+confined reports "setup_failed" instead. Every process has a parent-death signal, so killing the
 grader (even with SIGKILL) takes the whole tree down.
 """
 
