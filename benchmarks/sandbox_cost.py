@@ -54,21 +54,15 @@ def make_copies(root: Path, n: int) -> list[Path]:
     return out
 
 
-def bench_grader(folders: list[Path], jail: bool) -> tuple[list[float], float, int]:
-    """Per-submission seconds, the one-time start, and workers started per submission."""
-    t0 = time.perf_counter()
-    with Grader(GradeOptions(grade_written=False, jail=jail)) as g:
-        start = time.perf_counter() - t0
-        times = []
-        for d in folders:
-            sub = load_submission(d)
-            t = time.perf_counter()
-            report = g.grade(sub)
-            times.append(time.perf_counter() - t)
-            assert report.score == report.max_score, [
-                (x.id, x.message[:200]) for x in report.tests if x.status != "passed"
-            ]
-    return times, start, len(PARTS)
+def _grade_checked(g: Grader, folder: Path) -> float:
+    sub = load_submission(folder)
+    t = time.perf_counter()
+    report = g.grade(sub)
+    elapsed = time.perf_counter() - t
+    assert report.score == report.max_score, [
+        (x.id, x.message[:200]) for x in report.tests if x.status != "passed"
+    ]
+    return elapsed
 
 
 class _InProcessStudent(ReferenceProxy):
@@ -97,19 +91,39 @@ class _InProcessStudent(ReferenceProxy):
         return True
 
 
-def bench_in_process(folders: list[Path]) -> list[float]:
-    reference = ReferenceProxy()
-    times = []
-    for i, d in enumerate(folders):
+def _in_process_checked(folder: Path, tag: str, reference: ReferenceProxy) -> float:
+    t = time.perf_counter()
+    run = run_suite("hidden", _InProcessStudent(folder, tag), reference)
+    elapsed = time.perf_counter() - t
+    assert all(r.status == "passed" for r in run.results), [
+        (r.id, r.message[:200]) for r in run.results if r.status != "passed"
+    ]
+    return elapsed
+
+
+def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list[float], float]]:
+    """Each submission graded by every mode in turn, so all modes see the same machine load
+    (the machine may be shared). Returns mode -> (per-submission seconds, start seconds)."""
+    modes = (["jail"] if jailed else []) + ["basic"]
+    graders, starts = {}, {}
+    for mode in modes:
         t = time.perf_counter()
-        student = _InProcessStudent(d, f"bench_student_{i}")
-        run = run_suite("hidden", student, reference)
-        times.append(time.perf_counter() - t)
-        passed = sum(r.status == "passed" for r in run.results)
-        assert passed == len(run.results), [
-            (r.id, r.message[:200]) for r in run.results if r.status != "passed"
-        ]
-    return times
+        graders[mode] = Grader(GradeOptions(grade_written=False, jail=(mode == "jail"))).start()
+        starts[mode] = time.perf_counter() - t
+    reference = ReferenceProxy()
+    times: dict[str, list[float]] = {m: [] for m in [*modes, "in-process"]}
+    try:
+        for mode in modes:  # warm-up: first grade of each mode is not counted
+            _grade_checked(graders[mode], folders[0])
+        _in_process_checked(folders[0], "bench_warmup", reference)
+        for i, d in enumerate(folders):
+            for mode in modes:
+                times[mode].append(_grade_checked(graders[mode], d))
+            times["in-process"].append(_in_process_checked(d, f"bench_student_{i}", reference))
+    finally:
+        for g in graders.values():
+            g.close()
+    return {m: (t, starts.get(m, 0.0)) for m, t in times.items()}
 
 
 def bench_components(calls: int, jail: bool) -> tuple[float, float]:
@@ -156,19 +170,15 @@ def main() -> None:
     jailed = can_jail()
     with tempfile.TemporaryDirectory() as tmp:
         folders = make_copies(Path(tmp), args.n)
-        rows = []
-        if jailed:
-            t, start, workers = bench_grader(folders, jail=True)
-            rows.append(("jail", statistics.median(t), start, workers))
-        t, start, workers = bench_grader(folders, jail=False)
-        rows.append(("basic", statistics.median(t), start, workers))
-        t = bench_in_process(folders)
-        rows.append(("in-process", statistics.median(t), 0.0, 0))
-    floor = rows[-1][1]
-    print(f"Grading {args.n} reference submissions (hidden suite), median per submission:")
+        results = bench_interleaved(folders, jailed)
+    floor = statistics.median(results["in-process"][0])
+    print(f"Grading {args.n} reference submissions (hidden suite), modes interleaved, "
+          "median per submission:")
     print(f"  {'mode':<11} {'per sub':>9} {'overhead':>10} {'x floor':>8} {'start':>7} "
           f"{'workers':>8}")
-    for mode, per, start, workers in rows:
+    for mode, (times, start) in results.items():
+        per = statistics.median(times)
+        workers = 0 if mode == "in-process" else len(PARTS)
         print(f"  {mode:<11} {per * 1000:7.0f}ms {(per - floor) * 1000:8.0f}ms "
               f"{per / floor:7.2f}x {start:6.2f}s {workers:8d}")
     print("\nComponents (median):")
