@@ -118,12 +118,20 @@ class PeakSampler:
 FINGERPRINT = f"benchmark-{os.getpid()}"
 
 
+def cpu_seconds() -> float:
+    """CPU used by this process and every descendant it has waited for (recursively)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def bench_pool(zpath: Path, out: Path, workers: int) -> tuple[float, int, PeakSampler]:
     with PeakSampler() as peak:
         t0 = time.perf_counter()
+        peak.cpu0 = cpu_seconds()
         result = run_batch(BatchOptions(input=zpath, out=out, workers=workers, progress=False,
                                         fingerprint=FINGERPRINT))
         wall = time.perf_counter() - t0
+        peak.cpu = cpu_seconds() - peak.cpu0
     if result.internal_errors:
         print("internal errors:", *result.internal_errors[:5], sep="\n  ")
     return wall, len(result.graded), peak
@@ -136,6 +144,7 @@ def bench_baseline(folders: list[Path], workers: int) -> tuple[float, int]:
     running: list[subprocess.Popen] = []
     ok = 0
     t0 = time.perf_counter()
+    c0 = cpu_seconds()
     while queue or running:
         while queue and len(running) < workers:
             running.append(subprocess.Popen(
@@ -146,6 +155,7 @@ def bench_baseline(folders: list[Path], workers: int) -> tuple[float, int]:
                 running.remove(p)
                 ok += p.returncode in (0, 1)
         time.sleep(0.02)
+    bench_baseline.cpu = cpu_seconds() - c0
     return time.perf_counter() - t0, ok
 
 
@@ -160,6 +170,8 @@ def memory_run(n: int, workers: int, tmp: Path) -> None:
         subs = [e.load() for e in intake.entries]
     step = max(1, n // 10)
     rows: list[tuple[int, float, float, float]] = []
+    print(f"\nmemory over {n} submissions ({workers} workers; whole process tree):")
+    print(f"{'graded':>7} {'seconds':>8} {'RSS MB':>8} {'PSS MB':>8}", flush=True)
     t0 = time.perf_counter()
     count = 0
     with GradingPool(GradeOptions(), workers) as pool:
@@ -169,12 +181,9 @@ def memory_run(n: int, workers: int, tmp: Path) -> None:
             if count % step == 0 or count == 1:
                 rss, pss = tree_memory_mb()
                 rows.append((count, time.perf_counter() - t0, rss, pss))
+                print(f"{count:>7} {rows[-1][1]:>8.1f} {rss:>8.0f} {pss:>8.0f}", flush=True)
 
         pool.run([Job(f"m{i}", s) for i, s in enumerate(subs)], on_done)
-    print(f"\nmemory over {n} submissions ({workers} workers; whole process tree):")
-    print(f"{'graded':>7} {'seconds':>8} {'RSS MB':>8} {'PSS MB':>8}")
-    for count, secs, rss, pss in rows:
-        print(f"{count:>7} {secs:>8.1f} {rss:>8.0f} {pss:>8.0f}")
     base = next((r for r in rows if r[0] >= step), rows[0])
     print(f"PSS change from {base[0]} to {rows[-1][0]} graded: "
           f"{rows[-1][3] - base[3]:+.0f} MB ({100 * (rows[-1][3] / base[3] - 1):+.1f}%)")
@@ -215,7 +224,13 @@ def main() -> None:
             base_rate = len(folders) / bwall
             print(f"baseline: {len(folders)} fresh `grader grade` processes ({bok} ok), "
                   f"{args.workers} at a time, in {bwall:.1f} s = {base_rate:.2f} submissions/s")
-            print(f"ratio:    {pool_rate / base_rate:.1f}x")
+            print(f"ratio:    {pool_rate / base_rate:.1f}x (wall clock)")
+            pool_cpu = peak.cpu / graded
+            base_cpu = bench_baseline.cpu / len(folders)
+            cores = os.cpu_count() or 1
+            print(f"CPU per submission: pool {pool_cpu:.2f} s, baseline {base_cpu:.2f} s -> "
+                  f"ratio {base_cpu / pool_cpu:.1f}x; on {cores} idle cores that is about "
+                  f"{cores / pool_cpu:.1f} vs {cores / base_cpu:.2f} submissions/s")
             t0 = time.perf_counter()
             rerun = run_batch(BatchOptions(input=zpath, out=tmp / "out", progress=False,
                                            fingerprint=FINGERPRINT))
