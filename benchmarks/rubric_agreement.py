@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 | heldout | heldout2 | heldout3 | both | seen | all
+    SPLIT: dev | dev2 | dev3 | heldout | heldout2 | heldout3 | heldout4 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -10,8 +10,10 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-grader/rubric/devset/README.md and docs/rubric.md): heldout3 is the newest, measured once after
-tuning. Do not use --details on a held-out split you still want to measure generalisation with.
+grader/rubric/devset/README.md and docs/rubric.md): heldout4, written by another author, is the
+newest, measured once after the second-reader round; heldout3 is now only looked at in aggregate.
+Do not use --details on a held-out split you still want to measure generalisation with. The
+second reader's cross-validation is `python -m grader.rubric.fit_reader`.
 """
 
 from __future__ import annotations
@@ -67,17 +69,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--split",
-        choices=["dev", "dev2", "heldout", "heldout2", "heldout3", "both", "seen", "all"],
+        choices=[
+            "dev",
+            "dev2",
+            "dev3",
+            "heldout",
+            "heldout2",
+            "heldout3",
+            "heldout4",
+            "both",
+            "seen",
+            "all",
+        ],  # fmt: skip
         default="both",
-        help="both = dev and heldout; seen = dev, dev2, heldout and heldout2 (tuned on or already "
-        "looked at); all = every split including heldout3",
+        help="both = dev and heldout; seen = dev, dev2, dev3, heldout and heldout2 (tuned on or "
+        "already looked at); all = every split including heldout3 and heldout4",
     )
     ap.add_argument("--details", action="store_true", help="list every disagreement")
     args = ap.parse_args(argv)
     named = {
         "both": ["dev", "heldout"],
-        "seen": ["dev", "dev2", "heldout", "heldout2"],
-        "all": ["dev", "dev2", "heldout", "heldout2", "heldout3"],
+        "seen": ["dev", "dev2", "dev3", "heldout", "heldout2"],
+        "all": ["dev", "dev2", "dev3", "heldout", "heldout2", "heldout3", "heldout4"],
     }
     splits = named.get(args.split, [args.split])
     for s in splits:

@@ -14,9 +14,10 @@ same result.
 
 from __future__ import annotations
 
-from grader.report import CriterionResult, WrittenResult
 from dataclasses import replace
 
+from grader.report import CriterionResult, WrittenResult
+from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.feedback import criterion_feedback, summary
@@ -27,7 +28,9 @@ from grader.rubric.text import Sentence, correct_spelling, split_sentences
 EVIDENCE_CHARS = 400
 
 
-def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
+def score_explanation(
+    text: str, rubric: Rubric | None = None, *, reader_weights: dict | None = None
+) -> WrittenResult:
     """Score one written explanation.
 
     Returns a `WrittenResult` whose `criteria` follow the rubric's order, each with a verdict,
@@ -35,7 +38,8 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
     a confidence in [0, 1] and `needs_review` when the confidence is below the rubric's
     `review_confidence` or the answer contradicts itself. `review_reasons` explains every flag
     (criterion-specific reasons start with the criterion id and a colon). Never raises on odd
-    input: `None` or non-text is treated as an empty answer.
+    input: `None` or non-text is treated as an empty answer. `reader_weights` replaces the
+    second reader's fitted weights (`reader_weights.json`; used by cross-validation).
     """
     rubric = rubric or load_rubric()
     text = text if isinstance(text, str) else ""
@@ -43,6 +47,13 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
     sentences, injected, an = read_answer(text, rubric)
     judgements = judge_all(an, rubric)
+    ops = reader.opinions(an, judgements, reader_weights)
+    premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
+    for cid, op in ops.items():
+        if cid in judgements:
+            judgements[cid] = reader.second_read(
+                cid, judgements[cid], op, reader_weights, false_premise=premise
+            )
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
     guards = assess(full_text, sentences, injected, an, rubric, any_credit=credit)
     if len(full_text) > MAX_CHARS:
@@ -51,6 +62,28 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
             "were scored."
         )
     review_at = rubric.thresholds.review_confidence
+    # Where the second reader expects clearly more points than the verdicts give, the scorer
+    # may be under-crediting an argument made in words the rules do not know: say so.
+    short = {
+        c.id: reader.shortfall(judgements[c.id].verdict, ops.get(c.id), c.weight)
+        for c in rubric.criteria
+        if c.id in judgements
+    }
+    doubts: dict[str, str] = {}
+    if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
+        guards.language or guards.off_topic or guards.list_like
+    ):
+        guards.reasons.append(
+            f"The second reader expects about {sum(short.values()):.1f} more points than the "
+            "verdicts give: the argument may be made in words the rules do not recognise. "
+            "Please read it."
+        )
+        for cid, pts in short.items():
+            if pts >= 0.25:
+                v = judgements[cid].verdict
+                doubts[cid] = (
+                    f"{cid}: {v}, but the second reader expects about {pts:.1f} more point(s)."
+                )
 
     results: list[CriterionResult] = []
     crit_reasons: list[str] = []
@@ -62,6 +95,10 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
                 f"{crit.id}: no automatic judge exists for this criterion; grade it by hand."
             )
         conf = round(min(j.confidence, guards.cap), 3)
+        doubt = crit.id in doubts
+        if doubt:
+            conf = min(conf, review_at - 0.01)
+            crit_reasons.append(doubts[crit.id])
         if j.conflicted:
             crit_reasons.append(
                 f"{crit.id}: the answer both states this point and contradicts it; "
@@ -75,7 +112,7 @@ def score_explanation(text: str, rubric: Rubric | None = None) -> WrittenResult:
                 evidence=evidence,
                 feedback=criterion_feedback(rubric, crit.id, j.verdict, evidence, j.claim),
                 confidence=conf,
-                needs_review=conf < review_at or j.conflicted,
+                needs_review=conf < review_at or j.conflicted or doubt,
             )
         )
 

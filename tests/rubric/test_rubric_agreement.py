@@ -34,7 +34,7 @@ def test_kappa_edge_cases():
 # heldout and heldout2 have been looked at and tuned around, so their floors guard against
 # regressions; heldout3 was measured once, after tuning, and its floor is that measurement.
 FLOORS = {
-    "heldout": ({"C1": 0.9, "C2": 0.9, "C3": 0.9, "C4": 0.9, "C5": 0.9}, 0.3, 1.2),
+    "heldout": ({"C1": 0.9, "C2": 0.9, "C3": 0.88, "C4": 0.9, "C5": 0.9}, 0.4, 1.2),
     "heldout2": ({"C1": 0.9, "C2": 0.85, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.35, 0.95),
     "heldout3": ({"C1": 0.65, "C2": 0.55, "C3": 0.45, "C4": 0.2, "C5": 0.9}, 2.1, 2.45),
 }

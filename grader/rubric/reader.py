@@ -1,0 +1,554 @@
+"""A second reader for C1-C4: a small, transparent model over interpretable features.
+
+The rule judges (`criteria.py`) give "met" only when they recognise the exact link a criterion
+is about; on answers written in new voices they miss links a person sees and under-credit. This
+reader looks at the same answer more coarsely:
+
+1. **Families.** Each sentence is tagged with broad concept families (the masked model, the
+   causal model, later / whole context, earlier context, "only", generation, training, absence,
+   sameness, difference, negation, hedges), from the rubric's lexicon hits *and* from a short
+   list of plain English cue words (`_CUES`), so "peek ahead", "nothing to the right yet" or
+   "what it practised" still count.
+2. **Features.** Per criterion, a handful of co-occurrence indicators: the families the
+   criterion links, found in one sentence or in neighbouring sentences (`_FEATURES`), plus the
+   rule judge's own verdict. Every indicator remembers the sentences where it fired, so a
+   verdict it supports can still quote the student.
+3. **Model.** Two logistic regressions per criterion (ordinal: P(at least partial) and P(met)),
+   fitted with numpy on the tuning sets only (`python -m grader.rubric.fit_reader`); the weights
+   live in `reader_weights.json` and are read once. Prediction is a dot product: deterministic
+   and well under a millisecond.
+
+`scorer.py` uses the reader in two ways (see docs/rubric.md): it may raise a rule verdict by
+one level where the reader is confident, and its probabilities give each criterion a calibrated
+confidence, so a low verdict the reader doubts is flagged for review instead of being sent
+out as if it were sure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from grader.rubric.analysis import _CONTEXT, _DATA, CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.criteria import Judgement
+
+WEIGHTS_PATH = Path(__file__).with_name("reader_weights.json")
+RAISE_AT = 0.7  # defaults; the weights file carries the values chosen by cross-validation
+SHORTFALL_AT = 0.75  # expected points missed that flag an answer for review
+ORD = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
+CRITERIA = ("C1", "C2", "C3", "C4")
+
+
+def _cue(*words: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])(?:" + "|".join(words) + r")(?![\w])", re.IGNORECASE)
+
+
+# Plain English cue words per family, in addition to the rubric's lexicon. Deliberately broad:
+# the model weighs them, a cue alone decides nothing.
+_CUES: dict[str, re.Pattern[str]] = {
+    "mlm": _cue(
+        r"mask(?:s|ed|ing)?",
+        r"blanks?",
+        r"cloze",
+        r"fill(?:s|ed|ing)?(?: in)?",
+        r"hidden",
+        r"hid(?:e|es|ing)",
+        r"cover(?:s|ed|ing)?",
+        r"corrupt\w*",
+        r"denois\w*",
+        r"bidirectional\w*",
+        r"encoders?",
+        r"autoencod\w*",
+        r"gaps?",
+        r"holes?",
+        r"bert\w*",
+    ),
+    "clm": _cue(
+        r"gpt\w*",
+        r"causal\w*",
+        r"decoders?",
+        r"autoregress\w*",
+        r"next (?:word|token)s?",
+        r"upcoming (?:word|token)s?",
+        r"unidirectional\w*",
+        r"triangular",
+        r"tril",
+        r"triu",
+        r"continu(?:e|es|ing|ation)",
+    ),
+    "fut": _cue(
+        r"after",
+        r"ahead",
+        r"following",
+        r"future",
+        r"later",
+        r"right(?:-hand)?",
+        r"rest",
+        r"suffix\w*",
+        r"surround\w*",
+        r"around",
+        r"neighbou?rs?",
+        r"both",
+        r"whole",
+        r"entire",
+        r"full",
+        r"everything else",
+        r"end",
+        r"beyond",
+        r"next ones?",
+    ),
+    "past": _cue(
+        r"before",
+        r"previous(?:ly)?",
+        r"preceding",
+        r"earlier",
+        r"past",
+        r"prefix\w*",
+        r"so far",
+        r"already",
+        r"backwards?",
+        r"back",
+        r"left(?:-hand)?",
+        r"history",
+        r"behind",
+    ),
+    "only": _cue(
+        r"only",
+        r"just",
+        r"alone",
+        r"nothing else",
+        r"restricted",
+        r"limited",
+        r"cut off",
+        r"blocked",
+        r"can(?:not|'t) (?:see|look|attend|peek|use|read)",
+        r"never (?:sees?|looks?|attends?|peeks?|uses?|reads?)",
+    ),
+    "gen": _cue(
+        r"generat\w*",
+        r"writ(?:e|es|ing|ten)",
+        r"wrote",
+        r"sampl\w*",
+        r"decod\w*",
+        r"inference",
+        r"produc\w*",
+        r"emit\w*",
+        r"stor(?:y|ies)",
+        r"creat\w*",
+        r"deploy\w*",
+        r"test time",
+        r"output\w*",
+        r"complet\w*",
+    ),
+    "train": _cue(
+        r"train\w*",
+        r"pre-?train\w*",
+        r"learn\w*",
+        r"practi[cs]\w*",
+        r"fit(?:s|ted)?",
+        r"optimi[sz]\w*",
+        r"rehears\w*",
+        r"stud(?:y|ied|ies|ying)",
+        r"objective",
+        r"taught",
+        r"prepar\w*",
+        r"all along",
+        r"spent",
+    ),
+    "absent": _cue(
+        r"yet",
+        r"not there",
+        r"(?:is|are)n't there",
+        r"(?:do|does)(?:n't| not) exist",
+        r"not exist",
+        r"gone",
+        r"missing",
+        r"unknown",
+        r"undefined",
+        r"unobserved",
+        r"empty",
+        r"(?:has|have)(?:n't| not) been",
+        r"not been",
+        r"still to be",
+        r"to be (?:produced|written|generated)",
+        r"never come",
+        r"no (?:right|future|later|after|words? after|tokens? after)",
+        r"nothing (?:to the right|after|ahead|beyond)",
+        r"(?:don't|do not|doesn't|does not) have",
+        r"without",
+        r"absent",
+        r"unavailable",
+        r"not available",
+        r"(?:don't|doesn't|do not|does not) know",
+        r"isn't written",
+        r"not (?:written|produced|generated|decided)",
+    ),
+    "same": _cue(
+        r"same",
+        r"identical",
+        r"match\w*",
+        r"exactly",
+        r"consistent\w*",
+        r"fits?",
+        r"no difference",
+        r"nothing changes",
+        r"(?:isn't|is not|not) any different",
+        r"familiar",
+        r"equal",
+        r"=",
+        r"just what",
+        r"what it (?:practi[cs]ed|learned|learnt|trained|always)",
+        r"literally",
+        r"all along",
+        r"like it",
+        r"as it",
+    ),
+    "diff": _cue(
+        r"differ\w*",
+        r"mismatch\w*",
+        r"shift\w*",
+        r"never (?:had|saw|seen|practi[cs]\w*|trained|learn\w*|met|faced|contained|been|has|did)",
+        r"out of its depth",
+        r"surprise\w*",
+        r"new situation",
+        r"inconsistent\w*",
+        r"unfamiliar",
+        r"(?:isn't|wasn't|is not|was not|not) (?:trained|used to)",
+        r"never",
+        r"unlike",
+    ),
+    "hedge": _cue(
+        r"i think",
+        r"maybe",
+        r"probably",
+        r"not sure",
+        r"i guess",
+        r"kind of",
+        r"sort of",
+        r"might",
+        r"perhaps",
+        r"i believe",
+        r"seems?",
+        r"i'm not",
+        r"not 100%",
+        r"\?",
+    ),
+    "contrast": _cue(
+        r"but",
+        r"whereas",
+        r"while",
+        r"unlike",
+        r"however",
+        r"instead",
+        r"on the other hand",
+        r"in contrast",
+        r"on the contrary",
+    ),
+}
+
+# Lexicon keys that also mark a family.
+_LEX: dict[str, tuple[str, ...]] = {
+    "mlm": ("masked_model", "predict_masked"),
+    "clm": ("causal_model", "predict_next", "causal_mask", "one_direction"),
+    "fut": ("both_sides", "future_ref", "whole_seq"),
+    "past": ("earlier_ref",),
+    "only": ("only", "one_direction"),
+    "gen": ("generation", "generation_time", "left_to_right"),
+    "train": ("training", "never_trained"),
+    "absent": ("absent",),
+    "same": ("same_relation",),
+    "diff": ("diff_relation", "never_trained"),
+    "neg": ("negation",),
+    "both": ("both_sides",),
+    "mask": ("causal_mask", "one_direction"),
+}
+
+
+@dataclass(frozen=True)
+class Fam:
+    """Concept families of one sentence (`index` is the sentence index in the answer)."""
+
+    index: int
+    on: frozenset[str]
+    list_like: bool
+
+
+def families(an: Analysis) -> list[Fam]:
+    out = []
+    for s in an.sentences:
+        out.append(_families(s))
+    return out
+
+
+def _families(s: SentenceFacts) -> Fam:
+    text = s.sentence.norm
+    on = {k for k, pat in _CUES.items() if pat.search(text)}
+    for fam, keys in _LEX.items():
+        if any(s.has(k) for k in keys):
+            on.add(fam)
+    if "n't" in text.lower():
+        on.add("neg")
+    if _DATA.search(text) and on & {"same", "diff"}:
+        on.add("data_rel")  # a train/use relation argued (also) from data or domain
+        if not _CONTEXT.search(text):
+            on -= {"same", "diff"}  # a data or domain gap is not the information condition
+    if MLM in s.mentions or (not s.mentions and s.primary == MLM):
+        on.add("mlm")
+    if CLM in s.mentions or (not s.mentions and s.primary == CLM):
+        on.add("clm")
+    return Fam(s.sentence.index, frozenset(on), s.list_like)
+
+
+# -- features -------------------------------------------------------------------------------
+Found = tuple[float, tuple[int, ...]]  # value, sentences that earned it
+NONE: Found = (0.0, ())
+
+
+def _has(f: Fam, need: tuple[str, ...]) -> bool:
+    """Every item of `need` is on; an item "a|b" is on when either family is."""
+    return all(any(x in f.on for x in n.split("|")) for n in need)
+
+
+def _sent(fams: list[Fam], *need: str, claims: bool = True) -> Found:
+    """All families in one sentence (`claims`: not a list-like one)."""
+    for f in fams:
+        if (not claims or not f.list_like) and _has(f, need):
+            return 1.0, (f.index,)
+    return NONE
+
+
+def _window(fams: list[Fam], *need: str, span: int = 1) -> Found:
+    """All families within `span` sentences either side of some sentence (list-like sentences
+    are skipped); the evidence is the smallest run of sentences that holds them."""
+    prose = [f for f in fams if not f.list_like]
+    best: Found = NONE
+    for i in range(len(prose)):
+        for j in range(i, min(len(prose), i + 2 * span + 1)):
+            on = frozenset().union(*(g.on for g in prose[i : j + 1]))
+            if _has(Fam(-1, on, False), need):
+                ev = tuple(g.index for g in prose[i : j + 1])
+                if not best[0] or len(ev) < len(best[1]):
+                    best = (1.0, ev)
+                break
+    return best
+
+
+def _answer(fams: list[Fam], *need: str) -> Found:
+    """All families somewhere in the answer's prose (no evidence: a coverage signal only)."""
+    on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
+    return (1.0, ()) if _has(Fam(-1, on, False), need) else NONE
+
+
+def _either(*xs: Found) -> Found:
+    for x in xs:
+        if x[0]:
+            return x
+    return NONE
+
+
+def _c1(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S mlm+fut": _sent(fams, "mlm", "fut"),
+        "S mlm+both": _sent(fams, "mlm", "both"),
+        "W mlm+fut": _window(fams, "mlm", "fut"),
+        "A mlm": _answer(fams, "mlm"),
+        "S fut-clm": _either(
+            *[
+                (1.0, (f.index,))
+                for f in fams
+                if "fut" in f.on and "clm" not in f.on and not f.list_like
+            ]
+        ),
+    }
+
+
+def _c2(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S gen+absent+fut": _sent(fams, "gen", "absent", "fut"),
+        "S gen+absent": _sent(fams, "gen", "absent"),
+        "W gen+absent+mlm": _window(fams, "gen", "absent", "mlm"),
+        "W gen+absent+mlm+train|fut": _window(fams, "gen", "absent", "mlm", "train|fut"),
+        "S mlm+gen+diff": _sent(fams, "mlm", "gen", "diff"),
+        "A gen+absent+mlm": _answer(fams, "gen", "absent", "mlm"),
+        "S gen+fut": _sent(fams, "gen", "fut"),
+    }
+
+
+def _c3(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S clm+only+past": _sent(fams, "clm", "only", "past"),
+        "W clm+only+past": _window(fams, "clm", "only", "past", span=0 if False else 1),
+        "S clm+past": _sent(fams, "clm", "past"),
+        "S clm+neg+fut": _sent(fams, "clm", "neg", "fut"),
+        "A mask": _answer(fams, "mask"),
+        "A clm": _answer(fams, "clm"),
+        "S only+past": _sent(fams, "only", "past"),
+    }
+
+
+def _c4(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S train+gen+rel": _sent(fams, "train", "gen", "same|diff"),
+        "W train+gen+rel": _window(fams, "train", "gen", "same|diff"),
+        "W clm+same+train|gen": _window(fams, "clm", "same", "train|gen"),
+        "W mlm+diff+train|gen": _window(fams, "mlm", "diff", "train|gen"),
+        "W clm+mlm+train+gen+rel": _window(fams, "clm", "mlm", "train", "gen", "same|diff", span=2),
+        "A train+gen+same+diff": _answer(fams, "train", "gen", "same", "diff"),
+        "S contrast+rel": _sent(fams, "contrast", "same|diff"),
+    }
+
+
+_FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
+    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4,
+}  # fmt: skip
+
+
+def features(
+    an: Analysis, rule_levels: dict[str, int], fams: list[Fam] | None = None
+) -> dict[str, dict[str, Found]]:
+    """Per criterion: feature name -> (value, evidence sentences). Shared answer-level
+    features: log word count (scaled) and the share of hedged sentences; the rule verdict."""
+    fams = families(an) if fams is None else fams
+    n_words = sum(len(s.sentence.norm.split()) for s in an.sentences)
+    hedged = sum("hedge" in f.on for f in fams) / max(len(fams), 1)
+    out: dict[str, dict[str, Found]] = {}
+    for cid, fn in _FEATURES.items():
+        feats = fn(fams)
+        feats["log_words"] = (math.log1p(n_words) / 5.0, ())
+        feats["hedged"] = (hedged, ())
+        r = rule_levels.get(cid, 0)
+        feats["rule_partial"] = (1.0 if r == 1 else 0.0, ())
+        feats["rule_met"] = (1.0 if r == 2 else 0.0, ())
+        out[cid] = feats
+    return out
+
+
+# -- prediction -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Opinion:
+    """The reader's view of one criterion: P(at least partial), P(met), the level it would give
+    and the sentences its strongest firing feature came from."""
+
+    p_partial: float
+    p_met: float
+    level: int
+    evidence: tuple[int, ...]
+
+    def p_level(self, level: int) -> float:
+        """Probability of exactly `level` (0 missing, 1 partial, 2 met)."""
+        hi = min(self.p_met, self.p_partial)
+        return (1 - self.p_partial, self.p_partial - hi, hi)[level]
+
+
+@lru_cache(maxsize=4)
+def load_weights(path: Path = WEIGHTS_PATH) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def predict(feats: dict[str, dict[str, Found]], weights: dict | None = None) -> dict[str, Opinion]:
+    weights = load_weights() if weights is None else weights
+    out: dict[str, Opinion] = {}
+    for cid, fs in feats.items():
+        w = weights.get("criteria", {}).get(cid)
+        if not w:
+            continue
+        probs = []
+        best: tuple[float, tuple[int, ...]] = (0.0, ())
+        for head in ("partial", "met"):
+            coef = w[head]["coef"]
+            z = w[head]["bias"] + sum(coef.get(k, 0.0) * v for k, (v, _) in fs.items())
+            probs.append(_sigmoid(z))
+            for k, (v, ev) in fs.items():
+                contrib = coef.get(k, 0.0) * v
+                if ev and contrib > best[0]:
+                    best = (contrib, ev)
+        p1, p2 = probs
+        p2 = min(p1, p2)
+        level = 2 if p2 >= 0.5 else 1 if p1 >= 0.5 else 0
+        out[cid] = Opinion(round(p1, 4), round(p2, 4), level, best[1])
+    return out
+
+
+def opinions(
+    an: Analysis, judgements: dict[str, Judgement], weights: dict | None = None
+) -> dict[str, Opinion]:
+    """The reader's opinion on each of C1-C4 (empty when no weights file is installed)."""
+    levels = {c: ORD[j.verdict] for c, j in judgements.items()}
+    fams = families(an)
+    ops = predict(features(an, levels, fams), weights)
+    if "C4" in ops and any("data_rel" in f.on for f in fams):
+        # the answer argues a mismatch from data or domain: the rules decide whether the
+        # information condition is there; the reader neither raises nor doubts C4
+        ops["C4"] = Opinion(ops["C4"].p_partial, ops["C4"].p_met, ops["C4"].level, ())
+    return ops
+
+
+_LEVEL_NAMES = ("missing", "partial", "met")
+
+
+def second_read(
+    cid: str,
+    j: Judgement,
+    op: Opinion | None,
+    weights: dict | None = None,
+    false_premise: bool = False,
+) -> Judgement:
+    """Combine a rule judgement with the reader's opinion.
+
+    A contradicted verdict stays: the rules own false claims. Otherwise the reader may raise the
+    verdict (by one level, or missing -> met when it is sure of met) when its probability of the
+    higher level is at least `raise_at` and it can point to the sentences that earned it; the
+    verdict then quotes those sentences and its confidence is the reader's probability. C2 and
+    C4 are not raised when the answer makes a false claim about what a model sees
+    (`false_premise`: C1 or C3 contradicted); a partial verdict is raised only when the weights
+    allow it (`raise_partial`): there the rules did find the relation and judged it one-sided.
+    """
+    if op is None or j.verdict == "contradicted" or not op.evidence:
+        return j
+    if false_premise and cid in ("C2", "C4"):
+        return j  # an argument built on a false claim about what a model sees is not raised
+    w = load_weights() if weights is None else weights
+    raise_at = float(w.get("raise_at", RAISE_AT))
+    r = ORD[j.verdict]
+    if r == 1 and not w.get("raise_partial", True):
+        return j
+    target = r
+    if r < 2 and op.p_met >= raise_at:
+        target = 2
+    elif r == 0 and op.p_partial >= raise_at:
+        target = 1
+    if target == r:
+        return j
+    conf = op.p_met if target == 2 else op.p_partial
+    return Judgement(_LEVEL_NAMES[target], op.evidence, round(conf, 3))  # type: ignore[arg-type]
+
+
+def shortfall(verdict: str, op: Opinion | None, weight: float) -> float:
+    """Points the reader expects on top of `verdict`: weight x (expected level - level) / 2,
+    with the expected level P(>= partial) + P(met). 0 for a contradicted verdict, and when the
+    reader has no evidence of its own (no co-occurrence fired): then its probabilities are
+    mostly the base rate, which says nothing about this answer."""
+    if op is None or verdict == "contradicted" or not op.evidence:
+        return 0.0
+    expected = op.p_partial + min(op.p_met, op.p_partial)
+    return max(0.0, expected - ORD[verdict]) * weight / 2.0
+
+
+def shortfall_at(weights: dict | None = None) -> float:
+    w = load_weights() if weights is None else weights
+    return float(w.get("shortfall_at", SHORTFALL_AT))
