@@ -32,15 +32,17 @@ def test_kappa_edge_cases():
 # Floors a little under the measured values (docs/rubric.md), on the answers the scorer
 # scores (English; it abstains on other languages). A regression in the scorer breaks them.
 # heldout and heldout2 have been looked at and tuned around, so their floors guard against
-# regressions; heldout3 was measured once, after tuning, and its floor is that measurement.
+# regressions. heldout3 was measured in aggregate only, after the second-reader round (dfd412f);
+# heldout4 (another author) was measured once, at dfd412f, and its floor is that measurement.
 FLOORS = {
     "heldout": ({"C1": 0.9, "C2": 0.9, "C3": 0.88, "C4": 0.9, "C5": 0.9}, 0.4, 1.2),
     "heldout2": ({"C1": 0.9, "C2": 0.85, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.35, 0.95),
-    "heldout3": ({"C1": 0.65, "C2": 0.55, "C3": 0.45, "C4": 0.2, "C5": 0.9}, 2.1, 2.45),
+    "heldout3": ({"C1": 0.72, "C2": 0.7, "C3": 0.6, "C4": 0.43, "C5": 0.9}, 1.65, 2.0),
+    "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.72, "C4": 0.65, "C5": 0.86}, 0.9, 1.25),
 }
-# "contradicted" verdicts on answers not labelled contradicted, summed over criteria: none on
-# the first two sets; three on heldout3 when it was measured (two C3, one C4).
-FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 3}
+# "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
+# measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4).
+FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 1, "heldout4": 2}
 
 
 @pytest.mark.parametrize("split", sorted(FLOORS))
