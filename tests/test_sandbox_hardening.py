@@ -323,3 +323,18 @@ def test_reply_errors_from_a_worker_are_cleaned():
     assert "\x1b" not in err.message and "\r" not in err.message
     assert len(err.message) < 2200
     assert json.dumps(err.message)  # plain, serialisable text
+
+
+def test_effects_from_a_worker_keep_only_well_formed_argument_paths():
+    from grader.sandbox.invoke import Effects
+
+    eff = Effects.from_dict({
+        "mutated_args": ["args[0]", "args[" + "9" * 5000 + "]", "kwargs['labels']", "x" * 99]
+        + ["args[1]"] * 1000,
+        "model_modes": {"args[1]": 1, "../etc": 0},
+        "model_forward_with_grad": {"kwargs['model']": 0, 5: 1},
+    })
+    assert eff.mutated_args[:2] == ("args[0]", "kwargs['labels']")
+    assert len(eff.mutated_args) <= 64
+    assert eff.model_modes == {"args[1]": True}
+    assert eff.model_forward_with_grad == {"kwargs['model']": False}

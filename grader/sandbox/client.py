@@ -21,8 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
 from grader.sandbox import wire
-from grader.sandbox.invoke import Effects
+from grader.sandbox.invoke import Effects, is_arg_path
 from grader.sandbox.limits import SandboxLimits
 
 # ----------------------------------------------------------------------------- failures
@@ -463,7 +465,10 @@ class SandboxSession:
             effects = Effects.from_dict(dict(reply.get("effects") or {}))
             value = payload["value"]
             grads = tuple(payload.get("grads") or ())
-            gens = dict(payload.get("generators") or {})
+            gens = {
+                k: g for k, g in dict(payload.get("generators") or {}).items()
+                if is_arg_path(k) and isinstance(g, torch.Generator)
+            }
         except Exception as exc:  # noqa: BLE001 - any malformed reply is the worker's fault
             self._discard_worker(group)
             raise StudentException(

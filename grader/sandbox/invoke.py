@@ -6,6 +6,7 @@ so `student.x(...)` and `reference.x(...)` have exactly the same semantics. Torc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,15 +53,30 @@ class Effects:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Effects:
+        """Rebuild from a worker's reply: only well-formed argument paths, bounded in number."""
+        def paths(x: Any) -> list[str]:
+            return [p for p in list(x)[:_MAX_PATHS] if is_arg_path(p)]
+
+        def flags(x: Any) -> dict[str, bool]:
+            return {k: bool(v) for k, v in list(dict(x).items())[:_MAX_PATHS] if is_arg_path(k)}
+
         return cls(
-            mutated_args=tuple(str(x) for x in d.get("mutated_args", [])),
+            mutated_args=tuple(paths(d.get("mutated_args", []))),
             global_rng_changed=bool(d.get("global_rng_changed", False)),
-            model_modes={str(k): bool(v) for k, v in dict(d.get("model_modes", {})).items()},
+            model_modes=flags(d.get("model_modes", {})),
             result_requires_grad=bool(d.get("result_requires_grad", False)),
-            model_forward_with_grad={
-                str(k): bool(v) for k, v in dict(d.get("model_forward_with_grad", {})).items()
-            },
+            model_forward_with_grad=flags(d.get("model_forward_with_grad", {})),
         )
+
+
+_MAX_PATHS = 64
+_ARG_PATH = re.compile(r"args\[\d{1,3}\]|kwargs\['[A-Za-z_][A-Za-z0-9_]{0,63}'\]")
+
+
+def is_arg_path(p: Any) -> bool:
+    """Whether `p` is a path like ``args[0]`` or ``kwargs['labels']`` as `invoke` writes them
+    (a worker's reply is checked against this before the trusted side looks anything up)."""
+    return type(p) is str and _ARG_PATH.fullmatch(p) is not None
 
 
 @dataclass
