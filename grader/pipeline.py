@@ -7,6 +7,7 @@ one-shot convenience. Nothing here writes files or prints.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.limits import SandboxLimits
 from grader.suite.proxy import ReferenceProxy, StudentProxy
-from grader.suite.runner import Suite, run_suite
+from grader.suite.runner import PreparedSuite, Suite
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,28 @@ class Grader:
         torch.set_num_threads(1)
         self.zygote = Zygote(jail=self.options.jail)
         self.reference = ReferenceProxy()
+        self._suite: PreparedSuite | None = None
 
     def start(self) -> Grader:
         self.zygote.start()
         return self
 
     def close(self) -> None:
+        if self._suite is not None:
+            self._suite.close()
+            self._suite = None
         self.zygote.close()
+
+    def _prepared_suite(self) -> PreparedSuite:
+        if self._suite is None:
+            self._suite = PreparedSuite(
+                self.options.suite, self.reference, keyword=self.options.keyword
+            )
+            # Everything alive now (torch, pytest, the collected tests) lives as long as the
+            # grader: keep it out of the collector's generations so later collections are cheap.
+            gc.collect()
+            gc.freeze()
+        return self._suite
 
     def __enter__(self) -> Grader:
         return self.start()
@@ -70,12 +86,7 @@ class Grader:
             slot=slot,
             missing=submission.missing,
         ) as session:
-            run = run_suite(
-                self.options.suite,
-                StudentProxy(session),
-                self.reference,
-                keyword=self.options.keyword,
-            )
+            run = self._prepared_suite().run(StudentProxy(session))
         written = {}
         if self.options.grade_written and self.options.suite == "hidden":
             written["explanation"] = grade_explanation(submission)

@@ -7,6 +7,7 @@ tensors shown in full) and, where the test knows one, the misconception it point
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -180,6 +181,7 @@ def _log_binom_pmf(n: int, p: float) -> torch.Tensor:
             + k * math.log(p) + (n_t - k) * math.log1p(-p))  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)  # the same (n, p, alpha) recurs for every correct submission
 def binomial_band(n: int, p: float, alpha: float) -> tuple[int, int]:
     """Exact acceptance band [lo, hi] for X ~ Binomial(n, p): P(X < lo) + P(X > hi) <= alpha.
 

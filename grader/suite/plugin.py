@@ -10,6 +10,7 @@ into the report's statuses: a `StudentError` keeps its own status (timeout, miss
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -46,6 +47,27 @@ class GradingPlugin:
         self.internal_errors: list[str] = []
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
+        # Set by PreparedSuite: called with the session instead of pytest's own test loop.
+        self.serve: Callable[[pytest.Session], None] | None = None
+
+    def start_submission(self, student: Any) -> None:
+        self._student = student
+        self.results = []
+        self.internal_errors = []
+        self._started = {}
+
+    def finish_submission(self) -> tuple[list[TestResult], list[str]]:
+        out = (self.results, self.internal_errors)
+        self._student = None
+        self.results, self.internal_errors = [], []
+        return out
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        if self.serve is None:
+            return None
+        self.serve(session)
+        return True
 
     @pytest.fixture
     def student(self) -> Any:

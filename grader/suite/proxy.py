@@ -94,7 +94,7 @@ class _Side:
                 target.set_state(gen.get_state())
         for path, training in res.effects.model_modes.items():
             target = _lookup(path, args, kwargs)
-            if isinstance(target, torch.nn.Module):
+            if isinstance(target, torch.nn.Module) and target.training != training:
                 target.train(training)
         self.last_effects = res.effects
         return res

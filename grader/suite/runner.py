@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,16 +56,7 @@ def suite_path(suite: Suite) -> Path:
     return SUITES_DIR / suite
 
 
-def run_suite(
-    suite: Suite,
-    student: Any,
-    reference: Any,
-    *,
-    parts: set[str] | None = None,
-    keyword: str | None = None,
-) -> SuiteRun:
-    """Run every test of `suite` (optionally only `parts`, or a pytest -k expression)."""
-    plugin = GradingPlugin(student, reference, parts)
+def _pytest_args(suite: Suite, keyword: str | None) -> list[str]:
     args = [
         str(suite_path(suite)),
         "-c",
@@ -79,17 +72,109 @@ def run_suite(
     ]
     if keyword:
         args += ["-k", keyword]
-    sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        code = pytest.main(args, plugins=[plugin])
-    broken = code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR) or (
-        code == pytest.ExitCode.NO_TESTS_COLLECTED and keyword is None and parts is None
-    )
-    if broken or plugin.collection_errors:
-        # Never a student's fault, and a grade without the tests would be silently wrong.
-        detail = "; ".join(plugin.collection_errors) or sink.getvalue()[-1500:]
+    return args
+
+
+class PreparedSuite:
+    """A suite configured and collected once, then run against many submissions.
+
+    Configuring pytest and collecting ~120 parametrised tests costs more than running them, so a
+    long-lived grader keeps one pytest session open: `pytest.main` runs in a helper thread whose
+    `pytest_runtestloop` serves one submission per request (pytest's own runtest protocol,
+    fixtures set up and torn down per submission), until `close()`.
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        reference: Any,
+        *,
+        parts: set[str] | None = None,
+        keyword: str | None = None,
+    ) -> None:
+        self.suite = suite
+        self.keyword = keyword
+        self.plugin = GradingPlugin(None, reference, parts)
+        self._jobs: queue.Queue[Any] = queue.Queue()
+        self._done: queue.Queue[Any] = queue.Queue()
+        self.plugin.serve = self._serve
+        self._sink = io.StringIO()
+        self._exit_code: int | None = None
+        self._thread = threading.Thread(target=self._main, name=f"suite-{suite}", daemon=True)
+        with contextlib.redirect_stdout(self._sink), contextlib.redirect_stderr(self._sink):
+            self._thread.start()
+            ready = self._done.get()
+        if ready is not True:
+            self._fail(ready)
+
+    def _main(self) -> None:
+        try:
+            self._exit_code = int(
+                pytest.main(_pytest_args(self.suite, self.keyword), plugins=[self.plugin])
+            )
+        except BaseException as exc:  # noqa: BLE001 - reported to the waiting caller
+            self._done.put(exc)
+            return
+        self._done.put(self._exit_code)  # only reached if the loop never started or ended
+
+    def _serve(self, session: pytest.Session) -> None:
+        """Runs inside pytest_runtestloop, in the helper thread."""
+        items = session.items
+        if self.plugin.collection_errors or (
+            not items and self.keyword is None and self.plugin.parts is None
+        ):
+            self._done.put("; ".join(self.plugin.collection_errors) or "no tests collected")
+            return
+        self._done.put(True)
+        hook = session.config.hook
+        while True:
+            student = self._jobs.get()
+            if student is None:
+                return
+            self.plugin.start_submission(student)
+            try:
+                for i, item in enumerate(items):
+                    nextitem = items[i + 1] if i + 1 < len(items) else None
+                    hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                self._done.put(self.plugin.finish_submission())
+            except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
+                self._done.put(exc)
+
+    def _fail(self, why: Any) -> None:
+        detail = why if isinstance(why, str) else f"{type(why).__name__}: {why}"
         raise InternalError(
-            f"the {suite} test suite could not run (pytest exit {int(code)}): {detail}"
+            f"the {self.suite} test suite could not run ({detail}) "
+            f"{self._sink.getvalue()[-1500:]}".strip()
         )
-    errors = list(plugin.internal_errors)
-    return SuiteRun(results=tuple(plugin.results), internal_errors=tuple(errors))
+
+    def run(self, student: Any) -> SuiteRun:
+        """Run every collected test against `student` (a StudentProxy)."""
+        if not self._thread.is_alive():
+            self._fail(f"the test session ended (exit code {self._exit_code})")
+        self._jobs.put(student)
+        outcome = self._done.get()
+        if isinstance(outcome, BaseException):
+            raise InternalError(f"the {self.suite} test suite failed: {outcome!r}") from outcome
+        results, internal_errors = outcome
+        return SuiteRun(results=tuple(results), internal_errors=tuple(internal_errors))
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._jobs.put(None)
+            self._thread.join(timeout=30)
+
+
+def run_suite(
+    suite: Suite,
+    student: Any,
+    reference: Any,
+    *,
+    parts: set[str] | None = None,
+    keyword: str | None = None,
+) -> SuiteRun:
+    """Run every test of `suite` once (optionally only `parts`, or a pytest -k expression)."""
+    prepared = PreparedSuite(suite, reference, parts=parts, keyword=keyword)
+    try:
+        return prepared.run(student)
+    finally:
+        prepared.close()
