@@ -128,3 +128,28 @@ def test_a_bad_submission_does_not_change_the_next_grade(engine, reference_repor
     src = _inject_first_line_of("masks", "causal_mask", "import torch; torch.tril = torch.triu")
     engine.grade(reference_submission("patcher", {"masks.py": src}))
     assert engine.grade(reference_submission("ref")).to_json() == reference_report.to_json()
+
+
+@pytest.mark.parametrize(
+    "returned",
+    ["(1, 2, 3)", "None", "args[0] if args else None", "(args[0], args[0]) if args else None"],
+)
+def test_degenerate_functions_earn_nothing(engine, returned):
+    """Property checks (no leak, no mutation, eval mode, invariants) only pay for functions
+    that also compute the right thing: an identity or constant function earns no points."""
+    import inspect
+
+    overrides = {}
+    for part in CODE:
+        module = __import__(f"exercises.{part}", fromlist=["_"])
+        names = [
+            n
+            for n, f in inspect.getmembers(module, inspect.isfunction)
+            if f.__module__ == module.__name__ and not n.startswith("_")
+        ]
+        overrides[f"{part}.py"] = "".join(
+            f"def {n}(*args, **kwargs):\n    return {returned}\n\n" for n in names
+        )
+    report = engine.grade(reference_submission("degenerate", overrides))
+    earned = [(t.id, t.score) for t in report.tests if t.score > 0]
+    assert not earned, earned

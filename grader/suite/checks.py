@@ -119,7 +119,7 @@ def assert_equal(got: Any, want: Any, *, what: str, diagnoses: Iterable[str] = (
     if isinstance(want, torch.Tensor):
         assert_close(got, want, what=what, rtol=0, atol=0, diagnoses=diagnoses)
     elif got != want:
-        fail(f"{what}: expected {want!r}, got {got!r}", diagnoses)
+        fail(f"{what}: expected {show(want)}, got {show(got)}", diagnoses)
 
 
 # ----------------------------------------------------------------------------- added helpers

@@ -192,10 +192,25 @@ def test_labels(student):
         )
 
 
+def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:
+    """Invariant points need a real corruption: some, not all, eligible tokens selected, and
+    some of them replaced (a function that selects nothing or everything satisfies them
+    vacuously)."""
+    sel = labels != IGNORE
+    eligible = _eligible(ids)
+    if not sel.any() or bool((sel == eligible).all()) or not (sel & (inputs != ids)).any():
+        fail(
+            f"mask_tokens must select about mlm_probability of the eligible tokens and replace "
+            f"most of them; it selected {int(sel.sum())} of {int(eligible.sum())} eligible "
+            f"tokens and replaced {int((sel & (inputs != ids)).sum())}."
+        )
+
+
 @pytest.mark.points(2)
 def test_unselected_unchanged(student):
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
+    _require_corruption(ids, inputs, labels)
     bad = (labels == IGNORE) & (inputs != ids)
     if bad.any():
         b, t = _first(bad)
@@ -230,6 +245,7 @@ def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
 def test_replacement_ids(student):
     """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
     inputs, labels = _cached(student, "small")
+    _require_corruption(SMALL["ids"], inputs, labels)
     _check_replacements(SMALL["ids"], inputs, labels, SMALL["V"], "vocabulary of 20")
     inputs, labels = _cached(student, "big")
     _check_replacements(BIG["ids"], inputs, labels, BIG["V"], "vocabulary of 1000")
@@ -253,20 +269,37 @@ def test_random_ids_cover_vocabulary(student):
         )
 
 
+def _require_valid(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:
+    """Contract points (no mutation, generator only) are only earned by a working function."""
+    sel = labels != IGNORE
+    if (sel & ~_eligible(ids)).any() or not torch.equal(labels[sel], ids[sel]) or not torch.equal(
+        inputs[~sel], ids[~sel]
+    ):
+        fail("mask_tokens must first return a valid (inputs, labels) pair (original ids as "
+             "labels at selected non-special positions, everything else unchanged) before its "
+             "side effects can earn points")  # fmt: skip
+
+
 @pytest.mark.points(1)
 def test_no_input_mutation(student):
     ids = SMALL["ids"][:8].clone()
-    _call(student, ids, mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
-          mlm_probability=0.5, generator=_gen(3))  # fmt: skip
-    check_effects(student.last_effects, what="mask_tokens", rng=False)
+    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
+                           special_token_ids=SPECIALS, mlm_probability=0.5,
+                           generator=_gen(3))  # fmt: skip
+    effects = student.last_effects
+    _require_valid(SMALL["ids"][:8], inputs, labels)
+    check_effects(effects, what="mask_tokens", rng=False)
 
 
 @pytest.mark.points(1.5)
 def test_generator_only(student):
     ids = SMALL["ids"][:8].clone()
-    _call(student, ids, mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
-          mlm_probability=0.5, generator=_gen(4))  # fmt: skip
-    check_effects(student.last_effects, what="mask_tokens", mutation=False)
+    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
+                           special_token_ids=SPECIALS, mlm_probability=0.5,
+                           generator=_gen(4))  # fmt: skip
+    effects = student.last_effects
+    _require_valid(SMALL["ids"][:8], inputs, labels)
+    check_effects(effects, what="mask_tokens", mutation=False)
 
 
 @pytest.mark.points(1.5)

@@ -170,15 +170,26 @@ def _train_mode_call(student):
     return entry[1]
 
 
+def _require_golden_train_mode(got) -> None:
+    """Contract points are only earned by a greedy_generate that gives the right tokens."""
+    entry = GOLDEN_GENERATION.get("causal_single")
+    if entry is not None:
+        _check_ids(got, torch.tensor(entry["expected"]), diagnose=tuple,
+                   what="greedy_generate on a train-mode model with dropout (required before "
+                   "its contract points)")  # fmt: skip
+
+
 @pytest.mark.points(0.5)
 def test_greedy_no_input_mutation(student):
-    _, effects, _ = _train_mode_call(student)
+    got, effects, _ = _train_mode_call(student)
+    _require_golden_train_mode(got)
     check_effects(effects, what="greedy_generate", rng=False)
 
 
 @pytest.mark.points(0.5)
 def test_greedy_no_autograd(student):
-    _, effects, _ = _train_mode_call(student)
+    got, effects, _ = _train_mode_call(student)
+    _require_golden_train_mode(got)
     if effects is not None and any(effects.model_forward_with_grad.values()):
         fail("greedy_generate ran the model with autograd enabled.",
              ["grad_enabled_in_generation"])  # fmt: skip
@@ -202,7 +213,8 @@ def test_greedy_runs_in_eval_mode(student):
 
 @pytest.mark.points(1)
 def test_greedy_restores_model_mode(student):
-    _, _, model = _train_mode_call(student)
+    got, _, model = _train_mode_call(student)
+    _require_golden_train_mode(got)
     if not model.training:
         fail("greedy_generate received the model in train mode and left it in eval mode; "
              "restore the mode it was given in.", ["mode_not_restored"])  # fmt: skip
@@ -377,9 +389,14 @@ def test_sample_next_token_seeded(student, reference):
 @pytest.mark.points(0.5)
 def test_sampling_no_input_mutation(student):
     logits = torch.randn(8, 10, generator=_gen(37))
-    student.generation.sample_next_token(logits, temperature=0.7, top_k=4, top_p=0.8,
-                                         generator=_gen(1))  # fmt: skip
-    check_effects(student.last_effects, what="sample_next_token", rng=False)
+    got = student.generation.sample_next_token(logits.clone(), temperature=0.7, top_k=4,
+                                               top_p=0.8, generator=_gen(1))  # fmt: skip
+    effects = student.last_effects
+    check_tensor(got, what="sample_next_token", shape=(8,), dtype=torch.int64)
+    top4 = logits.topk(4, dim=-1).indices
+    if not (top4 == got[:, None]).any(dim=-1).all():
+        fail(f"sample_next_token(top_k=4) returned ids outside the 4 most likely: {show(got)}")
+    check_effects(effects, what="sample_next_token", rng=False)
 
 
 # ============================================================================ prefix gap

@@ -279,6 +279,9 @@ def test_no_future_leak(student, reference, where):
             check_close(out, want[0], what="attention output with scores of magnitude ~1e5 "
                         "(allowed keys ~ -1e5, future keys ~ +1e5)", rtol=F64_RTOL, atol=F64_ATOL,
                         diagnose=diag)  # fmt: skip
+        # No leak is only worth points for an attention that attends: the values must be right.
+        check_close(out, want[0], what="masked_attention output (checked after the leak test)",
+                    rtol=F64_RTOL, atol=F64_ATOL, diagnose=diag)  # fmt: skip
         return
     # a whole TinyLM (float64) running on the student's build_attention_mask + masked_attention
     model = _model("causal", torch.float64)
@@ -289,12 +292,16 @@ def test_no_future_leak(student, reference, where):
     got = student.model_forward(model, ids)
     check_tensor(got, what="TinyLM logits on your attention", shape=(T + 1, T, 24))
     pairs = _leak_pairs(got, 1)
+    want = reference.model_forward(model, ids)
     if pairs:
-        want = reference.model_forward(model, ids)
         _report_leaks(
             pairs, "a causal TinyLM built on your build_attention_mask and masked_attention",
             model_forward_matching(model, ids, None, got, want=want),
         )
+    # No leak is only worth points when the model's logits are right too.
+    check_close(got, want, what="TinyLM logits on your attention (checked after the leak test)",
+                rtol=F64_RTOL, atol=F64_ATOL, diagnose=lambda: model_forward_matching(
+                    model, ids, None, got, want=want))  # fmt: skip
 
 
 def _pad_perturbed(am: torch.Tensor, seq_len: int):
@@ -372,6 +379,12 @@ def test_no_padding_leak(student, reference, where):
             f"pair: ({qi}, {j}).",
             diag(),
         )
+    if where != "mask":
+        want = reference.model_forward(model, ids, mask_rows)
+        real = torch.cat([am, am[rows]]).bool()[:, :, None].expand_as(got)  # rows of real queries
+        check_close(got[real], want[real], rtol=F64_RTOL, atol=F64_ATOL,
+                    what=f"{what}: logits at real tokens (checked after the leak test)",
+                    diagnose=diag)  # fmt: skip
 
 
 # ============================================================================ masked_attention
@@ -437,7 +450,7 @@ def test_masked_attention_empty_rows(student, reference):
     q, k, v = _qkv(3, 2, 5, 5, 4, seed=6)
     am = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]])
     mask = (am != 0)[:, None, None, :] & torch.ones(5, 5, dtype=torch.bool).tril()
-    out, w = student.masks.masked_attention(q, k, v, mask)
+    out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     want_out, want_w = reference.masks.masked_attention(q, k, v, mask)
     diag = lambda: matching(  # noqa: E731
         "masks.masked_attention", (out, w), (q, k, v, mask), want=(want_out, want_w), atol=1e-9
@@ -465,9 +478,10 @@ def test_masked_attention_gradients(student, reference):
     am = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 0]])
     mask = (am != 0)[:, None, None, :] & torch.ones(4, 4, dtype=torch.bool).tril()
     go = torch.randn(2, 2, 4, 3, generator=_gen(8), dtype=torch.float64)
-    (out, w), grads = student.masks.masked_attention.backward(
+    value, grads = student.masks.masked_attention.backward(
         q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
     )
+    out, w = _pair(value, "masked_attention")
     _, want = reference.masks.masked_attention.backward(
         q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
     )
@@ -506,7 +520,7 @@ def test_masked_attention_no_overflow(student, reference):
     k = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
     v = torch.randn(1, 2, 4, 16, generator=g).half()
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
-    out, w = student.masks.masked_attention(q, k, v, mask)
+    out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     for name, got in (("output", out), ("weights", w)):
         check_tensor(got, what=f"attention {name} (float16)", dtype=torch.float16)
         if not torch.isfinite(got).all():
@@ -524,13 +538,30 @@ def test_masked_attention_no_overflow(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_no_input_mutation(student):
+def test_no_input_mutation(student, reference):
+    """Only functions that return the right values earn the contract points."""
     q, k, v, mask = _attention_case("padded")
-    student.masks.masked_attention(q, k, v, mask)
-    check_effects(student.last_effects, what="masked_attention", rng=False)
+    got = _pair(student.masks.masked_attention(q.clone(), k.clone(), v.clone(), mask.clone()),
+                "masked_attention")  # fmt: skip
+    effects = student.last_effects
+    want = reference.masks.masked_attention(q, k, v, mask)
+    check_close(got[0], want[0], what="masked_attention output", rtol=1e-4, atol=1e-5)
+    check_effects(effects, what="masked_attention", rng=False)
     am = _lengths_mask([3, 5], 5, "left")
-    student.masks.build_attention_mask(am, 5, True)
-    check_effects(student.last_effects, what="build_attention_mask", rng=False)
+    got_mask = student.masks.build_attention_mask(am.clone(), 5, True)
+    effects = student.last_effects
+    check_tensor(got_mask, what="build_attention_mask", dtype=torch.bool)
+    want_mask = reference.masks.build_attention_mask(am, 5, True)
+    if tuple(got_mask.shape) != tuple(want_mask.shape) or not torch.equal(got_mask, want_mask):
+        fail(f"build_attention_mask is wrong: expected {show(want_mask)}, got {show(got_mask)}")
+    check_effects(effects, what="build_attention_mask", rng=False)
+
+
+def _pair(out, what: str):
+    """A (output, weights) pair, or a clear failure (never an unpacking error)."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        fail(f"{what} must return a pair (output, weights), got {show(out)}")
+    return out
 
 
 # ============================================================================ whole model
