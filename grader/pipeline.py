@@ -21,6 +21,11 @@ from grader.sandbox.limits import SandboxLimits
 from grader.suite.proxy import ReferenceProxy, StudentProxy
 from grader.suite.runner import PreparedSuite, Suite
 
+BASIC_MODE_NOTE = (
+    "sandbox: graded in basic mode (not root, no namespaces), which does not fully contain "
+    "hostile code; grade as root for official results (see docs/security.md)"
+)
+
 
 @dataclass(frozen=True)
 class GradeOptions:
@@ -91,6 +96,8 @@ class Grader:
         if self.options.grade_written and self.options.suite == "hidden":
             written["explanation"] = grade_explanation(submission)
         errors = list(submission.problems) + [f"internal: {e}" for e in run.internal_errors]
+        if not self.zygote.jailed and self.options.suite == "hidden":
+            errors.append(BASIC_MODE_NOTE)
         return GradeReport(
             grader_version=__version__,
             submission=submission.name,

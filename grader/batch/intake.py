@@ -145,8 +145,7 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: LoadLimits,
     try:
         with zf.open(info) as f:
             data = f.read(cap + 1)
-    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError,
-            ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - zlib.error, NotImplementedError...: hostile bytes
         raise SubmissionError(f"{Path(info.filename).name} is corrupt ({exc})") from None
     if len(data) > cap:
         raise SubmissionError(f"{Path(info.filename).name} is larger than declared")
@@ -157,7 +156,7 @@ def _load_zip_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits) 
     """A student's .zip held in memory (nested in an LMS export)."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
         raise SubmissionError(
             f"{Path(origin).name} is not a readable zip archive ({exc})"
         ) from None
@@ -228,7 +227,7 @@ def _load_file(path: Path, *, name: str, limits: LoadLimits) -> Submission:
         raise SubmissionError(f"{path.name} is too large")
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
         raise SubmissionError(f"{path.name} is not a readable zip archive ({exc})") from None
     with zf:
         sub = load_zip_members(zf, name=name, origin=str(path), limits=limits)
@@ -359,7 +358,7 @@ def open_intake(path: str | Path, limits: LoadLimits | None = None, *,
         )
     try:
         zf = zipfile.ZipFile(p)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
         raise UsageError(f"{p.name} is not a readable zip archive ({exc})") from None
     with zf:
         tree = _ZipTree(zf, p.name)

@@ -54,6 +54,8 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
                      limits: LoadLimits, prefix: str = "") -> Submission:
     """Read known files below `prefix` of an open archive (also used for LMS exports)."""
     infos = zf.infolist()
+    if prefix:  # one student's folder inside a class export: only its members count
+        infos = [i for i in infos if i.filename.replace("\\", "/").lstrip("/").startswith(prefix)]
     if len(infos) > limits.max_members:
         raise SubmissionError(f"the archive holds more than {limits.max_members} entries")
     raw: dict[str, bytes] = {}
