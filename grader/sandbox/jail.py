@@ -42,7 +42,13 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 SANDBOX_UID_BASE = 61000
 SANDBOX_UID_COUNT = 1000  # sandbox uids are 61000-61999
 SCRATCH = "/scratch"
-SAFE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": SCRATCH, "OMP_NUM_THREADS": "1"}
+SAFE_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "HOME": SCRATCH,
+    "TMPDIR": SCRATCH + "/.tmp",
+    "OMP_NUM_THREADS": "1",
+}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -261,7 +267,8 @@ def enter_jail(root: str, limits: SandboxLimits, uid: int, sources: dict[str, st
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
     empties: list[str] = []
-    for op, path in plan_mounts(_needed_paths(), _secret_paths()):
+    plan = plan_mounts(_needed_paths(), _secret_paths())
+    for op, path in plan:
         inside = root + path
         if op == "link":
             # Recreate the link; its target is in the list too (both spellings are added).
@@ -301,10 +308,14 @@ def enter_jail(root: str, limits: SandboxLimits, uid: int, sources: dict[str, st
         MS_NOSUID | MS_NODEV,
         f"size={limits.scratch_mb}m,mode=700",
     )
-    # /tmp is a folder of the scratch tmpfs, so everything the student writes shares one cap.
+    # /tmp is a folder of the scratch tmpfs, so everything the student writes shares one cap
+    # (TMPDIR points there too). When the grader itself is installed under /tmp (a checkout in
+    # a temporary folder, as CI may do), covering /tmp would hide the binds made above: then
+    # /tmp stays the read-only jail folder and only TMPDIR is writable.
     os.makedirs(root + SCRATCH + "/.tmp", exist_ok=True)
-    os.makedirs(root + "/tmp", exist_ok=True)
-    _mount(root + SCRATCH + "/.tmp", root + "/tmp", None, MS_BIND, None)
+    if not any(path == "/tmp" or path.startswith("/tmp/") for _op, path in plan):
+        os.makedirs(root + "/tmp", exist_ok=True)
+        _mount(root + SCRATCH + "/.tmp", root + "/tmp", None, MS_BIND, None)
     _write_sources(root + SCRATCH, sources)
     for dirpath, _dirs, files in os.walk(root + SCRATCH):
         os.chown(dirpath, uid, uid)
@@ -379,6 +390,8 @@ def apply_limits(limits: SandboxLimits, base_address_space: int) -> None:
     os.environ.clear()
     os.environ.update(SAFE_ENV)
     os.environ["HOME"] = os.getcwd()
+    tmp = os.path.join(os.getcwd(), ".tmp")
+    os.environ["TMPDIR"] = tmp if os.path.isdir(tmp) else os.getcwd()
 
 
 def close_inherited_fds(keep: set[int]) -> None:
