@@ -97,11 +97,14 @@ def grade(path: Path, fmt: str, output: Path | None, fail_under: float | None) -
     Example:
       grader grade alice.zip --format json --output alice.json
     """
+    from grader.sandbox.launch import launch_zygote
+
+    launched = launch_zygote()  # before torch is imported here: both import it in parallel
     from grader.output import emit
     from grader.pipeline import grade_path
     from grader.render import render_report
 
-    report = grade_path(path)
+    report = grade_path(path, launched=launched)
     emit(render_report(report, fmt, color=output is None and _color()), output)
     if (
         fail_under is not None
@@ -120,10 +123,13 @@ def check(path: Path) -> None:
     Example:
       grader check exercises/
     """
+    from grader.sandbox.launch import launch_zygote
+
+    launched = launch_zygote()  # before torch is imported here: both import it in parallel
     from grader.pipeline import GradeOptions, grade_path
     from grader.render import render_report
 
-    report = grade_path(path, GradeOptions(suite="public", grade_written=False))
+    report = grade_path(path, GradeOptions(suite="public", grade_written=False), launched=launched)
     click.echo(render_report(report, "text", color=_color(), title="Public self-check"))
     failed = [t for t in report.tests if t.status != "passed"]
     sys.exit(1 if failed or not report.tests else 0)

@@ -17,6 +17,7 @@ from grader import __version__
 from grader.loading import Submission, load_submission
 from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
+from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
 from grader.suite.proxy import ReferenceProxy, StudentProxy
 from grader.suite.runner import PreparedSuite, Suite
@@ -132,10 +133,16 @@ def grade_explanation(submission: Submission) -> WrittenResult:
     )
 
 
-def grade_path(path: str | Path, options: GradeOptions | None = None) -> GradeReport:
-    """Load and grade one submission folder or zip (raises SubmissionError if unreadable)."""
+def grade_path(
+    path: str | Path, options: GradeOptions | None = None, *, launched: Launched | None = None
+) -> GradeReport:
+    """Load and grade one submission folder or zip (raises SubmissionError if unreadable).
+
+    `launched`: a zygote started early with `grader.sandbox.launch.launch_zygote` (the CLI does
+    this before importing torch, so both processes import it at the same time).
+    """
     grader = Grader(options)
-    grader.zygote.launch()  # torch imports in the sandbox while we load here
+    grader.zygote.launch(launched)  # torch imports in the sandbox while we load here
     try:
         submission = load_submission(path)
         return grader.grade(submission)

@@ -15,7 +15,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ import torch
 
 from grader.sandbox import wire
 from grader.sandbox.invoke import Effects, is_arg_path
+from grader.sandbox.launch import Launched, launch_zygote
 from grader.sandbox.limits import SandboxLimits
 
 # ----------------------------------------------------------------------------- failures
@@ -69,16 +69,6 @@ class SandboxUnavailable(RuntimeError):
 _CONTROL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
 
 
-def _scrubbed_env() -> dict[str, str]:
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-    return env
-
-
 class Zygote:
     """A pre-warmed process that forks confined workers. Thread-safe; start once, reuse."""
 
@@ -90,29 +80,15 @@ class Zygote:
         self._ready = False
         self.jailed = False
 
-    def launch(self) -> None:
-        """Start the zygote process without waiting for it (torch imports in the background)."""
+    def launch(self, launched: Launched | None = None) -> None:
+        """Start the zygote process without waiting for it (torch imports in the background).
+
+        `launched` adopts a zygote started earlier with `grader.sandbox.launch.launch_zygote`.
+        """
         if self._proc is not None:
             return
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        debug = os.environ.get("GRADER_DEBUG_SANDBOX") == "1"
-        self._proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                "-c",
-                "from grader.sandbox.zygote import main; main()",
-                str(theirs.fileno()),
-            ],
-            pass_fds=[theirs.fileno()],
-            env=_scrubbed_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=None if debug else subprocess.DEVNULL,
-            cwd="/",
-        )
-        theirs.close()
-        self._ctl = ours
+        launched = launched or launch_zygote()
+        self._proc, self._ctl = launched.proc, launched.ctl
         self._ready = False
 
     def start(self) -> Zygote:
@@ -170,8 +146,16 @@ class Zygote:
                 raise SandboxUnavailable(
                     f"a worker could not be confined: {ready.get('error', 'unknown error')}"
                 )
-        except (OSError, EOFError, TimeoutError, wire.WireError, KeyError, TypeError,
-                ValueError, SandboxUnavailable) as exc:
+        except (
+            OSError,
+            EOFError,
+            TimeoutError,
+            wire.WireError,
+            KeyError,
+            TypeError,
+            ValueError,
+            SandboxUnavailable,
+        ) as exc:
             if pid is not None:
                 WorkerHandle(ours, pid, False).kill()
             ours.close()
@@ -466,7 +450,8 @@ class SandboxSession:
             value = payload["value"]
             grads = tuple(payload.get("grads") or ())
             gens = {
-                k: g for k, g in dict(payload.get("generators") or {}).items()
+                k: g
+                for k, g in dict(payload.get("generators") or {}).items()
                 if is_arg_path(k) and isinstance(g, torch.Generator)
             }
         except Exception as exc:  # noqa: BLE001 - any malformed reply is the worker's fault

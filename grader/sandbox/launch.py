@@ -1,0 +1,50 @@
+"""Start the sandbox zygote process. Imports nothing heavy, so a command can launch the zygote
+first and let it import torch while its own process imports torch too (two cores, one wait).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+
+SCRUBBED_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+@dataclass
+class Launched:
+    """A zygote process that was started and has not yet said it is ready."""
+
+    proc: subprocess.Popen[bytes]
+    ctl: socket.socket
+
+
+def launch_zygote() -> Launched:
+    """Start ``python -I`` running the zygote, with a scrubbed environment, cwd ``/`` and only
+    its control socket inherited."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    debug = os.environ.get("GRADER_DEBUG_SANDBOX") == "1"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            "from grader.sandbox.zygote import main; main()",
+            str(theirs.fileno()),
+        ],
+        pass_fds=[theirs.fileno()],
+        env=dict(SCRUBBED_ENV),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=None if debug else subprocess.DEVNULL,
+        cwd="/",
+    )
+    theirs.close()
+    return Launched(proc, ours)
