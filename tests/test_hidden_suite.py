@@ -21,7 +21,8 @@ the masks module), and each part runs in a sandbox worker of its own.
 from __future__ import annotations
 
 import ast
-import tomllib
+import importlib.util
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,23 +42,35 @@ PARTS = ("masks", "corruption", "losses", "generation")
 POINTS = {"masks": 25.0, "corruption": 20.0, "losses": 25.0, "generation": 30.0}
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 ALTERNATIVES_DIR = ROOT / "tests" / "alternatives"
-MANIFEST = tomllib.loads((MUTANTS_DIR / "manifest.toml").read_text(encoding="utf-8"))
+
+
+
+def _load_mutants():
+    spec = importlib.util.spec_from_file_location("mutant_catalogue", MUTANTS_DIR / "catalogue.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.build_all()
+
+
+MUTANTS = _load_mutants()  # built in memory from solutions/ (see tests/mutants/catalogue.py)
+MANIFEST = {
+    name: {"module": m.module, "part": m.module, "diagnosis": m.diagnosis, "bug": m.bug}
+    for name, m in MUTANTS.items()
+}
 ALTERNATIVES = sorted(p.name for p in ALTERNATIVES_DIR.iterdir() if p.is_dir() and
                       not p.name.startswith(("_", ".")))  # fmt: skip
 MIN_DIAGNOSIS_RATE = 0.8
 BASE_OPTIONS = GradeOptions(grade_written=False)
 
 
-def _sources(base: str = "solutions", override: Path | None = None) -> dict[str, str]:
-    src = {m: (ROOT / base / f"{m}.py").read_text(encoding="utf-8") for m in PARTS}
-    if override is not None:
-        for f in override.glob("*.py"):
-            src[f.stem] = f.read_text(encoding="utf-8")
-    return src
+def _sources(base: str = "solutions") -> dict[str, str]:
+    return {m: (ROOT / base / f"{m}.py").read_text(encoding="utf-8") for m in PARTS}
 
 
-def _parts_of(folder: Path) -> list[str]:
-    return sorted(f.stem for f in folder.glob("*.py") if f.stem in PARTS)
+def _folder_modules(folder: Path) -> dict[str, str]:
+    """The part modules an alternative's folder replaces (module name -> source)."""
+    return {f.stem: f.read_text(encoding="utf-8") for f in folder.glob("*.py") if f.stem in PARTS}
 
 
 @pytest.fixture(scope="module")
@@ -89,21 +102,20 @@ def stub_report(grader) -> GradeReport:
     return _grade(grader, "stubs", _sources("exercises"))
 
 
-def _bundled(grader: Grader, folders: dict[str, Path]) -> dict[str, GradeReport]:
-    """Grade each folder's modules with the reference's for the rest, one part per folder per
-    submission; return, per folder, a report holding only the tests of its own part(s)."""
+def _bundled(grader: Grader, replacements: dict[str, dict[str, str]]) -> dict[str, GradeReport]:
+    """Grade each entry's one module (name -> {module: source}) with the reference's for the
+    rest, one part per entry per submission; return, per entry, a report holding only the
+    tests of its own part."""
     by_part: dict[str, list[str]] = {p: [] for p in PARTS}
-    for name, folder in folders.items():
-        parts = _parts_of(folder)
-        assert len(parts) == 1, f"{name}: one module per folder, got {parts}"
-        by_part[parts[0]].append(name)
+    for name, modules in replacements.items():
+        assert len(modules) == 1, f"{name}: one module per entry, got {sorted(modules)}"
+        by_part[next(iter(modules))].append(name)
     out: dict[str, GradeReport] = {}
     for i in range(max(len(v) for v in by_part.values())):
         members = {p: names[i] for p, names in by_part.items() if i < len(names)}
         sources = _sources()
         for name in members.values():  # only the member's own module replaces the reference's
-            for f in folders[name].glob("*.py"):
-                sources[f.stem] = f.read_text(encoding="utf-8")
+            sources.update(replacements[name])
         report = _grade(grader, "+".join(members.values()), sources, parts=list(members))
         for part, name in members.items():
             tests: tuple[_Result, ...] = tuple(t for t in report.tests if t.part == part)
@@ -113,12 +125,13 @@ def _bundled(grader: Grader, folders: dict[str, Path]) -> dict[str, GradeReport]
 
 @pytest.fixture(scope="module")
 def mutant_reports(grader) -> dict[str, GradeReport]:
-    return _bundled(grader, {name: MUTANTS_DIR / name for name in MANIFEST})
+    return _bundled(grader, {name: {m.module: m.source} for name, m in MUTANTS.items()})
 
 
 @pytest.fixture(scope="module")
 def alternative_reports(grader) -> dict[str, GradeReport]:
-    return _bundled(grader, {name: ALTERNATIVES_DIR / name for name in ALTERNATIVES})
+    return _bundled(grader, {name: _folder_modules(ALTERNATIVES_DIR / name)
+                             for name in ALTERNATIVES})  # fmt: skip
 
 
 def _failures(report: GradeReport) -> str:
@@ -160,19 +173,15 @@ def test_untouched_stubs_score_zero_as_missing(stub_report):
 # ============================================================================ mutants
 
 
-def test_mutant_manifest_is_consistent():
-    assert len(MANIFEST) >= 35
+def test_mutant_catalogue_is_consistent():
+    assert len(MUTANTS) >= 35
     known = set(catalogue())
-    for name, meta in MANIFEST.items():
-        folder = MUTANTS_DIR / name
-        files = sorted(f.name for f in folder.glob("*.py"))
-        assert files == [f"{meta['module']}.py"], (name, files)
-        assert meta["part"] in PARTS, name
-        assert meta["diagnosis"] == "none" or meta["diagnosis"] in known, name
-        text = (folder / files[0]).read_text(encoding="utf-8")
-        assert text.startswith(f"# MUTANT {name}:"), f"{name}: the header comment names the bug"
-        original = (ROOT / "solutions" / files[0]).read_text(encoding="utf-8")
-        assert text.split("\n", 2)[2] != original, f"{name} is identical to the solution"
+    for name, m in MUTANTS.items():
+        assert m.module in PARTS, name
+        assert m.diagnosis == "none" or m.diagnosis in known, name
+        assert m.source.startswith(f"# MUTANT {name}:"), f"{name}: the header names the bug"
+        original = (ROOT / "solutions" / f"{m.module}.py").read_text(encoding="utf-8")
+        assert m.source.split("\n", 2)[2] != original, f"{name} is identical to the solution"
 
 
 def _mutant_table(mutant_reports) -> tuple[list[tuple], str]:
