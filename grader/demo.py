@@ -1,8 +1,9 @@
 """`grader demo`: grade the bundled sample class end to end and print a summary table.
 
-The class lives in `grader/demo_class/<student>/`: each folder holds only the files that differ
-from its base (`solutions/` for most students, the untouched `exercises/` stubs for `ben`), so
-the demo always tracks the current reference. Students:
+The class lives in `grader/demo_class/<student>/`: an `explanation.md` each, and an
+`edits.toml` of textual edits to the base (`solutions/` for most students, the untouched
+`exercises/` stubs for `ben`) for the buggy and hostile ones, so the demo always tracks the
+current reference. Students:
 
 ada  - the reference code and a strong explanation
 ben  - the untouched stubs (nothing attempted)
@@ -15,6 +16,7 @@ eve  - hostile: reads secrets and plants files at import, sys.exit() in mask_tok
 from __future__ import annotations
 
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,16 +34,27 @@ STUB_STUDENTS = {"ben"}
 
 
 def demo_submissions() -> list[Submission]:
-    """The sample class as loaded Submissions (base files overlaid with each folder's)."""
+    """The sample class as loaded Submissions.
+
+    Each student folder holds an `explanation.md` and, for the buggy and hostile students, an
+    `edits.toml` of textual edits to the reference (each must apply exactly once), so the demo
+    always tracks the current solutions instead of keeping copies that drift.
+    """
     subs = []
-    template = STUBS / "explanation.md"
     for folder in sorted(p for p in DEMO_DIR.iterdir() if p.is_dir()):
-        overrides: dict[str, str | bytes | None] = {
-            f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()
-        }
-        if "explanation.md" not in overrides and template.exists():
-            overrides["explanation.md"] = template.read_bytes()
         base = STUBS if folder.name in STUB_STUDENTS else SOLUTIONS
+        overrides: dict[str, str | bytes | None] = {}
+        edits = folder / "edits.toml"
+        if edits.exists():
+            for edit in tomllib.loads(edits.read_text(encoding="utf-8")).get("edit", []):
+                name = edit["file"]
+                src = str(overrides.get(name) or (base / name).read_text(encoding="utf-8"))
+                count = src.count(edit["old"])
+                if count != 1:
+                    raise ValueError(f"{edits}: {edit['old']!r} occurs {count} times in {name}")
+                overrides[name] = src.replace(edit["old"], edit["new"])
+        for f in sorted(folder.glob("*.md")):
+            overrides[f.name] = f.read_bytes()
         subs.append(reference_submission(folder.name, overrides, base=base))
     return subs
 
