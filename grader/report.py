@@ -17,6 +17,14 @@ Verdict = Literal["met", "partial", "missing", "contradicted"]
 
 PART_IDS: tuple[str, ...] = ("masks", "corruption", "losses", "generation", "explanation", "drill")
 CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
+PART_TITLES: dict[str, str] = {
+    "masks": "Part A - masks and attention",
+    "corruption": "Part B - masked-LM corruption",
+    "losses": "Part C - objectives",
+    "generation": "Part D - generation",
+    "explanation": "Exercise 2 - written explanation",
+    "drill": "Exercise 3 - drill",
+}
 
 
 @dataclass(frozen=True)

@@ -19,20 +19,12 @@ import jinja2
 
 from grader.batch.gradebook import format_points
 from grader.diagnosis import describe
-from grader.report import PART_IDS, GradeReport
+from grader.report import PART_IDS, PART_TITLES, GradeReport
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
 TEMPLATE = "class_report.html.j2"
 STATUSES = ("failed", "error", "timeout", "missing")
 CHART_TESTS = 30
-PART_TITLES = {
-    "masks": "Part A - masks and attention",
-    "corruption": "Part B - masked-LM corruption",
-    "losses": "Part C - objectives",
-    "generation": "Part D - generation",
-    "explanation": "Exercise 2 - written explanation",
-    "drill": "Exercise 3 - drill",
-}
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
-from grader.report import GradeReport, TestResult
+from grader.report import PART_TITLES, GradeReport, TestResult
 
 _STATUS_TAG = {
     "passed": "PASS",
@@ -13,14 +13,6 @@ _STATUS_TAG = {
     "timeout": "TIME",
     "missing": "MISS",
     "error": "ERR ",
-}
-_PART_TITLES = {
-    "masks": "Part A - masks and attention",
-    "corruption": "Part B - masked-LM corruption",
-    "losses": "Part C - objectives",
-    "generation": "Part D - generation",
-    "explanation": "Exercise 2 - written explanation",
-    "drill": "Exercise 3 - drill",
 }
 
 
@@ -73,7 +65,7 @@ def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> d
         parts.append(
             {
                 "id": pid,
-                "title": _PART_TITLES.get(pid, pid),
+                "title": PART_TITLES.get(pid, pid),
                 "score": f"{ps.score:g}",
                 "max_score": f"{ps.max_score:g}",
                 "pct": _pct(ps.score, ps.max_score),
