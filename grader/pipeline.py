@@ -50,28 +50,30 @@ class Grader:
         torch.set_num_threads(1)
         self.zygote = Zygote(jail=self.options.jail)
         self.reference = ReferenceProxy()
-        self._suite: PreparedSuite | None = None
+        self._suites: dict[tuple[str, str | None], PreparedSuite] = {}
 
     def start(self) -> Grader:
         self.zygote.start()
         return self
 
     def close(self) -> None:
-        if self._suite is not None:
-            self._suite.close()
-            self._suite = None
+        for suite in self._suites.values():
+            suite.close()
+        self._suites.clear()
         self.zygote.close()
 
     def _prepared_suite(self) -> PreparedSuite:
-        if self._suite is None:
-            self._suite = PreparedSuite(
+        """The collected suite for the current options (collected once per suite/keyword)."""
+        key = (self.options.suite, self.options.keyword)
+        if key not in self._suites:
+            self._suites[key] = PreparedSuite(
                 self.options.suite, self.reference, keyword=self.options.keyword
             )
             # Everything alive now (torch, pytest, the collected tests) lives as long as the
             # grader: keep it out of the collector's generations so later collections are cheap.
             gc.collect()
             gc.freeze()
-        return self._suite
+        return self._suites[key]
 
     def __enter__(self) -> Grader:
         return self.start()

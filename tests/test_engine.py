@@ -153,3 +153,16 @@ def test_degenerate_functions_earn_nothing(engine, returned):
     report = engine.grade(reference_submission("degenerate", overrides))
     earned = [(t.id, t.score) for t in report.tests if t.score > 0]
     assert not earned, earned
+
+
+def test_changing_the_options_between_grades_takes_effect(engine):
+    from dataclasses import replace
+
+    before = engine.options
+    try:
+        engine.options = replace(before, keyword="test_masks")
+        parts = {t.part for t in engine.grade(reference_submission("masks-only")).tests}
+    finally:
+        engine.options = before
+    assert parts == {"masks"}
+    assert {t.part for t in engine.grade(reference_submission("all")).tests} == set(CODE)
