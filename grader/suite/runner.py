@@ -141,7 +141,12 @@ class PreparedSuite:
                 self._done.put(exc)
 
     def _fail(self, why: Any) -> None:
-        detail = why if isinstance(why, str) else f"{type(why).__name__}: {why}"
+        if isinstance(why, str):
+            detail = why
+        elif isinstance(why, int):
+            detail = f"pytest exit code {why}"
+        else:
+            detail = f"{type(why).__name__}: {why}"
         raise InternalError(
             f"the {self.suite} test suite could not run ({detail}) "
             f"{self._sink.getvalue()[-1500:]}".strip()
