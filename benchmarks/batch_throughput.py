@@ -40,22 +40,15 @@ from grader.batch.sampleclass import (  # noqa: E402
     write_canvas_zip,
     write_folder_class,
 )
+from grader.sandbox.zygote import process_parents  # noqa: E402
 
 # ----------------------------------------------------------------------------- memory
 
 
 def _tree(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(entry))
+    for pid, ppid in process_parents().items():
+        children.setdefault(ppid, []).append(pid)
     out, todo = [], [root]
     while todo:
         pid = todo.pop()

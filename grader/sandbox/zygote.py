@@ -204,8 +204,9 @@ def _kill_descendants() -> None:
     _reap()
 
 
-def _children_of(ppid: int) -> list[int]:
-    out = []
+def process_parents() -> dict[int, int]:
+    """pid -> parent pid of every process visible in /proc (vanished ones skipped)."""
+    parents = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -215,6 +216,10 @@ def _children_of(ppid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 1 and int(fields[1]) == ppid:
-            out.append(int(entry))
-    return out
+        if len(fields) > 1:
+            parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def _children_of(ppid: int) -> list[int]:
+    return [pid for pid, parent in process_parents().items() if parent == ppid]

@@ -280,26 +280,25 @@ def _require_valid(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor
              "side effects can earn points")  # fmt: skip
 
 
+def _valid_call_effects(student, seed: int) -> Any:
+    """The side effects of one small call, once its result has proved valid."""
+    ids = SMALL["ids"][:8]
+    inputs, labels = _call(student, ids.clone(), mask_token_id=MASK, vocab_size=20,
+                           special_token_ids=SPECIALS, mlm_probability=0.5,
+                           generator=_gen(seed))  # fmt: skip
+    effects = student.last_effects
+    _require_valid(ids, inputs, labels)
+    return effects
+
+
 @pytest.mark.points(1)
 def test_no_input_mutation(student):
-    ids = SMALL["ids"][:8].clone()
-    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
-                           special_token_ids=SPECIALS, mlm_probability=0.5,
-                           generator=_gen(3))  # fmt: skip
-    effects = student.last_effects
-    _require_valid(SMALL["ids"][:8], inputs, labels)
-    check_effects(effects, what="mask_tokens", rng=False)
+    check_effects(_valid_call_effects(student, 3), what="mask_tokens", rng=False)
 
 
 @pytest.mark.points(1.5)
 def test_generator_only(student):
-    ids = SMALL["ids"][:8].clone()
-    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
-                           special_token_ids=SPECIALS, mlm_probability=0.5,
-                           generator=_gen(4))  # fmt: skip
-    effects = student.last_effects
-    _require_valid(SMALL["ids"][:8], inputs, labels)
-    check_effects(effects, what="mask_tokens", mutation=False)
+    check_effects(_valid_call_effects(student, 4), what="mask_tokens", mutation=False)
 
 
 @pytest.mark.points(1.5)
