@@ -136,6 +136,29 @@ def test_each_part_runs_in_its_own_worker_with_its_own_uid():
 
 
 @needs_root
+def test_jailed_workers_are_forked_straight_from_the_zygote_and_free_their_uid():
+    """One fork per worker: its parent is the zygote (no supervisor in between), it is PID 1
+    of a namespace of its own, and once it has ended its uid can be claimed again."""
+    src = "import os\ndef f():\n    return [os.getuid(), os.getpid()]\n"
+    with Zygote() as z:
+        uids = []
+        for _ in range(3):
+            with SandboxSession(z, {"masks": src}, SandboxLimits(), slot=321) as s:
+                uid, pid = s.call("masks", "f", (), {}).value
+                host_pid = s._workers["masks"].pid
+                with open(f"/proc/{host_pid}/stat") as f:
+                    stat = f.read()
+                assert int(stat[stat.rfind(")") + 2:].split()[1]) == z._proc.pid
+                assert pid == 1
+                uids.append(uid)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and os.path.exists(f"/proc/{host_pid}"):
+                time.sleep(0.01)
+        assert uids[0] == 61000 + 321
+        assert len(set(uids)) == 1, uids  # reaped, so its claim was released
+
+
+@needs_root
 def test_basic_mode_as_root_still_drops_to_a_sandbox_uid():
     src = "import os\ndef f():\n    return [os.getuid(), os.getgid(), os.getgroups()]\n"
     with Zygote(jail=False) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:

@@ -108,8 +108,9 @@ class Zygote:
     def spawn(self, sources: dict[str, str], limits: SandboxLimits, slot: int) -> WorkerHandle:
         """Fork a confined worker holding `sources`; returns once it is jailed and ready.
 
-        The zygote only receives the worker's socket; the sources and limits go over that
-        socket to the forked supervisor, so no submission ever enters the zygote's memory.
+        The zygote only receives the worker's socket (and the slot, for the sandbox uid); the
+        sources and limits go over that socket to the forked process, so no submission ever
+        enters the zygote's memory.
         A worker that cannot be set up raises SandboxUnavailable (the grader's problem,
         never charged to the student).
         """
@@ -121,8 +122,8 @@ class Zygote:
                 raise SandboxUnavailable("the sandbox is not running")
             try:
                 socket.send_fds(self._ctl, [b"S"], [theirs.fileno()])
-                wire.send_frame(self._ctl, {"op": "spawn"})
-                wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 30)
+                wire.send_frame(self._ctl, {"op": "spawn", "slot": slot, "jail": self._jail})
+                forked, _ = wire.recv_frame(self._ctl, wire.Limits(), time.monotonic() + 30)
             except (OSError, EOFError, TimeoutError, wire.WireError) as exc:
                 ours.close()
                 raise SandboxUnavailable(f"could not start a worker: {exc}") from exc
@@ -139,8 +140,11 @@ class Zygote:
         try:
             wire.send_frame(ours, request)
             deadline = time.monotonic() + 30
+            if forked.get("worker") is True:  # forked straight into its own namespaces
+                pid = int(forked["pid"])
             hello, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
-            pid = int(hello["pid"])
+            if pid is None:  # a supervisor forked it and tells us
+                pid = int(hello["pid"])
             ready, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
             if ready.get("op") != "ready":
                 raise SandboxUnavailable(

@@ -74,6 +74,29 @@ def unshare_namespaces() -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
+def next_child_in_new_pid_namespace(own_pid_ns_fd: int) -> None:
+    """Make this process's next child PID 1 of a fresh PID namespace; callable repeatedly.
+
+    ``unshare(CLONE_NEWPID)`` works once: afterwards the namespace for children differs from
+    the caller's own and a second unshare fails with EINVAL. Joining our own namespace again
+    (`reset_pid_namespace_for_children`, on a descriptor of it opened at start) undoes that,
+    so a long-lived forker can give every child a namespace of its own without a go-between
+    process. Call the reset right after the fork, so no later child lands in this namespace.
+    """
+    reset_pid_namespace_for_children(own_pid_ns_fd)
+    _check(_libc.unshare(CLONE_NEWPID), "unshare")
+
+
+def reset_pid_namespace_for_children(own_pid_ns_fd: int) -> None:
+    """Children forked from now on are in this process's own PID namespace again."""
+    _check(_libc.setns(own_pid_ns_fd, CLONE_NEWPID), "setns")
+
+
+def unshare_all_but_pid() -> None:
+    """In a child that is already PID 1 of its namespace: the mount, net, IPC and UTS ones."""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+
+
 def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
     _check(
         _libc.mount(

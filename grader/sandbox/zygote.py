@@ -4,17 +4,20 @@ It is started by the trusted side with ``python -I`` and a scrubbed environment,
 only what student code may see anyway (torch, numpy, the `exercises` package, `grader.sandbox`):
 never the hidden tests, the solutions or anything about other submissions, so a forked worker
 inherits nothing secret. It never receives a submission either: the sources and limits go
-over each worker's own socket straight to the forked supervisor, so the zygote's memory, which
+over each worker's own socket straight to the forked process, so the zygote's memory, which
 every worker inherits, never held another student's code. Process tree per worker::
 
-    zygote -> supervisor (child subreaper; in jail mode owns fresh namespaces)
-                -> worker (PID 1 of its PID namespace in jail mode; runs student code)
+    jail mode (root):  zygote -> worker (PID 1 of a fresh PID namespace; runs student code)
+    basic mode:        zygote -> supervisor (child subreaper) -> worker (own session)
 
-The supervisor reads the setup, claims a sandbox uid (as root), tells the trusted side the
-worker's pid, waits for it to end, then kills any process the student left behind. The worker
-confines itself and sends "ready" before any student code runs; a worker that cannot be
-confined reports "setup_failed" instead. Every process has a parent-death signal, so killing the
-grader (even with SIGKILL) takes the whole tree down.
+In jail mode the zygote claims the worker's sandbox uid, makes its next child PID 1 of a new
+PID namespace (`jail.next_child_in_new_pid_namespace`) and forks the worker straight into it:
+one fork per worker, and the kernel kills whatever the student left behind when the worker
+ends; the uid is freed when the zygote reaps it. In basic mode a supervisor claims the uid (as
+root), tells the trusted side the worker's pid, waits for it to end, then kills any process the
+student left behind. Either way the worker confines itself and sends "ready" before any student
+code runs; a worker that cannot be confined reports "setup_failed" instead. Every process has a
+parent-death signal, so killing the grader (even with SIGKILL) takes the whole tree down.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 from grader.sandbox import jail, wire
 from grader.sandbox.limits import SandboxLimits
@@ -56,6 +60,10 @@ def _preload() -> None:
             __import__(name)
         except ImportError:
             pass
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def main() -> None:
@@ -72,10 +80,11 @@ def main() -> None:
         os._exit(0)
     _preload()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    own_pid_ns = _own_pid_namespace()
     wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
-    workdirs: dict[int, str] = {}
+    children: dict[int, tuple[str, int | None]] = {}
     while True:
-        _reap(workdirs)
+        _reap(children)
         readable, _, _ = select.select([ctl], [], [], 0.5)
         if not readable:
             continue
@@ -90,21 +99,64 @@ def main() -> None:
             for fd in fds:
                 os.close(fd)
             return
+        _reap(children)  # free the uids of workers that ended since the last request
         workdir = tempfile.mkdtemp(prefix="grader-sbx-")
+        direct, uid, uid_lock = False, 0, None
+        if own_pid_ns is not None and header.get("jail") is True:
+            uid, uid_lock = jail.claim_sandbox_uid(_int(header.get("slot")))
+            try:
+                jail.next_child_in_new_pid_namespace(own_pid_ns)
+                direct = True
+            except OSError:  # fall back to a supervisor, which unshares for itself
+                jail.reset_pid_namespace_for_children(own_pid_ns)
+                if uid_lock is not None:
+                    os.close(uid_lock)
+                uid_lock = None
         pid = os.fork()
         if pid == 0:
             ctl.close()
             try:
-                _supervise(fds[0], workdir)
+                if direct:
+                    _jailed_worker(fds[0], workdir, uid, (uid_lock, own_pid_ns))
+                else:
+                    _supervise(fds[0], workdir)
             finally:
                 os._exit(0)
-        workdirs[pid] = workdir
+        if direct:
+            jail.reset_pid_namespace_for_children(own_pid_ns)
+        children[pid] = (workdir, uid_lock)
         os.close(fds[0])
-        wire.send_frame(ctl, {"pid": pid})
+        wire.send_frame(ctl, {"pid": pid, "worker": direct})
 
 
-def _reap(workdirs: dict[int, str] | None = None) -> None:
-    """Collect finished children; remove the work folder of a finished supervisor."""
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _own_pid_namespace() -> int | None:
+    """A descriptor of this process's PID namespace when workers can be forked straight into
+    namespaces of their own (root on Linux), else None (workers then get a supervisor)."""
+    if not jail.can_jail():
+        return None
+    try:
+        fd = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        jail.next_child_in_new_pid_namespace(fd)
+        jail.reset_pid_namespace_for_children(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _reap(children: dict[int, tuple[str, int | None]] | None = None) -> None:
+    """Collect finished children; for each, remove its work folder and free its sandbox uid.
+
+    A jailed worker is PID 1 of its namespace: the kernel lets it be reaped only after every
+    other process in that namespace is gone, so its uid is free again at that point.
+    """
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -112,8 +164,11 @@ def _reap(workdirs: dict[int, str] | None = None) -> None:
             return
         if pid == 0:
             return
-        if workdirs is not None and pid in workdirs:
-            shutil.rmtree(workdirs.pop(pid), ignore_errors=True)
+        if children is not None and pid in children:
+            workdir, uid_lock = children.pop(pid)
+            shutil.rmtree(workdir, ignore_errors=True)
+            if uid_lock is not None:
+                os.close(uid_lock)
 
 
 def _supervise(fd: int, workdir: str) -> None:
@@ -121,19 +176,14 @@ def _supervise(fd: int, workdir: str) -> None:
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)
     sock = socket.socket(fileno=fd)
-    try:
-        request, _ = wire.recv_frame(sock, _SETUP_LIMITS, time.monotonic() + _SETUP_TIMEOUT)
-    except (EOFError, TimeoutError, OSError, wire.WireError):
+    setup = _read_setup(sock)
+    if setup is None:
         return
-    if request.get("op") != "setup":
-        return
-    limits = SandboxLimits.from_dict(dict(request.get("limits") or {}))
-    sources = {str(k): str(v) for k, v in dict(request.get("sources") or {}).items()}
-    slot = int(request.get("slot", 0))
+    request, limits, sources = setup
     jailed = jail.can_jail() and not request.get("no_jail", False)
     uid = None
     if os.geteuid() == 0:
-        uid, _uid_lock = jail.claim_sandbox_uid(slot)  # held until this supervisor exits
+        uid, _uid_lock = jail.claim_sandbox_uid(_int(request.get("slot")))  # held until exit
     if jailed:
         jail.unshare_namespaces()
     go_r, go_w = os.pipe()
@@ -141,16 +191,9 @@ def _supervise(fd: int, workdir: str) -> None:
     if wpid == 0:
         os.close(go_w)
         try:
-            _run_worker(sock, go_r, workdir, jailed, limits, uid, sources)
-        except BaseException as exc:  # noqa: BLE001 - setup failed: tell the trusted side
-            import traceback
-
-            traceback.print_exc()  # visible with GRADER_DEBUG_SANDBOX=1 (before redirection)
-            try:
-                wire.send_frame(sock, {"op": "setup_failed",
-                                       "error": f"{type(exc).__name__}: {exc}"[:500]})
-            except BaseException:  # noqa: BLE001
-                pass
+            _report_setup_failure(
+                sock, lambda: _run_worker(sock, go_r, workdir, jailed, limits, uid, sources)
+            )
         finally:
             os._exit(0)
     os.close(go_r)
@@ -168,9 +211,67 @@ def _supervise(fd: int, workdir: str) -> None:
 
 
 def _run_worker(sock, go_r, workdir, jailed, limits, uid, sources) -> None:
-    """Confine this process, then serve calls. No student code runs before `serve`."""
+    """The supervisor's worker: wait until our pid is announced, then confine and serve."""
     os.read(go_r, 1)  # wait until the supervisor has announced our pid
     os.close(go_r)
+    _confine_and_serve(sock, workdir, jailed, limits, uid, sources)
+
+
+def _jailed_worker(fd: int, workdir: str, uid: int, close: tuple[int | None, ...]) -> None:
+    """A worker forked straight from the zygote as PID 1 of a fresh PID namespace (root).
+
+    The zygote holds its uid claim and reaps it, so no supervisor process is needed: the
+    kernel kills everything left in the namespace when this process ends. The trusted side
+    learned our pid from the zygote, so nothing needs to wait before confinement.
+    """
+    jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+    for extra in close:
+        if extra is not None:
+            os.close(extra)
+    sock = socket.socket(fileno=fd)
+    setup = _read_setup(sock)
+    if setup is None:
+        return
+    _request, limits, sources = setup
+
+    def confine_and_serve() -> None:
+        jail.unshare_all_but_pid()
+        wire.send_frame(sock, {"op": "hello", "jailed": True})
+        _confine_and_serve(sock, workdir, True, limits, uid, sources)
+
+    _report_setup_failure(sock, confine_and_serve)
+
+
+def _read_setup(sock: socket.socket) -> tuple[dict, SandboxLimits, dict[str, str]] | None:
+    """The trusted side's setup request for this worker (None if it never came)."""
+    try:
+        request, _ = wire.recv_frame(sock, _SETUP_LIMITS, time.monotonic() + _SETUP_TIMEOUT)
+    except (EOFError, TimeoutError, OSError, wire.WireError):
+        return None
+    if request.get("op") != "setup":
+        return None
+    limits = SandboxLimits.from_dict(dict(request.get("limits") or {}))
+    sources = {str(k): str(v) for k, v in dict(request.get("sources") or {}).items()}
+    return request, limits, sources
+
+
+def _report_setup_failure(sock: socket.socket, run: Callable[[], None]) -> None:
+    """Run `run`; if confinement fails, tell the trusted side instead of dying silently."""
+    try:
+        run()
+    except BaseException as exc:  # noqa: BLE001 - setup failed: tell the trusted side
+        import traceback
+
+        traceback.print_exc()  # visible with GRADER_DEBUG_SANDBOX=1 (before redirection)
+        try:
+            wire.send_frame(sock, {"op": "setup_failed",
+                                   "error": f"{type(exc).__name__}: {exc}"[:500]})
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def _confine_and_serve(sock, workdir, jailed, limits, uid, sources) -> None:
+    """Confine this process, then serve calls. No student code runs before `serve`."""
     jail.prefer_for_oom_killer()
     if jailed:
         jail.enter_jail(workdir, limits, uid, sources)
