@@ -22,6 +22,7 @@ standard streams, no inherited descriptors, and make the worker the OOM killer's
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -208,6 +209,13 @@ def _secret_paths() -> list[str]:
     return sorted(_spellings(secret))
 
 
+@functools.lru_cache(maxsize=1)
+def jail_plan() -> tuple[tuple[str, str], ...]:
+    """The mount plan for this interpreter and checkout. Fixed for the life of a process, so
+    the zygote computes it once and every forked worker inherits it."""
+    return tuple(plan_mounts(_needed_paths(), _secret_paths()))
+
+
 def plan_mounts(expose: list[str], hide: list[str]) -> list[tuple[str, str]]:
     """The ordered mount operations that build the jail's file tree. Pure; unit-tested.
 
@@ -290,7 +298,7 @@ def enter_jail(root: str, limits: SandboxLimits, uid: int, sources: dict[str, st
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
     empties: list[str] = []
-    plan = plan_mounts(_needed_paths(), _secret_paths())
+    plan = jail_plan()
     for op, path in plan:
         inside = root + path
         if op == "link":

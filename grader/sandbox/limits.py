@@ -26,7 +26,7 @@ class SandboxLimits:
     submission_timeout: float = 90.0
     cpu_seconds: int = 120
     memory_mb: int = 2048
-    max_processes: int = 64
+    max_processes: int = 16
     max_file_mb: int = 8
     max_open_files: int = 64
     max_result_mb: int = 64

@@ -153,18 +153,29 @@ def _model_forward(model, input_ids, attention_mask=None):
 
 
 def serve(
-    sock: socket.socket, directory: str, present: set[str], *, max_result_bytes: int | None = None
+    sock: socket.socket,
+    directory: str,
+    present: set[str],
+    *,
+    max_result_bytes: int | None = None,
+    namespace_init: bool = False,
 ) -> None:
     """Answer requests until the trusted side says goodbye or closes the socket.
 
     Every reply echoes the request's ``id``; the trusted side drops a worker whose reply does
-    not match (e.g. student code that wrote its own frame to the socket).
+    not match (e.g. student code that wrote its own frame to the socket). A process the
+    student forks loses the connection at once (`_cut_off_children`), so only this process
+    ever answers. `namespace_init`: this process is PID 1 of its own PID namespace (jail
+    mode), so after every request it kills whatever the student left running.
     """
     sys.meta_path.insert(0, _StudentFinder(directory, present))
+    _cut_off_children(sock)
     while True:
+        if namespace_init:
+            _kill_strays()
         try:
             header, buffers = wire.recv_frame(sock, _REQUEST_LIMITS)
-        except (EOFError, wire.WireError):
+        except (EOFError, OSError, wire.WireError):
             return
         op = header.get("op")
         rid = header.get("id")
@@ -221,6 +232,36 @@ def serve(
             )
             continue
         _send(sock, rid, {"ok": True, "payload": tree, "effects": effects}, bufs)
+
+
+def _cut_off_children(sock: socket.socket) -> None:
+    """In any child forked with os.fork (or multiprocessing), replace the grader's socket by
+    /dev/null: a fork bomb's copies would otherwise all read requests and write replies on
+    one connection. The child's code runs on; its reads see end-of-file and it exits."""
+    null = os.open(os.devnull, os.O_RDWR)
+    fd = sock.fileno()
+    os.register_at_fork(after_in_child=lambda: os.dup2(null, fd))
+
+
+def _kill_strays() -> None:
+    """SIGKILL every other process in this PID namespace and reap what has died.
+
+    Only for a namespace init: there kill(-1) reaches exactly the namespace's other processes
+    (all the student's, same uid). Stray processes would otherwise spend CPU, memory and the
+    process limit of the calls that follow."""
+    if os.getpid() != 1:
+        return
+    try:
+        os.kill(-1, 9)
+    except OSError:  # nobody else is left
+        pass
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def _generators(args, kwargs):

@@ -60,8 +60,12 @@ def _preload() -> None:
             __import__(name)
         except ImportError:
             pass
+    if jail.can_jail():
+        jail.jail_plan()
     import gc
 
+    # Everything imported so far lives as long as the zygote: keep it out of the collector's
+    # generations, so a worker's collections do not walk (and copy-on-write) all of torch.
     gc.collect()
     gc.freeze()
 
@@ -284,7 +288,8 @@ def _confine_and_serve(sock, workdir, jailed, limits, uid, sources) -> None:
     from grader.sandbox.worker import serve
 
     wire.send_frame(sock, {"op": "ready"})
-    serve(sock, os.getcwd(), set(sources), max_result_bytes=limits.max_result_mb * 1024 * 1024)
+    serve(sock, os.getcwd(), set(sources), max_result_bytes=limits.max_result_mb * 1024 * 1024,
+          namespace_init=jailed)
 
 
 def _kill_descendants() -> None:
