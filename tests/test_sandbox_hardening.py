@@ -361,3 +361,41 @@ def test_effects_from_a_worker_keep_only_well_formed_argument_paths():
     assert len(eff.mutated_args) <= 64
     assert eff.model_modes == {"args[1]": True}
     assert eff.model_forward_with_grad == {"kwargs['model']": False}
+
+
+def test_a_forked_child_cannot_answer_for_the_worker():
+    """The child of an os.fork returns too, but only the worker's own reply reaches the grader:
+    the child's copy of the connection is /dev/null."""
+    src = (
+        "import os, time\n"
+        "def f():\n"
+        "    if os.fork() == 0:\n"
+        "        return 'from the child'\n"
+        "    time.sleep(0.05)\n"  # let the child reach the socket first
+        "    return 'from the worker'\n"
+    )
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        for _ in range(3):
+            assert s.call("masks", "f", (), {}).value == "from the worker"
+
+
+@needs_root
+def test_processes_a_call_leaves_running_are_killed_before_the_next_call():
+    src = (
+        "import os, time\n"
+        "def start():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        while True:\n"
+        "            time.sleep(1)\n"
+        "    return pid\n"
+        "def alive(pid):\n"
+        "    try:\n"
+        "        os.kill(pid, 0)\n"
+        "    except ProcessLookupError:\n"
+        "        return False\n"
+        "    return True\n"
+    )
+    with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        pid = s.call("masks", "start", (), {}).value
+        assert s.call("masks", "alive", (pid,), {}).value is False
