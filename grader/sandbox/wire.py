@@ -15,6 +15,7 @@ import math
 import socket
 import struct
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,7 @@ _view = torch.Tensor.view
 _numpy = torch.Tensor.numpy
 _numel = torch.Tensor.numel
 _element_size = torch.Tensor.element_size
+_equal = torch.equal
 _CPU_GENERATOR_STATE_BYTES = torch.Generator().get_state().numel()
 
 
@@ -108,13 +110,7 @@ def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> An
         state = value.get_state()
         return {"__gen__": _enc_tensor(state, buffers, counter)}
     if isinstance(value, torch.nn.Module):
-        from grader.sandbox.models import model_to_spec
-
-        header, tensors = model_to_spec(value)
-        return {
-            "__model__": header,
-            "tensors": {k: _enc_tensor(t, buffers, counter) for k, t in tensors.items()},
-        }
+        return _enc_model(value, buffers, counter)
     if isinstance(value, tuple):
         return {"__tuple__": [_enc(v, buffers, depth + 1, counter) for v in value]}
     if isinstance(value, list):
@@ -165,6 +161,85 @@ def _enc_tensor(t: torch.Tensor, buffers: list[bytes], counter: list[int]) -> di
         "shape": [int(s) for s in plain.shape],
         "rg": bool(t.requires_grad),
     }
+
+
+# The trusted side sends the same few models again and again (~30 times per submission).
+# Their encoded tensors are remembered per model object, with private copies of the values
+# they were encoded from; a later encode of that object reuses the bytes only if its state
+# dict still has the same names, dtypes, shapes and bit-identical values (a full comparison,
+# not a version stamp: in-place changes through ``.data`` do not bump ``_version``). Anything
+# else is encoded afresh. Only uncapped encodes (the trusted side's requests) use it.
+_BITS = {
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+    torch.float32: torch.int32,
+    torch.float64: torch.int64,
+}
+_MODEL_CACHE: weakref.WeakKeyDictionary[torch.nn.Module, _EncodedModel] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class _EncodedModel:
+    """A model's encoded tensors and the values they were encoded from (never handed out)."""
+
+    __slots__ = ("names", "values", "nodes", "raws")
+
+    def __init__(self, names, values, nodes, raws) -> None:
+        self.names: list[str] = names
+        self.values: list[torch.Tensor] = values
+        self.nodes: list[tuple[str, list[int], bool]] = nodes  # dtype name, shape, rg
+        self.raws: list[bytes] = raws
+
+    def matches(self, state: dict[str, Any]) -> bool:
+        if len(state) != len(self.names):
+            return False
+        for (name, t), known, old in zip(state.items(), self.names, self.values, strict=True):
+            # state_dict() gives plain detached tensors; anything else is encoded afresh
+            if name != known or type(t) is not torch.Tensor or t.requires_grad:
+                return False
+            if (
+                t.dtype != old.dtype
+                or t.shape != old.shape
+                or t.device != old.device
+                or t.layout != torch.strided
+            ):
+                return False
+            bits = _BITS.get(t.dtype)
+            if bits is not None:  # bitwise: -0.0 vs 0.0 and NaN payloads count
+                t, old = _view(t, bits), _view(old, bits)
+            if not _equal(t, old):
+                return False
+        return True
+
+
+def _enc_model(value: torch.nn.Module, buffers: list[bytes], counter: list[int]) -> Any:
+    from grader.sandbox import models
+
+    if counter[1] or type(value) is not models.TinyLM:
+        header, tensors = models.model_to_spec(value)
+        return {
+            "__model__": header,
+            "tensors": {k: _enc_tensor(t, buffers, counter) for k, t in tensors.items()},
+        }
+    header = models.spec_header(value)
+    entry = _MODEL_CACHE.get(value)
+    if entry is None or not entry.matches(value.state_dict()):
+        _, tensors = models.model_to_spec(value)  # private copies: the cache keeps them
+        raws: list[bytes] = []
+        nodes = {k: _enc_tensor(t, raws, [0, 0]) for k, t in tensors.items()}
+        entry = _EncodedModel(
+            list(tensors),
+            list(tensors.values()),
+            [(n["dtype"], n["shape"], n["rg"]) for n in nodes.values()],
+            raws,
+        )
+        _MODEL_CACHE[value] = entry
+    out = {}
+    for name, (dtype, shape, rg), raw in zip(entry.names, entry.nodes, entry.raws, strict=True):
+        buffers.append(raw)
+        out[name] = {"__t__": len(buffers) - 1, "dtype": dtype, "shape": list(shape), "rg": rg}
+    return {"__model__": header, "tensors": out}
 
 
 # ----------------------------------------------------------------------------- decoding

@@ -1,0 +1,534 @@
+"""The fast model paths (grader/sandbox/models.py templates, wire.py's encoded-model cache)
+cannot change behaviour.
+
+- a model built from a template is the model the constructor (+ load_state_dict) gives:
+  same classes, attributes in the same order, parameters, flags; nothing is shared between
+  two models or with the template, so a model mutated in one call is never seen in the next;
+- build_trusted_model gives the constructor's weights, fresh objects every time, and leaves
+  the global RNG alone;
+- an encoded model is byte-identical to an uncached encoding, and every change to the model
+  (in place, through ``.data``, a sign of zero, a NaN payload, a swapped parameter, its dtype,
+  mode or config) is sent; the round trip is exact;
+- a malformed spec is still refused with WireError, before and after a template exists;
+- through a real worker: what student code does to the model it received is gone in the
+  next call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import replace
+
+import pytest
+import torch
+
+from exercises.tinylm import TinyLM, TinyLMConfig
+from grader.sandbox import jail, models, wire
+from grader.sandbox.client import SandboxSession, Zygote
+from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.models import (
+    STANDARD_CONFIGS,
+    build_trusted_model,
+    model_from_spec,
+    model_to_spec,
+    trusted_attention,
+    trusted_mask,
+)
+
+CAUSAL = STANDARD_CONFIGS["causal"]
+BIDI = STANDARD_CONFIGS["bidirectional"]
+DROPOUT = replace(CAUSAL, dropout=0.3)
+IDS = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]])
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _bits(t: torch.Tensor) -> bytes:
+    t = t.detach().contiguous()
+    if t.device.type == "meta":
+        return b"meta"
+    return t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+
+
+def fingerprint(model: torch.nn.Module, *, versions: bool = True) -> list:
+    """Everything observable about a model's structure and state, module by module."""
+    out = []
+    for name, module in model.named_modules(remove_duplicate=False):
+        attrs = []
+        for key, value in module.__dict__.items():
+            if key == "_parameters":
+                value = [
+                    (
+                        n,
+                        None
+                        if p is None
+                        else (
+                            type(p), p.dtype, tuple(p.shape), p.stride(), p.requires_grad,
+                            p.is_leaf, p.grad, p.device, p.storage_offset(), _bits(p),
+                            p._version if versions else None,
+                            p.untyped_storage().nbytes(), p.__dict__,
+                        ),
+                    )
+                    for n, p in value.items()
+                ]  # fmt: skip
+            elif key == "_modules":
+                value = [(n, type(c)) for n, c in value.items()]
+            elif isinstance(value, (dict, OrderedDict, set, list)):
+                value = (type(value), list(value))
+            else:
+                value = (type(value), value)
+            attrs.append((key, value))
+        out.append((name, type(module), attrs))
+    return out
+
+
+def _storages(model: torch.nn.Module) -> set[int]:
+    return {p.untyped_storage().data_ptr() for p in model.parameters()}
+
+
+def _containers(model: torch.nn.Module) -> set[int]:
+    return {
+        id(v)
+        for m in model.modules()
+        for v in m.__dict__.values()
+        if isinstance(v, (dict, OrderedDict, set, list))
+    }
+
+
+@pytest.fixture
+def no_templates(monkeypatch):
+    """The constructor path: what the fast path must reproduce."""
+    monkeypatch.setattr(models, "_template", lambda config: None)
+
+
+def _slow_from_spec(monkeypatch, header, tensors, **kw):
+    with monkeypatch.context() as m:
+        m.setattr(models, "_template", lambda config: None)
+        return model_from_spec(header, tensors, **kw)
+
+
+def _reference_encode(value):
+    """The encoding without the cache (a capped encode never uses it)."""
+    return wire.encode(value, max_bytes=1 << 40)
+
+
+# ----------------------------------------------------------------------------- models.py
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("config", [CAUSAL, BIDI, DROPOUT], ids=["causal", "bidi", "dropout"])
+def test_a_template_copy_is_the_constructed_model(monkeypatch, config, training, dtype):
+    source = build_trusted_model(config, 3).to(dtype).train(training)
+    header, tensors = model_to_spec(source)
+    slow = _slow_from_spec(monkeypatch, header, tensors)
+    for _ in range(2):  # the first call builds the template, the second only copies it
+        fast = model_from_spec(header, tensors)
+        assert fingerprint(fast) == fingerprint(slow)
+        assert fast.config == config and fast.config is not source.config
+        assert _storages(fast).isdisjoint(_storages(source) | _storages(slow))
+        if not (training and config.dropout):
+            assert torch.equal(fast(IDS), slow(IDS))
+
+
+def test_template_copies_take_the_functions_they_are_given(monkeypatch):
+    header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+
+    def mask(a, t, c):
+        return trusted_mask(a, t, c)
+
+    def attention(q, k, v, m):
+        return trusted_attention(q, k, v, m)
+
+    slow = _slow_from_spec(monkeypatch, header, tensors, mask_fn=mask, attention_fn=attention)
+    fast = model_from_spec(header, tensors, mask_fn=mask, attention_fn=attention)
+    assert fast.mask_fn is mask and fast.attention_fn is attention
+    assert fingerprint(fast) == fingerprint(slow)
+    plain = model_from_spec(header, tensors)
+    assert plain.mask_fn is trusted_mask and plain.attention_fn is trusted_attention
+
+
+def test_a_mutated_model_never_reaches_the_next_copy():
+    header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+    pristine = fingerprint(model_from_spec(header, tensors))
+    victim = model_from_spec(header, tensors)
+    # everything student code could do to the object it received
+    with torch.no_grad():
+        for p in victim.parameters():
+            p.add_(1.0)
+    victim.lm_head.weight.data.mul_(3)
+    victim.tok_emb.weight = torch.nn.Parameter(torch.zeros(24, 32))
+    victim.blocks[0].attn.qkv.weight.requires_grad_(False)
+    victim.blocks[0].attn.proj.weight.grad = torch.ones(32, 32)
+    victim.eval()
+    victim.blocks[1].train()
+    victim.forward = lambda *a, **k: "patched"
+    victim.blocks[0].mlp.secret = [1, 2, 3]
+    victim.register_forward_hook(lambda *a: None)
+    victim.register_buffer("extra", torch.ones(1))
+    victim.blocks.append(torch.nn.Linear(2, 2))
+    victim._forward_pre_hooks[99] = print
+    victim.blocks[0].ln_1._non_persistent_buffers_set.add("x")
+    victim.config = BIDI
+    victim.seed = 42
+    victim.drop.p = 0.9
+    template = models._TEMPLATES[models._config_key(CAUSAL)]
+    assert template is not None
+    before = fingerprint(template.model)
+    fresh = model_from_spec(header, tensors)
+    assert fingerprint(fresh) == pristine
+    assert fingerprint(template.model) == before
+    assert fresh(IDS).shape == (2, 4, 24)
+    assert _containers(fresh).isdisjoint(_containers(victim) | _containers(template.model))
+
+
+def test_the_template_holds_no_weights():
+    model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))
+    template = models._TEMPLATES[models._config_key(CAUSAL)]
+    assert all(p.device.type == "meta" for p in template.model.parameters())
+
+
+def test_configs_equal_but_of_other_types_get_their_own_template(monkeypatch):
+    header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+    header = dict(header, config=dict(header["config"], dropout=0))  # int, not 0.0
+    model = model_from_spec(header, tensors)
+    assert type(model.drop.p) is int and type(model.config.dropout) is int
+    assert fingerprint(model) == fingerprint(_slow_from_spec(monkeypatch, header, tensors))
+
+
+def test_a_model_the_copy_cannot_reproduce_takes_the_constructor_path(monkeypatch):
+    monkeypatch.setattr(models, "_TEMPLATES", {})
+    real = models._copyable
+    monkeypatch.setattr(models, "_copyable", lambda model: False)
+    header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+    model = model_from_spec(header, tensors)
+    assert models._TEMPLATES[models._config_key(CAUSAL)] is None
+    monkeypatch.setattr(models, "_copyable", real)
+    assert fingerprint(model) == fingerprint(_slow_from_spec(monkeypatch, header, tensors))
+    # what _copyable refuses: a buffer, a shared module, a mutable attribute, a hook
+    for spoil in (
+        lambda m: m.register_buffer("b", torch.ones(1)),
+        lambda m: setattr(m, "shared", m.blocks[0]),
+        lambda m: setattr(m, "notes", bytearray(b"x")),
+        lambda m: m.register_forward_hook(lambda *a: None),
+        lambda m: setattr(m.blocks[1].ln_1, "weight", m.blocks[0].ln_1.weight),
+    ):
+        model = TinyLM(CAUSAL, seed=0)
+        assert models._copyable(model)
+        spoil(model)
+        assert not models._copyable(model)
+
+
+@pytest.mark.parametrize("config", [CAUSAL, DROPOUT], ids=["causal", "dropout"])
+def test_build_trusted_model_is_the_constructor_every_time(monkeypatch, config):
+    with monkeypatch.context() as m:
+        m.setattr(models, "_weights_key", lambda config, seed: None)
+        slow = build_trusted_model(config, 77)
+    rng = torch.get_rng_state()
+    built = [build_trusted_model(config, 77) for _ in range(3)]
+    assert torch.equal(rng, torch.get_rng_state())  # the global RNG is untouched
+    for model in built:
+        assert fingerprint(model, versions=False) == fingerprint(slow, versions=False)
+        assert model.seed == 77 and not model.training
+    assert len(set.union(*(_storages(m) for m in built))) == 3 * len(list(slow.parameters()))
+    with torch.no_grad():
+        built[1].lm_head.weight.mul_(4.0)  # what the suites do to a built model
+    assert fingerprint(build_trusted_model(config, 77), versions=False) == fingerprint(
+        slow, versions=False
+    )
+    assert not torch.equal(build_trusted_model(config, 78).lm_head.weight, slow.lm_head.weight)
+
+
+def test_build_trusted_model_follows_the_default_dtype():
+    old = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)
+        assert build_trusted_model(CAUSAL, 5).lm_head.weight.dtype == torch.float64
+        assert build_trusted_model(CAUSAL, 5).lm_head.weight.dtype == torch.float64
+    finally:
+        torch.set_default_dtype(old)
+    assert build_trusted_model(CAUSAL, 5).lm_head.weight.dtype == torch.float32
+
+
+def test_under_a_device_context_models_are_built_by_the_constructor():
+    build_trusted_model(CAUSAL, 5)
+    with torch.device("meta"):
+        model = build_trusted_model(CAUSAL, 5)
+    assert model.lm_head.weight.device.type == "meta"
+
+
+# ----------------------------------------------------------------------------- wire.py
+
+
+def _wire_mutations():
+    def in_place(m):
+        with torch.no_grad():
+            m.blocks[0].mlp.fc.weight[0, 0] += 1
+
+    def through_data(m):  # does not bump _version
+        m.blocks[1].attn.proj.weight.data[3, 4] = 123.0
+
+    def negative_zero(m):  # 0.0 == -0.0 for torch.equal
+        m.blocks[0].ln_1.bias.data[0] = -0.0
+
+    def nan(m):
+        with torch.no_grad():
+            m.ln_f.bias[1] = math.nan
+
+    def nan_payload(m):  # NaN != NaN for torch.equal: after `nan`, another NaN
+        bits = m.ln_f.bias.data.view(torch.int32)
+        bits[1] = bits[1] ^ 1
+
+    def swap_parameter(m):
+        m.ln_f.weight = torch.nn.Parameter(torch.full((32,), 2.0))
+
+    def swap_data(m):  # same object, new storage, same version
+        m.lm_head.weight.data = m.lm_head.weight.data * 2
+
+    def dtype(m):
+        m.double()
+
+    def mode(m):
+        m.train()
+
+    def config(m):
+        m.config = replace(m.config, dropout=0.25)
+
+    def requires_grad(m):
+        m.ln_f.weight.requires_grad_(False)  # not part of a spec: same encoding
+
+    return [[in_place], [through_data], [negative_zero], [nan, nan_payload], [swap_parameter],
+            [swap_data], [dtype], [mode], [config], [requires_grad]]  # fmt: skip
+
+
+@pytest.mark.parametrize("steps", _wire_mutations(), ids=lambda s: s[-1].__name__)
+def test_an_encoded_model_follows_every_change(steps):
+    model = build_trusted_model(CAUSAL, 9)
+    value = {"args": [model, torch.arange(3)], "kwargs": {}}
+    first = wire.encode(value)
+    assert first == _reference_encode(value)
+    assert wire.encode(value) == first  # a cache hit is the same bytes
+    previous = first
+    for step in steps:
+        step(model)
+        got = wire.encode(value)
+        assert got == _reference_encode(value)
+        assert (got == previous) == (step.__name__ == "requires_grad")  # not in a spec
+        assert wire.encode(value) == got
+        previous = got
+
+
+def test_a_model_encoded_twice_in_one_value_gets_two_sets_of_buffers():
+    model = build_trusted_model(BIDI, 9)
+    value = ((model, model), {"m": model})
+    tree, buffers = wire.encode(value)
+    assert (tree, buffers) == _reference_encode(value)
+    n = len(model.state_dict())
+    assert len(buffers) == 3 * n
+    out = wire.decode(tree, buffers)
+    assert out[0][0] is not out[0][1] and out[0][0] is not out[1]["m"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_a_model_round_trips_exactly(dtype):
+    model = build_trusted_model(CAUSAL, 11).to(dtype).train()
+    with torch.no_grad():
+        model.ln_f.bias[0] = -0.0
+        model.ln_f.bias[1] = math.nan
+    for _ in range(2):
+        tree, buffers = wire.encode([model])
+        (back,) = wire.decode(tree, buffers)
+        assert type(back) is TinyLM and back.training and back.config == model.config
+        got, want = back.state_dict(), model.state_dict()
+        assert list(got) == list(want)
+        assert all(_bits(got[k]) == _bits(want[k]) and got[k].dtype == dtype for k in got)
+
+
+def test_the_encoded_model_cache_lets_models_die():
+    import gc
+
+    model = build_trusted_model(CAUSAL, 13)
+    wire.encode(model)
+    assert model in wire._MODEL_CACHE
+    n = len(wire._MODEL_CACHE)
+    del model
+    gc.collect()
+    assert len(wire._MODEL_CACHE) == n - 1
+
+
+def test_a_capped_encode_never_uses_the_cache():
+    model = build_trusted_model(CAUSAL, 15)
+    with pytest.raises(wire.WireError, match="results this large"):
+        wire.encode(model, max_bytes=100)
+    assert model not in wire._MODEL_CACHE
+    wire.encode(model)
+    with pytest.raises(wire.WireError, match="results this large"):
+        wire.encode(model, max_bytes=100)
+
+
+# ----------------------------------------------------------------------------- hostile specs
+
+
+def _spec_tree(model=None):
+    tree, buffers = wire.encode(model or build_trusted_model(CAUSAL, 3))
+    return tree, buffers
+
+
+def _malformed():
+    def drop_tensor(tree, buffers):
+        tree["tensors"].pop("ln_f.weight")
+
+    def extra_tensor(tree, buffers):
+        tree["tensors"]["ln_f.extra"] = dict(tree["tensors"]["ln_f.bias"])
+
+    def wrong_shape(tree, buffers):
+        node = tree["tensors"]["ln_f.bias"]
+        node["shape"] = [16, 2]
+
+    def mixed_dtypes(tree, buffers):
+        node = tree["tensors"]["ln_f.bias"]
+        buffers[node["__t__"]] = buffers[node["__t__"]] * 2
+        node["dtype"] = "float64"
+
+    def int_weights(tree, buffers):
+        for node in tree["tensors"].values():
+            node["dtype"] = "int32"
+
+    def bad_format(tree, buffers):
+        tree["__model__"]["format"] = "tinylm/2"
+
+    def unknown_field(tree, buffers):
+        tree["__model__"]["config"]["evil"] = 1
+
+    def missing_field(tree, buffers):
+        del tree["__model__"]["config"]["n_heads"]
+
+    def bad_field(tree, buffers):
+        tree["__model__"]["config"]["n_heads"] = 5  # 32 % 5 != 0
+
+    def bool_field(tree, buffers):
+        tree["__model__"]["config"]["n_layers"] = True
+
+    def huge(tree, buffers):
+        tree["__model__"]["config"]["d_model"] = 1 << 20
+
+    def training_not_bool(tree, buffers):
+        tree["__model__"]["training"] = 1
+
+    def tensors_not_dict(tree, buffers):
+        tree["tensors"] = []
+
+    def short_buffer(tree, buffers):
+        node = tree["tensors"]["lm_head.weight"]
+        buffers[node["__t__"]] = buffers[node["__t__"]][:-4]
+
+    return [drop_tensor, extra_tensor, wrong_shape, mixed_dtypes, int_weights, bad_format,
+            unknown_field, missing_field, bad_field, bool_field, huge, training_not_bool,
+            tensors_not_dict, short_buffer]  # fmt: skip
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+@pytest.mark.parametrize("spoil", _malformed(), ids=lambda f: f.__name__)
+def test_a_malformed_spec_is_refused_with_wire_error(monkeypatch, spoil, warm):
+    monkeypatch.setattr(models, "_TEMPLATES", {})
+    if warm:
+        model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))
+    tree, buffers = _spec_tree()
+    spoil(tree, buffers)
+    with pytest.raises(wire.WireError):
+        wire.decode(tree, buffers)
+    with pytest.raises(wire.WireError):
+        wire.decode(tree, buffers, allow_models=False)
+    # the same error as the constructor path gives
+    with monkeypatch.context() as m:
+        m.setattr(models, "_template", lambda config: None)
+        with pytest.raises(wire.WireError) as slow:
+            wire.decode(tree, buffers)
+    with pytest.raises(wire.WireError) as fast:
+        wire.decode(tree, buffers)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_a_spec_message_is_the_same_on_both_paths(monkeypatch):
+    header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+    tensors["ln_f.bias"] = torch.zeros(31)
+    model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))  # a template exists
+    with pytest.raises(ValueError) as fast:
+        model_from_spec(header, tensors)
+    with monkeypatch.context() as m:
+        m.setattr(models, "_template", lambda config: None)
+        with pytest.raises(ValueError) as slow:
+            model_from_spec(header, tensors)
+    assert str(fast.value) == str(slow.value) == (
+        "model spec: ln_f.bias has shape (31,), expected (32,)"
+    )
+
+
+def test_the_template_cache_is_bounded(monkeypatch):
+    monkeypatch.setattr(models, "_TEMPLATES", {})
+    monkeypatch.setattr(models, "_MAX_TEMPLATES", 2)
+    for vocab in (5, 6, 7, 8):
+        config = TinyLMConfig(vocab_size=vocab, max_seq_len=4, d_model=4, n_heads=1,
+                              n_layers=1, causal=True)  # fmt: skip
+        header, tensors = model_to_spec(build_trusted_model(config, 1))
+        assert fingerprint(model_from_spec(header, tensors)) == fingerprint(
+            _slow_from_spec(monkeypatch, header, tensors)
+        )
+    assert len(models._TEMPLATES) == 2
+
+
+# ----------------------------------------------------------------------------- a real worker
+
+STUDENT = """
+import torch
+KEPT = []
+
+def spoil(model):
+    KEPT.append(model)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.mul_(-2.0)
+    model.lm_head.weight.data.zero_()
+    model.eval()
+    model.secret = 1
+    model.forward = lambda *a, **k: None
+    model.register_forward_hook(lambda *a: None)
+    model.blocks[0].attn.qkv.weight.requires_grad_(False)
+    return 0
+
+def look(model):
+    return {
+        "same_object": any(m is model for m in KEPT),
+        "kept": len(KEPT),
+        "params": [p.detach().clone() for p in model.parameters()],
+        "training": [m.training for m in model.modules()],
+        "secret": hasattr(model, "secret"),
+        "patched": "forward" in model.__dict__,
+        "hooks": len(model._forward_hooks),
+        "grad": [p.requires_grad for p in model.parameters()],
+        "logits": model(torch.tensor([[1, 2, 3]])),
+    }
+"""
+
+
+def test_what_student_code_does_to_a_model_is_gone_in_the_next_call():
+    model = build_trusted_model(CAUSAL, 21).train()
+    want = [p.detach().clone() for p in model.parameters()]
+    with torch.no_grad():
+        want_logits = model(torch.tensor([[1, 2, 3]]))
+    limits = SandboxLimits()
+    with Zygote(jail=jail.can_jail()) as z, SandboxSession(z, {"losses": STUDENT}, limits) as s:
+        first = s.call("losses", "look", (model,), {}).value
+        assert s.call("losses", "spoil", (model,), {}).value == 0
+        after = s.call("losses", "look", (model,), {}).value
+    for got in (first, after):
+        assert [_bits(p) for p in got["params"]] == [_bits(p) for p in want]
+        assert got["training"] == [True] * len(got["training"])
+        assert not got["secret"] and not got["patched"] and got["hooks"] == 0
+        assert all(got["grad"])
+        assert not got["same_object"]
+        torch.testing.assert_close(got["logits"], want_logits)
+    assert after["kept"] == 1  # the worker kept the spoiled model: still not the one given
+    assert model.training  # the trusted model itself was never touched by the worker
