@@ -8,9 +8,13 @@ state back into the caller's generator object, so a test reads the same on eithe
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
@@ -129,19 +133,43 @@ class StudentProxy(_Side):
 
 
 class ReferenceProxy(_Side):
-    """Calls `solutions/` in this (trusted) process, with the same semantics as StudentProxy."""
+    """Calls `solutions/` in this (trusted) process, with the same semantics as StudentProxy.
 
-    def __init__(self, package: str = "solutions") -> None:
+    Results are memoised across submissions (`ReferenceMemo`): the hidden suite asks the
+    reference the same questions for every submission (fixed seeds, fixed inputs), and the
+    reference is deterministic, so a repeated question is answered with fresh copies of the
+    first answer and its side effects replayed.
+    """
+
+    def __init__(self, package: str = "solutions", *, memo: bool = True) -> None:
         self.package = package
+        self._memo = ReferenceMemo() if memo else None
 
     def _module(self, name: str):
         return importlib.import_module(f"{self.package}.{name}")
 
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
+        memo = self._memo
+        key = None
+        if memo is not None:
+            key = memo.key(
+                ("call", self.package, module, function, tuple(grad_wrt)),
+                lambda: (_arguments_key(args, kwargs), _value_key(grad_output)),
+            )
+            hit = memo.get(key)
+            if hit is not None:
+                res = hit.replay(args, kwargs)
+                self.last_effects = res.effects
+                return res
         fn: Callable[..., Any] = getattr(self._module(module), function)
+        if key is not None:
+            models = _model_args(args, kwargs)
+            before = {p: _module_state(m) for p, m in models.items()}
         inv = invoke(fn, args, kwargs, grad_wrt=grad_wrt, grad_output=grad_output)
         res = CallResult(value=inv.value, grads=inv.grads, effects=inv.effects)
         self.last_effects = res.effects
+        if key is not None and _replayable(inv.effects, args, kwargs, models, before):
+            memo.put(key, _Recorded.of(res, args, kwargs))
         return res
 
     def model_forward(
@@ -150,6 +178,25 @@ class ReferenceProxy(_Side):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        memo = self._memo
+        key = None
+        if memo is not None:
+            key = memo.key(
+                ("model_forward", self.package),
+                lambda: (_spec_key(model), _value_key(input_ids), _value_key(attention_mask)),
+            )
+            hit = memo.get(key)
+            if hit is not None:
+                return _fresh(hit.value)
+        rng_before = torch.get_rng_state() if key is not None else None
+        value = self._model_forward(model, input_ids, attention_mask)
+        if key is not None and torch.equal(rng_before, torch.get_rng_state()):
+            recorded = _Recorded(value=value, grads=(), effects=Effects(), generators={})
+            if recorded.storable(value, (), (model, input_ids, attention_mask), {}):
+                memo.put(key, recorded.frozen())
+        return value
+
+    def _model_forward(self, model, input_ids, attention_mask) -> torch.Tensor:
         from grader.sandbox.models import model_from_spec, model_to_spec
 
         masks = self._module("masks")
@@ -159,3 +206,320 @@ class ReferenceProxy(_Side):
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
+
+
+# ----------------------------------------------------------------------------- reference memo
+#
+# A memo entry is only made when replaying it is indistinguishable from calling again:
+#
+# * the key is the function plus a content digest of every argument (tensors: type, dtype,
+#   shape, strides, flags and bytes; generators: their state; a TinyLM: its config, functions,
+#   train flags and weights) and of the torch state a call depends on (grad mode, default
+#   dtype, threads). Anything else in the arguments (an unknown object, a tensor subclass, a
+#   model with hooks) makes the call unkeyable, and it simply runs.
+# * the call's only side effects may be advancing generator arguments (their final state is
+#   recorded and written back on a hit); a call that changed an input tensor, a model (weights
+#   or any train flag) or the global RNG is not memoised.
+# * results are stored as private copies and every hit returns new copies (containers
+#   rebuilt, tensors cloned with their strides), so a test that edits a result in place cannot
+#   change a later answer; results aliasing an input or each other are not memoised.
+
+
+class _Unkeyable(Exception):
+    pass
+
+
+_MEMO_ENTRIES = 2048  # LRU bound: a batch's fixed questions stay, per-student ones cycle out
+_MEMO_ENTRY_BYTES = 8 << 20  # larger results are recomputed rather than kept
+_SCALARS = (type(None), bool, int, str, bytes)
+
+
+def _tensor_key(t: torch.Tensor) -> tuple:
+    if type(t) is not torch.Tensor or t.layout != torch.strided or t.device.type != "cpu":
+        raise _Unkeyable
+    if t.is_conj() or t.is_neg() or t.is_quantized:
+        raise _Unkeyable
+    flat = t.detach().contiguous().reshape(-1)
+    data = flat.view(torch.uint8) if flat.dtype != torch.bool else flat
+    digest = hashlib.blake2b(data.numpy(), digest_size=20).digest()
+    return ("tensor", str(t.dtype), tuple(t.shape), t.stride(), t.requires_grad, digest)
+
+
+def _value_key(x: Any, depth: int = 0) -> Any:
+    if depth > 16:
+        raise _Unkeyable
+    t = type(x)
+    if t in _SCALARS:
+        return (t.__name__, x)
+    if t is float:
+        return ("float", x.hex())
+    if t is torch.Tensor:
+        return _tensor_key(x)
+    if t is torch.dtype:
+        return ("dtype", str(x))
+    if t in (tuple, list):
+        return (t.__name__, tuple(_value_key(v, depth + 1) for v in x))
+    if t is dict:
+        return ("dict", tuple((_value_key(k, depth + 1), _value_key(v, depth + 1))
+                              for k, v in x.items()))  # fmt: skip
+    raise _Unkeyable
+
+
+def _argument_key(x: Any) -> Any:
+    """A top-level argument: also a generator (its final state is replayed) or a TinyLM."""
+    if type(x) is torch.Generator:
+        if x.device.type != "cpu":
+            raise _Unkeyable
+        return ("generator", _tensor_key(x.get_state()))
+    if isinstance(x, torch.nn.Module):
+        return _model_key(x)
+    return _value_key(x, 1)
+
+
+def _arguments_key(args, kwargs) -> tuple:
+    return (
+        tuple(_argument_key(a) for a in args),
+        tuple((k, _argument_key(v)) for k, v in kwargs.items()),
+    )
+
+
+def _hooks_free(model: torch.nn.Module) -> bool:
+    from torch.nn.modules import module as nn_module
+
+    if (nn_module._global_forward_hooks or nn_module._global_forward_pre_hooks
+            or nn_module._global_backward_hooks or nn_module._global_backward_pre_hooks):
+        return False  # fmt: skip
+    for m in model.modules():
+        if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
+                or m._backward_pre_hooks or m._buffers):
+            return False  # fmt: skip
+    return True
+
+
+def _trusted_tinylm(model: Any) -> bool:
+    """A TinyLM exactly as the grader builds them: its class, no hooks, the trusted
+    mask/attention functions or None (which are then part of its key by name)."""
+    from exercises.tinylm import TinyLM
+
+    return type(model) is TinyLM and _hooks_free(model)
+
+
+def _function_key(fn: Any) -> tuple:
+    from grader.sandbox import models as trusted
+
+    if fn is None:
+        return ("none",)
+    if fn is trusted.trusted_mask or fn is trusted.trusted_attention:
+        return ("trusted", fn.__name__)
+    raise _Unkeyable
+
+
+def _weights_key(model: torch.nn.Module) -> tuple:
+    return tuple(
+        (name, type(p).__name__, p.requires_grad, _tensor_key(p.detach()))
+        for name, p in model.named_parameters()
+    )
+
+
+def _model_key(model: Any) -> tuple:
+    if not _trusted_tinylm(model):
+        raise _Unkeyable
+    config = model.config
+    return (
+        "tinylm",
+        tuple(sorted(asdict(config).items())),
+        model.max_seq_len,
+        _function_key(model.mask_fn),
+        _function_key(model.attention_fn),
+        tuple(m.training for m in model.modules()),
+        _weights_key(model),
+    )
+
+
+def _spec_key(model: Any) -> tuple:
+    """What `model_forward` uses of the model: exactly its spec (config, train flag, weights)."""
+    if not _trusted_tinylm(model):
+        raise _Unkeyable
+    return ("spec", tuple(sorted(asdict(model.config).items())), bool(model.training),
+            _weights_key(model))  # fmt: skip
+
+
+def _context_key() -> tuple:
+    return (
+        torch.is_grad_enabled(),
+        torch.is_inference_mode_enabled(),
+        torch.is_autocast_enabled("cpu"),
+        str(torch.get_default_dtype()),
+        torch.get_num_threads(),
+        torch.are_deterministic_algorithms_enabled(),
+    )
+
+
+def _model_args(args, kwargs) -> dict[str, torch.nn.Module]:
+    return {p: a for p, a in _paths(args, kwargs) if isinstance(a, torch.nn.Module)}
+
+
+def _paths(args, kwargs):
+    for i, a in enumerate(args):
+        yield f"args[{i}]", a
+    for k, a in kwargs.items():
+        yield f"kwargs[{k!r}]", a
+
+
+def _module_state(model: torch.nn.Module) -> tuple:
+    return tuple(m.training for m in model.modules()), _weights_key(model)
+
+
+def _replayable(effects: Effects, args, kwargs, models, before) -> bool:
+    if effects.mutated_args or effects.global_rng_changed:
+        return False
+    return all(_module_state(m) == before[p] for p, m in models.items())
+
+
+def _tensors(x: Any, out: list[torch.Tensor], depth: int = 0) -> bool:
+    """Collect the tensors in `x`; False if it holds anything a copy would not reproduce."""
+    if depth > 16:
+        return False
+    t = type(x)
+    if t in _SCALARS or t is float or t is torch.dtype:
+        return True
+    if t is torch.Tensor:
+        out.append(x)
+        return True
+    if t in (tuple, list):
+        return all(_tensors(v, out, depth + 1) for v in x)
+    if t is dict:
+        return all(type(k) in _SCALARS and _tensors(v, out, depth + 1) for k, v in x.items())
+    return False
+
+
+def _clone(t: torch.Tensor) -> torch.Tensor:
+    c = t.clone()
+    if t.requires_grad:  # never the case for invoke's detached results; kept exact anyway
+        c = c.detach().requires_grad_(True)
+    return c
+
+
+def _fresh(x: Any) -> Any:
+    """A copy of a stored result: new containers, cloned tensors, the same scalars."""
+    t = type(x)
+    if t is torch.Tensor:
+        return _clone(x)
+    if t is tuple:
+        return tuple(_fresh(v) for v in x)
+    if t is list:
+        return [_fresh(v) for v in x]
+    if t is dict:
+        return {k: _fresh(v) for k, v in x.items()}
+    return x
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    value: Any
+    grads: tuple[Any, ...]
+    effects: Effects
+    generators: dict[str, torch.Tensor]  # path -> final state
+
+    @classmethod
+    def of(cls, res: CallResult, args, kwargs) -> _Recorded | None:
+        gens = {
+            p: g.get_state() for p, g in _paths(args, kwargs) if type(g) is torch.Generator
+        }
+        rec = cls(value=res.value, grads=tuple(res.grads), effects=res.effects, generators=gens)
+        return rec.frozen() if rec.storable(res.value, res.grads, args, kwargs) else None
+
+    def storable(self, value, grads, args, kwargs) -> bool:
+        results: list[torch.Tensor] = []
+        if not _tensors(value, results) or not _tensors(tuple(grads), results):
+            return False
+        inputs: list[torch.Tensor] = []
+        for _, a in _paths(args, kwargs):
+            if isinstance(a, torch.Tensor):
+                inputs.append(a)
+            elif isinstance(a, torch.nn.Module):
+                inputs.extend(a.parameters())
+            elif isinstance(a, (tuple, list, dict)):
+                _tensors(a, inputs)
+        seen = {_storage(t) for t in inputs if t.numel()}
+        size = 0
+        for t in results:
+            if t.layout != torch.strided or t.device.type != "cpu" or type(t) is not torch.Tensor:
+                return False
+            ptr = _storage(t)
+            if t.numel():
+                if ptr in seen:  # aliases an input or another result
+                    return False
+                seen.add(ptr)
+            if t.clone().stride() != t.stride():  # a copy would not keep the layout
+                return False
+            size += t.numel() * t.element_size()
+        return size <= _MEMO_ENTRY_BYTES
+
+    def frozen(self) -> _Recorded:
+        """A private copy (the caller keeps the originals)."""
+        return _Recorded(
+            value=_fresh(self.value),
+            grads=_fresh(self.grads),
+            effects=_copy_effects(self.effects),
+            generators={p: s.clone() for p, s in self.generators.items()},
+        )
+
+    def replay(self, args, kwargs) -> CallResult:
+        for path, state in self.generators.items():
+            _lookup(path, tuple(args), dict(kwargs)).set_state(state)
+        return CallResult(
+            value=_fresh(self.value), grads=_fresh(self.grads), effects=_copy_effects(self.effects)
+        )
+
+
+def _copy_effects(e: Effects) -> Effects:
+    return Effects(
+        mutated_args=tuple(e.mutated_args),
+        global_rng_changed=e.global_rng_changed,
+        model_modes=dict(e.model_modes),
+        result_requires_grad=e.result_requires_grad,
+        model_forward_with_grad=dict(e.model_forward_with_grad),
+    )
+
+
+class ReferenceMemo:
+    """A bounded, thread-safe LRU of reference answers (see the notes above)."""
+
+    def __init__(self, max_entries: int = _MEMO_ENTRIES) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Any, _Recorded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def key(self, head: tuple, arguments: Callable[[], tuple]) -> Any:
+        """The memo key of a call (`arguments()` digests them), or None when the call must
+        simply run."""
+        try:
+            return (head, _context_key(), arguments())
+        except _Unkeyable:
+            return None
+
+    def get(self, key: Any) -> _Recorded | None:
+        if key is None:
+            return None
+        with self._lock:
+            rec = self._entries.get(key)
+            if rec is not None:
+                self._entries.move_to_end(key)
+            return rec
+
+    def put(self, key: Any, rec: _Recorded | None) -> None:
+        if key is None or rec is None:
+            return
+        with self._lock:
+            self._entries[key] = rec
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
