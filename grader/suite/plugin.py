@@ -47,6 +47,9 @@ class GradingPlugin:
         self.internal_errors: list[str] = []
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
+        # (id, part, name, points) per collected item: constant for the session, and asked for
+        # every item of every submission.
+        self._identities: dict[str, tuple[str, str, str, float]] = {}
         # Set by PreparedSuite: called with the session instead of pytest's own test loop.
         self.serve: Callable[[pytest.Session], None] | None = None
 
@@ -87,6 +90,13 @@ class GradingPlugin:
         if self.parts is not None:
             items[:] = [i for i in items if test_identity(i)[1] in self.parts]
 
+    def _identity(self, item: pytest.Item) -> tuple[str, str, str, float]:
+        """`test_identity(item)` and `points_of(item)`, computed once per item."""
+        known = self._identities.get(item.nodeid)
+        if known is None:
+            known = self._identities[item.nodeid] = (*test_identity(item), points_of(item))
+        return known
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.collection_errors.append(f"{report.nodeid}: {str(report.longrepr)[-500:]}")
@@ -94,13 +104,16 @@ class GradingPlugin:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
-        outcome = yield
-        report = outcome.get_result()
+        report = yield
+        self._record(item, call, report)
+        return report
+
+    def _record(self, item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
         if report.skipped and call.when != "teardown":
             # A hidden test must never skip: its points would silently vanish from max_score.
-            tid, part, name = test_identity(item)
+            tid, part, name, pts = self._identity(item)
             self.internal_errors.append(f"{tid}: skipped ({str(report.longrepr)[-200:]})")
             self.results.append(
                 TestResult(
@@ -108,7 +121,7 @@ class GradingPlugin:
                     part=part,
                     name=name,
                     score=0.0,
-                    max_score=points_of(item),
+                    max_score=pts,
                     status="error",
                     message="this check could not run (an instructor will look)",
                 )
@@ -116,13 +129,12 @@ class GradingPlugin:
             return
         if report.skipped or (call.when != "call" and not report.failed):
             return
-        if call.when == "teardown" and any(r.id == test_identity(item)[0] for r in self.results):
+        if call.when == "teardown" and any(r.id == self._identity(item)[0] for r in self.results):
             return
         self.results.append(self._result(item, call))
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo) -> TestResult:
-        tid, part, name = test_identity(item)
-        pts = points_of(item)
+        tid, part, name, pts = self._identity(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
         exc = call.excinfo.value if call.excinfo is not None else None
         common = {"id": tid, "part": part, "name": name, "max_score": pts, "duration": duration}
