@@ -60,6 +60,9 @@ def _preload() -> None:
             __import__(name)
         except ImportError:
             pass
+    from grader.sandbox.models import warm_templates
+
+    warm_templates()  # one thread (set above), so no thread pool exists at fork time
     if jail.can_jail():
         jail.jail_plan()
     import gc
