@@ -178,13 +178,24 @@ def test_unkeyable_arguments_simply_run(side_effect_package):
     assert _memo_len(ref) == 0
 
 
-def test_memo_is_bounded():
-    from grader.suite.proxy import ReferenceMemo
+def test_memo_is_bounded_in_entries_and_bytes():
+    from grader.sandbox.invoke import Effects
+    from grader.suite.proxy import ReferenceMemo, _Recorded
+
+    def rec(n: int) -> _Recorded:
+        return _Recorded(value=torch.zeros(n, dtype=torch.uint8), grads=(), effects=Effects(),
+                         generators={})  # fmt: skip
 
     memo = ReferenceMemo(max_entries=2)
     for i in range(5):
-        memo.put(("k", i), object())
+        memo.put(("k", i), rec(1))
     assert len(memo) == 2 and memo.get(("k", 0)) is None and memo.get(("k", 4)) is not None
+    memo = ReferenceMemo(max_entries=100, max_bytes=250)
+    for i in range(5):
+        memo.put(("k", i), rec(100))
+    assert len(memo) == 2 and memo.get(("k", 2)) is None and memo.get(("k", 4)) is not None
+    memo.put(("k", 4), rec(100))  # replacing an entry does not count it twice
+    assert len(memo) == 2 and memo.get(("k", 3)) is not None
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # points, on import

@@ -230,7 +230,8 @@ class _Unkeyable(Exception):
 
 
 _MEMO_ENTRIES = 2048  # LRU bound: a batch's fixed questions stay, per-student ones cycle out
-_MEMO_ENTRY_BYTES = 8 << 20  # larger results are recomputed rather than kept
+_MEMO_ENTRY_BYTES = 4 << 20  # larger results are recomputed rather than kept
+_MEMO_BYTES = 64 << 20  # all stored results together (least recently used go first)
 _SCALARS = (type(None), bool, int, str, bytes)
 
 
@@ -487,12 +488,21 @@ def _copy_effects(e: Effects) -> Effects:
     )
 
 
-class ReferenceMemo:
-    """A bounded, thread-safe LRU of reference answers (see the notes above)."""
+def _nbytes(rec: _Recorded) -> int:
+    tensors: list[torch.Tensor] = []
+    _tensors((rec.value, rec.grads, tuple(rec.generators.values())), tensors)
+    return sum(t.numel() * t.element_size() for t in tensors)
 
-    def __init__(self, max_entries: int = _MEMO_ENTRIES) -> None:
+
+class ReferenceMemo:
+    """A thread-safe LRU of reference answers, bounded in entries and in bytes (see the
+    notes above)."""
+
+    def __init__(self, max_entries: int = _MEMO_ENTRIES, max_bytes: int = _MEMO_BYTES) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[Any, _Recorded] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[Any, tuple[_Recorded, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def key(self, head: tuple, arguments: Callable[[], tuple]) -> Any:
@@ -507,19 +517,26 @@ class ReferenceMemo:
         if key is None:
             return None
         with self._lock:
-            rec = self._entries.get(key)
-            if rec is not None:
-                self._entries.move_to_end(key)
-            return rec
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
 
     def put(self, key: Any, rec: _Recorded | None) -> None:
         if key is None or rec is None:
             return
+        size = _nbytes(rec)
         with self._lock:
-            self._entries[key] = rec
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._entries[key] = (rec, size)
+            self._bytes += size
+            while self._entries and (
+                len(self._entries) > self.max_entries or self._bytes > self.max_bytes
+            ):
+                self._bytes -= self._entries.popitem(last=False)[1][1]
 
     def __len__(self) -> int:
         return len(self._entries)
