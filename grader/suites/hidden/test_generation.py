@@ -67,7 +67,10 @@ def _model(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
     copies); the mode is reset because the proxy mirrors a student's mode change onto it."""
     if (name, dtype) not in _MODELS:
         _MODELS[(name, dtype)] = standard_models()[name].to(dtype)
-    return _MODELS[(name, dtype)].eval()
+    model = _MODELS[(name, dtype)]
+    if any(m.training for m in model.modules()):  # cheaper to ask than to set every time
+        model.eval()
+    return model
 
 
 def _gen(seed: int) -> torch.Generator:
