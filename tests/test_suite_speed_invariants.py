@@ -208,3 +208,44 @@ def test_constant_eligible_masks_are_fresh_and_right():
         assert torch.equal(got, want)
         got.zero_()
         assert torch.equal(tc._eligible(case["ids"]), want)
+
+
+@pytest.mark.parametrize(
+    "got,want,kwargs",
+    [
+        (torch.tensor([1.0, float("nan"), -0.0]), torch.tensor([1.0, float("nan"), 0.0]), {}),
+        (torch.tensor([float("inf"), 2.0]), torch.tensor([float("inf"), 2.0]),
+         {"rtol": 0, "atol": 0}),
+        (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-3]), {}),
+        (torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor([1.0, 2.0]),
+         {"check_dtype": False}),
+        (torch.tensor([True, False]), torch.tensor([True, True]), {}),
+        (torch.tensor([3, 4]), torch.tensor([3, 4]), {}),
+    ],
+)
+def test_assert_close_shortcut_keeps_every_verdict(got, want, kwargs):
+    """The bit-equal shortcut gives the verdict and message of the full comparison."""
+    from grader.suite import checks
+
+    def verdict(fn):
+        try:
+            fn(got, want, what="x", **kwargs)
+        except checks.GradeFailure as exc:
+            return exc.message
+        return None
+
+    def full(g, w, **kw):  # the comparison without the shortcut: never bit-equal in dtype
+        checks.check_tensor(g, what="x", shape=tuple(w.shape),
+                            dtype=w.dtype if kw.get("check_dtype", True) else None)  # fmt: skip
+        gd, wd = g.double(), w.double()
+        if w.dtype == torch.bool or not w.is_floating_point():
+            bad = gd != wd
+        else:
+            bad = ~(torch.isclose(gd, wd, rtol=kw.get("rtol", 1e-5), atol=kw.get("atol", 1e-6))
+                    | (torch.isnan(gd) & torch.isnan(wd)))  # fmt: skip
+        if bad.any():
+            raise checks.GradeFailure("differs")
+
+    fast = verdict(checks.assert_close)
+    slow = verdict(lambda g, w, what, **kw: full(g, w, **kw))
+    assert (fast is None) == (slow is None)
