@@ -124,6 +124,19 @@ def test_json_is_deterministic_and_valid(engine, reference_report):
     assert GradeReport.from_dict(reference_report.to_dict()).to_json() == reference_report.to_json()
 
 
+def test_a_submission_drawing_from_the_global_rng_grades_the_same_in_a_fresh_grader(engine):
+    """Torch seeds its global generator from the OS in every new process; the worker fixes
+    it, so even a submission that (wrongly) draws from it gets the same report every run."""
+    src = _with_bug("corruption", "u = torch.rand(ids.shape, generator=generator, device=device)",
+                    "u = torch.rand(ids.shape, device=device)")
+    sub = reference_submission("global-rng", {"corruption.py": src})
+    first = engine.grade(sub)
+    with Grader(engine.options) as fresh:
+        assert fresh.grade(sub).to_json() == first.to_json()
+    part = first.parts["corruption"]
+    assert part.score < part.max_score
+
+
 def test_a_bad_submission_does_not_change_the_next_grade(engine, reference_report):
     src = _inject_first_line_of("masks", "causal_mask", "import torch; torch.tril = torch.triu")
     engine.grade(reference_submission("patcher", {"masks.py": src}))

@@ -399,3 +399,12 @@ def test_processes_a_call_leaves_running_are_killed_before_the_next_call():
     with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
         pid = s.call("masks", "start", (), {}).value
         assert s.call("masks", "alive", (pid,), {}).value is False
+
+
+def test_zero_dim_tensor_arguments_are_checked_for_mutation_like_any_other():
+    src = "def double(x):\n    return x * 2\ndef bump(x):\n    x.add_(1)\n    return x\n"
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        out = s.call("masks", "double", (torch.tensor(1.5),), {})
+        assert out.value.item() == 3.0 and out.effects.mutated_args == ()
+        assert s.call("masks", "bump", (torch.tensor(1.5),), {}).effects.mutated_args == (
+            "args[0]",)

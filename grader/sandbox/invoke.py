@@ -23,6 +23,7 @@ _tensor_detach = torch.Tensor.detach
 _clone = torch.Tensor.clone
 _contiguous = torch.Tensor.contiguous
 _view = torch.Tensor.view
+_reshape = torch.Tensor.reshape
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,13 @@ def _walk(args: Sequence[Any], kwargs: dict[str, Any]):
 
 
 def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t`'s exact bits (NaN payloads and -0.0 included), for mutation checks.
+    A 0-dim tensor is taken as shape (1,): it cannot be viewed as bytes of another size."""
     t = _tensor_detach(t)
-    return _clone(t) if t.dtype == torch.bool else _view(_contiguous(_clone(t)), torch.uint8)
+    if t.dtype == torch.bool:
+        return _clone(t)
+    copy = _contiguous(_clone(t))
+    return _view(_reshape(copy, (1,)) if copy.dim() == 0 else copy, torch.uint8)
 
 
 def invoke(
