@@ -359,12 +359,21 @@ def _dec_tensor(node: Any, buffers: list[bytes]) -> torch.Tensor:
 # ----------------------------------------------------------------------------- framing
 
 
+_COALESCE_BYTES = 1 << 20
+
+
 def send_frame(sock: socket.socket, header: dict[str, Any], buffers: list[bytes] = ()) -> None:
     """Write one frame. The header must be JSON-able; buffers are raw bytes."""
     header = dict(header)
     header["_buffers"] = [len(b) for b in buffers]
     data = json.dumps(header, separators=(",", ":")).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    head = struct.pack(">I", len(data)) + data
+    if sum(len(b) for b in buffers) <= _COALESCE_BYTES:
+        # One write per frame: a frame with a model has a dozen small buffers, and each
+        # separate write costs a system call here and a wake-up and a read on the other side.
+        sock.sendall(b"".join([head, *buffers]))
+        return
+    sock.sendall(head)
     for b in buffers:
         if b:
             sock.sendall(b)
@@ -397,13 +406,19 @@ def recv_frame(
         raise WireError("malformed buffer list")
     if sum(sizes) + hlen > limits.max_frame_bytes:
         raise WireError("frame exceeds the size cap")
-    buffers = [_recv_exact(sock, n, deadline) if n else b"" for n in sizes]
+    blob = _recv_exact(sock, sum(sizes), deadline) if sizes else b""
+    buffers, offset = [], 0
+    for n in sizes:  # one read for all the buffers, then cut it up
+        buffers.append(blob[offset : offset + n])
+        offset += n
     return header, buffers
 
 
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
-    chunks = bytearray()
-    while len(chunks) < n:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
         if deadline is not None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -412,12 +427,13 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
         else:
             sock.settimeout(None)
         try:
-            chunk = sock.recv(min(n - len(chunks), 1 << 20))
+            k = sock.recv_into(view[got:], min(n - got, 1 << 20))
         except TimeoutError:
             raise
         except OSError as exc:
             raise EOFError(str(exc)) from exc
-        if not chunk:
+        if not k:
             raise EOFError("peer closed the connection")
-        chunks += chunk
-    return bytes(chunks)
+        got += k
+    view.release()
+    return bytes(buf)

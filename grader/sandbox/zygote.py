@@ -53,7 +53,8 @@ def _preload() -> None:
     import grader.sandbox.invoke  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
 
-    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "itertools",
+    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "numpy.random",
+                 "itertools",
                  "functools", "collections", "typing", "dataclasses", "statistics",
                  "torch.distributions", "torch.nn.attention"):
         try:
