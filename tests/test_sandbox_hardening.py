@@ -408,3 +408,15 @@ def test_zero_dim_tensor_arguments_are_checked_for_mutation_like_any_other():
         assert out.value.item() == 3.0 and out.effects.mutated_args == ()
         assert s.call("masks", "bump", (torch.tensor(1.5),), {}).effects.mutated_args == (
             "args[0]",)
+
+
+def test_a_worker_that_cannot_be_confined_says_why_at_once():
+    """A confinement failure is the grader's problem: it surfaces as SandboxUnavailable with
+    the reason, without waiting for a timeout, in jail and in basic mode."""
+    from grader.sandbox.client import SandboxUnavailable
+
+    with Zygote(jail=JAILED) as z:
+        started = time.monotonic()
+        with pytest.raises(SandboxUnavailable, match="could not be confined: ValueError"):
+            z.spawn({"masks": "x = 1\n"}, SandboxLimits(max_open_files=-5), 0)
+        assert time.monotonic() - started < 10

@@ -145,7 +145,9 @@ class Zygote:
             hello, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
             if pid is None:  # a supervisor forked it and tells us
                 pid = int(hello["pid"])
-            ready, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
+            ready = hello
+            if hello.get("op") != "setup_failed":
+                ready, _ = wire.recv_frame(ours, _CONTROL_LIMITS, deadline)
             if ready.get("op") != "ready":
                 raise SandboxUnavailable(
                     f"a worker could not be confined: {ready.get('error', 'unknown error')}"

@@ -123,6 +123,9 @@ def main() -> None:
         pid = os.fork()
         if pid == 0:
             ctl.close()
+            for _workdir, other_lock in children.values():  # other workers' uid claims
+                if other_lock is not None:
+                    os.close(other_lock)
             try:
                 if direct:
                     _jailed_worker(fds[0], workdir, uid, (uid_lock, own_pid_ns))
