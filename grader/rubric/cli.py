@@ -12,13 +12,12 @@ Register it in the main group with `cli.add_command(review)`.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from grader.output import write_atomic
 from grader.report import GradeReport
 from grader.rubric.model import RubricError, load_rubric
 from grader.rubric.overrides import (
@@ -72,20 +71,6 @@ def read_results(path: Path) -> list[_Line]:
                 f"{path}:{n}: not a grade report ({type(exc).__name__}: {exc})"
             ) from None
     return lines
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same folder and os.replace."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _clip(s: str, n: int) -> str:
