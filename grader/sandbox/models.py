@@ -420,6 +420,21 @@ STANDARD_SEEDS: dict[str, int] = {"causal": 1234, "bidirectional": 1234}
 STANDARD_HEAD_SCALE = 4.0  # peaky logits: greedy choices are far from ties
 
 
+_SHARED: dict[tuple[str, torch.dtype], TinyLM] = {}
+
+
+def shared_standard_model(name: str, dtype: torch.dtype = torch.float32) -> TinyLM:
+    """One standard model per (name, dtype) for this process, in eval mode, for the hidden
+    tests to send. Its weights never change (students only ever get copies); its mode is
+    reset because the proxy mirrors a student's mode change onto the model it passed."""
+    model = _SHARED.get((name, dtype))
+    if model is None:
+        model = _SHARED[(name, dtype)] = standard_models()[name].to(dtype)
+    if any(m.training for m in model.modules()):  # cheaper to ask than to set every time
+        model.eval()
+    return model
+
+
 def standard_models() -> dict[str, TinyLM]:
     """Fresh copies of the fixed test models, identical on every call and every run.
 

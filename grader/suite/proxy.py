@@ -148,19 +148,22 @@ class ReferenceProxy(_Side):
     def _module(self, name: str):
         return importlib.import_module(f"{self.package}.{name}")
 
+    def _recall(self, head: tuple, arguments: Callable[[], tuple]) -> tuple[Any, Any]:
+        """(memo key, recorded answer or None); the key is None when the call must just run."""
+        if self._memo is None:
+            return None, None
+        key = self._memo.key(head, arguments)
+        return key, self._memo.get(key)
+
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
-        memo = self._memo
-        key = None
-        if memo is not None:
-            key = memo.key(
-                ("call", self.package, module, function, tuple(grad_wrt)),
-                lambda: (_arguments_key(args, kwargs), _value_key(grad_output)),
-            )
-            hit = memo.get(key)
-            if hit is not None:
-                res = hit.replay(args, kwargs)
-                self.last_effects = res.effects
-                return res
+        key, hit = self._recall(
+            ("call", self.package, module, function, tuple(grad_wrt)),
+            lambda: (_arguments_key(args, kwargs), _value_key(grad_output)),
+        )
+        if hit is not None:
+            res = hit.replay(args, kwargs)
+            self.last_effects = res.effects
+            return res
         fn: Callable[..., Any] = getattr(self._module(module), function)
         if key is not None:
             models = _model_args(args, kwargs)
@@ -169,7 +172,7 @@ class ReferenceProxy(_Side):
         res = CallResult(value=inv.value, grads=inv.grads, effects=inv.effects)
         self.last_effects = res.effects
         if key is not None and _replayable(inv.effects, args, kwargs, models, before):
-            memo.put(key, _Recorded.of(res, args, kwargs))
+            self._memo.put(key, _Recorded.of(res, args, kwargs))
         return res
 
     def model_forward(
@@ -178,22 +181,18 @@ class ReferenceProxy(_Side):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        memo = self._memo
-        key = None
-        if memo is not None:
-            key = memo.key(
-                ("model_forward", self.package),
-                lambda: (_spec_key(model), _value_key(input_ids), _value_key(attention_mask)),
-            )
-            hit = memo.get(key)
-            if hit is not None:
-                return _fresh(hit.value)
+        key, hit = self._recall(
+            ("model_forward", self.package),
+            lambda: (_spec_key(model), _value_key(input_ids), _value_key(attention_mask)),
+        )
+        if hit is not None:
+            return _fresh(hit.value)
         rng_before = torch.get_rng_state() if key is not None else None
         value = self._model_forward(model, input_ids, attention_mask)
         if key is not None and torch.equal(rng_before, torch.get_rng_state()):
             recorded = _Recorded(value=value, grads=(), effects=Effects(), generators={})
             if recorded.storable(value, (), (model, input_ids, attention_mask), {}):
-                memo.put(key, recorded.frozen())
+                self._memo.put(key, recorded.frozen())
         return value
 
     def _model_forward(self, model, input_ids, attention_mask) -> torch.Tensor:

@@ -28,8 +28,8 @@ from grader.sandbox.models import (
     STANDARD_HEAD_SCALE,
     STANDARD_SEEDS,
     build_trusted_model,
-    standard_models,
 )
+from grader.sandbox.models import shared_standard_model as _model
 from grader.suite.checks import (
     binomial_band,
     check_close,
@@ -57,20 +57,6 @@ GREEDY_POINTS = {
 PROMPT = torch.tensor([[5, 9, 2, 20], [11, 0, 7, 14]])
 LONG_PROMPT = torch.tensor([[(7 * i + 3) % 24 for i in range(14)],
                             [(5 * i + 1) % 24 for i in range(14)]])  # fmt: skip
-
-
-_MODELS: dict[tuple[str, torch.dtype], torch.nn.Module] = {}
-
-
-def _model(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
-    """A standard model, built once per process. Weights never change (students only get
-    copies); the mode is reset because the proxy mirrors a student's mode change onto it."""
-    if (name, dtype) not in _MODELS:
-        _MODELS[(name, dtype)] = standard_models()[name].to(dtype)
-    model = _MODELS[(name, dtype)]
-    if any(m.training for m in model.modules()):  # cheaper to ask than to set every time
-        model.eval()
-    return model
 
 
 def _gen(seed: int) -> torch.Generator:

@@ -14,27 +14,13 @@ import pytest
 import torch
 
 from grader.diagnosis.variants import matching, model_forward_matching
-from grader.sandbox.models import standard_models
+from grader.sandbox.models import shared_standard_model as _model
 from grader.suite.checks import check_close, check_effects, check_tensor, fail, show
 
 LEAK_ATOL = 1e-9  # rows of one call: a correct implementation moves by ~1e-16
 # float64 values vs the reference: loose enough for an implementation that computes in float32
 # internally (the contract only fixes the output dtype); every mistake differs by >= 1e-3
 F64_RTOL, F64_ATOL = 1e-5, 1e-6
-
-
-_MODELS: dict[tuple[str, torch.dtype], torch.nn.Module] = {}
-
-
-def _model(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
-    """A standard model, built once per process. Weights never change (students only get
-    copies); the mode is reset because the proxy mirrors a student's mode change onto it."""
-    if (name, dtype) not in _MODELS:
-        _MODELS[(name, dtype)] = standard_models()[name].to(dtype)
-    model = _MODELS[(name, dtype)]
-    if any(m.training for m in model.modules()):  # cheaper to ask than to set every time
-        model.eval()
-    return model
 
 
 def _points(n: float):
