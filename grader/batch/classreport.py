@@ -11,17 +11,13 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
-
-import jinja2
 
 from grader.batch.gradebook import format_points
 from grader.diagnosis import describe
+from grader.render import environment
 from grader.report import PART_IDS, PART_TITLES, GradeReport
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
 TEMPLATE = "class_report.html.j2"
 STATUSES = ("failed", "error", "timeout", "missing")
 CHART_TESTS = 30
@@ -40,23 +36,11 @@ class ClassRow:
     message: str = ""
 
 
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-
-
 def render_class_report(rows: list[ClassRow], *, title: str, layout: str,
                         fingerprint: str, version: str, feedback_dir: str = "feedback") -> str:
     view = class_view(rows, title=title, layout=layout, fingerprint=fingerprint,
                       version=version, feedback_dir=feedback_dir)
-    return _environment().get_template(TEMPLATE).render(**view)
+    return environment(autoescape=True).get_template(TEMPLATE).render(**view)
 
 
 def _pct(score: float, max_score: float) -> float:
