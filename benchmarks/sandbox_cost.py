@@ -13,8 +13,9 @@ Grades N copies of the reference (hidden suite, no written part) three ways:
 
 and then the two components of the overhead in isolation: starting one worker (fork from
 the zygote + confinement + handshake) and one call round trip (encode, socket, decode) of a
-trivial function, jailed vs basic vs a direct in-process call. Medians, not means: the
-machine is shared.
+trivial function, jailed vs basic vs a direct in-process call; and the worker start once more
+from a zygote left on 4 KiB pages (as a one-submission `grader grade` leaves it). Medians,
+not means: the machine is shared.
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
     graders, starts = {}, {}
     for mode in modes:
         t = time.perf_counter()
-        graders[mode] = Grader(GradeOptions(grade_written=False, jail=(mode == "jail"))).start()
+        graders[mode] = Grader(GradeOptions(grade_written=False, jail=(mode == "jail")),
+                               long_lived=True).start()
         starts[mode] = time.perf_counter() - t
     reference = ReferenceProxy()
     times: dict[str, list[float]] = {m: [] for m in [*modes, "in-process"]}
@@ -126,11 +128,11 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
     return {m: (t, starts.get(m, 0.0)) for m, t in times.items()}
 
 
-def bench_components(calls: int, jail: bool) -> tuple[float, float]:
+def bench_components(calls: int, jail: bool, huge_pages: bool = True) -> tuple[float, float]:
     """(median seconds to start one ready worker, median seconds per trivial call)."""
     src = "def f(x):\n    return x\n"
     limits = SandboxLimits()
-    with Zygote(jail=jail) as z:
+    with Zygote(jail=jail, huge_pages=huge_pages) as z:
         spawns = []
         for _ in range(20):
             t = time.perf_counter()
@@ -191,6 +193,10 @@ def main() -> None:
         print(f"  {mode:<5} worker start        {spawn * 1000:8.1f} ms")
         print(f"  {mode:<5} call round trip     {rtt * 1e6:8.0f} us  "
               f"({rtt / direct:.0f}x a direct call)")
+    small, _ = bench_components(10, jailed, huge_pages=False)
+    mode = "jail" if jailed else "basic"
+    print(f"  {mode:<5} worker start        {small * 1000:8.1f} ms  (zygote on 4 KiB pages, as in "
+          "a one-submission run; the pool's zygotes use huge pages)")
     if not jailed:
         print("\n(not root: the jail mode was not measured)")
 

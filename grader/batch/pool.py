@@ -193,7 +193,7 @@ def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
             os._exit(0)
         from grader.pipeline import Grader
 
-        grader = Grader(options)
+        grader = Grader(options, long_lived=True)
         try:
             grader.zygote.launch()
             grader.start()

@@ -72,8 +72,10 @@ _CONTROL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
 class Zygote:
     """A pre-warmed process that forks confined workers. Thread-safe; start once, reuse."""
 
-    def __init__(self, *, jail: bool = True) -> None:
+    def __init__(self, *, jail: bool = True, huge_pages: bool = False) -> None:
+        """`huge_pages`: this zygote will fork many workers (see `launch_zygote`)."""
         self._jail = jail
+        self._huge_pages = huge_pages
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
@@ -87,7 +89,7 @@ class Zygote:
         """
         if self._proc is not None:
             return
-        launched = launched or launch_zygote()
+        launched = launched or launch_zygote(huge_pages=self._huge_pages)
         self._proc, self._ctl = launched.proc, launched.ctl
         self._ready = False
 

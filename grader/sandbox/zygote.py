@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable
 
 from grader.sandbox import jail, wire
+from grader.sandbox.hugepages import collapse_anonymous_memory
 from grader.sandbox.limits import SandboxLimits
 
 # Control frames carry no submission data at all (see `main`): small caps.
@@ -42,7 +43,7 @@ _SETUP_LIMITS = wire.Limits(max_frame_bytes=64 * 1024 * 1024)
 _SETUP_TIMEOUT = 30.0
 
 
-def _preload() -> None:
+def _preload(huge_pages: bool) -> None:
     import torch
 
     torch.set_num_threads(1)
@@ -72,10 +73,14 @@ def _preload() -> None:
     # generations, so a worker's collections do not walk (and copy-on-write) all of torch.
     gc.collect()
     gc.freeze()
+    if huge_pages:
+        # Before the first fork: pages shared with a live child cannot be collapsed.
+        collapse_anonymous_memory()
 
 
 def main() -> None:
-    """Entry point: ``python -I -c 'from grader.sandbox.zygote import main; main()' FD``.
+    """Entry point: ``python -I -c 'from grader.sandbox.zygote import main; main()' FD
+    [--huge-pages]`` (the flag: this zygote will fork many workers, see `hugepages`).
 
     The zygote never receives a submission: a spawn request is only a socket for the new
     worker. The sources and limits travel over that socket, straight to the forked
@@ -86,7 +91,7 @@ def main() -> None:
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
         os._exit(0)
-    _preload()
+    _preload(huge_pages="--huge-pages" in sys.argv[2:])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     own_pid_ns = _own_pid_namespace()
     wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
