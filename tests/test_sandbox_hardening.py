@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import socket
 import struct
 import time
@@ -27,6 +28,7 @@ from grader.sandbox.client import (
     MAX_TIMEOUTS_PER_FUNCTION,
     SandboxSession,
     StudentCrash,
+    StudentException,
     StudentTimeout,
     Zygote,
     clean_text,
@@ -374,7 +376,8 @@ def test_a_forked_child_cannot_answer_for_the_worker():
         "    time.sleep(0.05)\n"  # let the child reach the socket first
         "    return 'from the worker'\n"
     )
-    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+    limits = SandboxLimits(may_fork=True)  # by default the fork itself is refused (below)
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, limits) as s:
         for _ in range(3):
             assert s.call("masks", "f", (), {}).value == "from the worker"
 
@@ -396,9 +399,78 @@ def test_processes_a_call_leaves_running_are_killed_before_the_next_call():
         "        return False\n"
         "    return True\n"
     )
-    with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+    with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits(may_fork=True)) as s:
         pid = s.call("masks", "start", (), {}).value
         assert s.call("masks", "alive", (pid,), {}).value is False
+
+
+SECCOMP = platform.system() == "Linux" and platform.machine() in ("x86_64", "aarch64")
+
+
+@pytest.mark.skipif(not SECCOMP, reason="the no-fork filter exists for Linux x86_64/aarch64")
+@pytest.mark.parametrize("jailed", [True, False] if JAILED else [False])
+def test_student_code_cannot_start_processes_but_can_start_threads(jailed):
+    src = (
+        "import os, subprocess, threading, torch\n"
+        "def fork():\n"
+        "    return os.fork()\n"
+        "def run():\n"
+        "    return subprocess.run(['/bin/true']).returncode\n"
+        "def thread():\n"
+        "    out = []\n"
+        "    t = threading.Thread(target=lambda: out.append(os.getpid()))\n"
+        "    t.start()\n"
+        "    t.join()\n"
+        "    return out == [os.getpid()]\n"
+        "def torch_threads():\n"
+        "    torch.set_num_threads(2)\n"
+        "    x = torch.ones(256, 256)\n"
+        "    return float((x @ x).sum())\n"
+    )
+    with Zygote(jail=jailed) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        for name in ("fork", "run"):
+            with pytest.raises(StudentException, match="PermissionError"):
+                s.call("masks", name, (), {})
+        assert s.call("masks", "thread", (), {}).value is True
+        assert s.call("masks", "torch_threads", (), {}).value == 256.0**3
+        assert s.workers_started == 1  # refused, not crashed: the same worker answered all
+
+
+def test_the_no_fork_filter_refuses_every_process_creation_call():
+    """The BPF program, run by a tiny interpreter: clone without CLONE_THREAD, fork, vfork and
+    foreign ABIs are refused with EPERM, clone3 gets ENOSYS (libc then uses clone), a thread
+    and every other call pass."""
+    from grader.sandbox import seccomp
+
+    def run(program, nr, arch, arg0=0):
+        data = {0: nr, 4: arch, 16: arg0}
+        acc, pc = 0, 0
+        while True:
+            code, jt, jf, k = program[pc]
+            if code == 0x20:
+                acc = data[k]
+            elif code == 0x06:
+                return k
+            else:
+                ok = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+                pc += jt if ok else jf
+            pc += 1
+
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    x86 = seccomp.filter_program("x86_64")
+    native = 0xC000003E
+    assert run(x86, 56, native, arg0=0x11) == eperm  # clone(SIGCHLD): fork
+    assert run(x86, 56, native, arg0=0x4111) == eperm  # clone(CLONE_VM|CLONE_VFORK)
+    assert run(x86, 56, native, arg0=0x3D0F00) == allow  # pthread_create's clone
+    assert run(x86, 57, native) == eperm and run(x86, 58, native) == eperm
+    assert run(x86, 435, native) == enosys
+    assert run(x86, 0, native) == allow and run(x86, 1, native) == allow  # read, write
+    assert run(x86, 0x40000000 + 57, native) == eperm  # x32
+    assert run(x86, 2, 0x40000003) == eperm  # i386 fork through int 0x80
+    arm = seccomp.filter_program("aarch64")
+    assert run(arm, 220, 0xC00000B7, arg0=0x11) == eperm
+    assert run(arm, 220, 0xC00000B7, arg0=0x3D0F00) == allow
+    assert run(arm, 435, 0xC00000B7) == enosys and run(arm, 63, 0xC00000B7) == allow
 
 
 def test_zero_dim_tensor_arguments_are_checked_for_mutation_like_any_other():

@@ -32,7 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from grader.sandbox import jail, wire
+from grader.sandbox import jail, seccomp, wire
 from grader.sandbox.hugepages import collapse_anonymous_memory
 from grader.sandbox.limits import SandboxLimits
 
@@ -297,6 +297,8 @@ def _confine_and_serve(sock, workdir, jailed, limits, uid, sources) -> None:
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # credentials changed: set it again
     jail.close_inherited_fds({sock.fileno()})
     jail.apply_limits(limits, jail.address_space_in_use())
+    if not limits.may_fork:
+        seccomp.block_process_creation()
     from grader.sandbox.worker import serve
 
     wire.send_frame(sock, {"op": "ready"})

@@ -1,0 +1,114 @@
+"""A seccomp filter that stops a worker from starting processes; threads stay allowed.
+
+Student code has no reason to fork, and a fork bomb was the most expensive thing a submission
+could do to a batch (every copy of the torch-sized worker costs page tables and teardown, and
+strays had to be hunted down after each call). With the filter, ``fork``, ``vfork`` and
+``clone`` without ``CLONE_THREAD`` fail at once with EPERM (Python raises PermissionError),
+``clone3`` reports ENOSYS so that the C library falls back to ``clone`` for threads, and any
+system call made through a foreign ABI (32-bit ``int 0x80`` or x32 on x86_64) fails with
+EPERM, so the filter cannot be sidestepped through another system call table.
+
+Installed by the worker on itself after its other confinement and before any student code
+runs, with ``SECCOMP_FILTER_FLAG_TSYNC`` so that every thread is covered; filters are
+inherited and can never be removed. Linux on x86_64 and aarch64 only; elsewhere
+`block_process_creation` returns False and the other defences (RLIMIT_NPROC, the PID
+namespace, `worker._cut_off_children`, `worker._kill_strays`) are what remains.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import platform
+import sys
+
+# struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
+_NR, _ARCH, _ARG0_LOW = 0, 4, 16  # args[0] low word (both architectures are little-endian)
+
+_BPF_LD_W_ABS = 0x00 | 0x00 | 0x20
+_BPF_JEQ_K = 0x05 | 0x10 | 0x00
+_BPF_JGE_K = 0x05 | 0x30 | 0x00
+_BPF_JSET_K = 0x05 | 0x40 | 0x00
+_BPF_RET_K = 0x06 | 0x00
+
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+_SET_MODE_FILTER = 1
+_FLAG_TSYNC = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_CLONE_THREAD = 0x00010000
+_X32_BIT = 0x40000000
+
+# machine -> (AUDIT_ARCH_*, seccomp syscall number, {name: number} of process creation calls)
+_TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
+    "x86_64": (0xC000003E, 317, {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435}),
+    "aarch64": (0xC00000B7, 277, {"clone": 220, "clone3": 435}),
+}
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                ("k", ctypes.c_uint32)]  # fmt: skip
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
+    """The BPF program, as (code, jt, jf, k) tuples, for `machine` (``platform.machine()``).
+
+    Raises KeyError for an architecture without a table."""
+    arch, _, calls = _TABLES[machine]
+    deny = _ERRNO | errno.EPERM
+    prog: list[tuple[int, int, int, int]] = []
+
+    def ret(value: int) -> None:
+        prog.append((_BPF_RET_K, 0, 0, value))
+
+    prog.append((_BPF_LD_W_ABS, 0, 0, _ARCH))
+    prog.append((_BPF_JEQ_K, 1, 0, arch))  # native ABI: go on; anything else: refused
+    ret(deny)
+    prog.append((_BPF_LD_W_ABS, 0, 0, _NR))
+    if machine == "x86_64":
+        prog.append((_BPF_JGE_K, 0, 1, _X32_BIT))  # x32 system calls: refused
+        ret(deny)
+    # Each rule: "if nr == N: <action>" as a jump over the action when it does not match.
+    prog.append((_BPF_JEQ_K, 0, 4, calls["clone"]))
+    prog.append((_BPF_LD_W_ABS, 0, 0, _ARG0_LOW))  # clone flags
+    prog.append((_BPF_JSET_K, 1, 0, _CLONE_THREAD))
+    ret(deny)  # a new process
+    ret(_ALLOW)  # a new thread
+    prog.append((_BPF_JEQ_K, 0, 1, calls["clone3"]))
+    ret(_ERRNO | errno.ENOSYS)  # flags live in memory BPF cannot read: make libc use clone
+    for name in ("fork", "vfork"):
+        if name in calls:
+            prog.append((_BPF_JEQ_K, 0, 1, calls[name]))
+            ret(deny)
+    ret(_ALLOW)
+    return prog
+
+
+def block_process_creation() -> bool:
+    """Install the filter on this process (all its threads). True when it is in force.
+
+    Sets no_new_privs first (required for an unprivileged filter; the jail sets it anyway).
+    Never raises: on an unsupported system it returns False and changes nothing.
+    """
+    machine = platform.machine()
+    if not sys.platform.startswith("linux") or machine not in _TABLES:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    program = filter_program(machine)
+    filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
+    fprog = _SockFprog(len(program), filters)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    nr = _TABLES[machine][1]
+    libc.syscall.restype = ctypes.c_long
+    done = libc.syscall(ctypes.c_long(nr), ctypes.c_long(_SET_MODE_FILTER),
+                        ctypes.c_long(_FLAG_TSYNC), ctypes.byref(fprog))  # fmt: skip
+    return done == 0
