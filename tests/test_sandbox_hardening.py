@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from grader.sandbox import jail, wire
 from grader.sandbox.client import (
+    MAX_CRASHES_BEFORE_FIRST_RETURN,
     MAX_TIMEOUTS_PER_FUNCTION,
     SandboxSession,
     StudentCrash,
@@ -183,6 +184,32 @@ def test_a_function_that_keeps_timing_out_stops_being_called():
             s.call("masks", "slow", (), {})
         assert time.monotonic() - start < MAX_TIMEOUTS_PER_FUNCTION * 0.5 + 5
         assert s.call("masks", "fast", (), {}).value == 1  # the module still works
+
+
+def test_a_function_that_crashes_on_its_first_calls_stops_being_called():
+    src = (
+        "import os\n"
+        "def dies():\n"
+        "    os._exit(1)\n"
+        "def dies_on_zero(x):\n"
+        "    if x == 0:\n"
+        "        os._exit(1)\n"
+        "    return x\n"
+    )
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        for _ in range(MAX_CRASHES_BEFORE_FIRST_RETURN):
+            with pytest.raises(StudentCrash, match="died"):
+                s.call("masks", "dies", (), {})
+        started = s.workers_started
+        with pytest.raises(StudentCrash, match="not run: dies\\(\\) ended its process on each"):
+            s.call("masks", "dies", (), {})
+        assert s.workers_started == started  # no worker was spent on it
+        # A function that returned once is always called: its crashes are per input.
+        assert s.call("masks", "dies_on_zero", (1,), {}).value == 1
+        for _ in range(MAX_CRASHES_BEFORE_FIRST_RETURN + 1):
+            with pytest.raises(StudentCrash, match="died"):
+                s.call("masks", "dies_on_zero", (0,), {})
+        assert s.call("masks", "dies_on_zero", (2,), {}).value == 2
 
 
 def test_a_reply_with_the_wrong_request_id_ends_the_worker():

@@ -256,6 +256,10 @@ _KIND_TEXT = {
 # hangs on every input must not spend the whole submission's time budget, which the other
 # parts need.
 MAX_TIMEOUTS_PER_FUNCTION = 2
+# Likewise for a function that ends its worker (os._exit, a segfault, the CPU limit) on each of
+# its first calls without ever returning: every further call would cost a new worker to give
+# the same crash. A function that returned even once keeps being called.
+MAX_CRASHES_BEFORE_FIRST_RETURN = 3
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -297,6 +301,8 @@ class SandboxSession:
         self._workers: dict[str, WorkerHandle] = {}
         self._loaded: dict[str, set[str]] = {}
         self._timeouts: dict[tuple[str, str], int] = {}
+        self._crashes: dict[tuple[str, str], int] = {}  # counted until the first return
+        self._returned: set[tuple[str, str]] = set()
         self._seq = 0
         self._deadline = time.monotonic() + self.limits.submission_timeout
         self.workers_started = 0
@@ -424,17 +430,23 @@ class SandboxSession:
 
         `needs` lists other modules the call depends on (e.g. model_forward needs masks).
         """
-        modules = (module, *needs) if module != "__grader__" else tuple(needs)
-        group = modules[0] if modules else module
-        for m in modules:
-            self._load(group, m)
         what = f"{function}()"
         key = (module, function)
+        if self._crashes.get(key, 0) >= MAX_CRASHES_BEFORE_FIRST_RETURN:
+            raise StudentCrash(
+                f"not run: {what} ended its process on each of its first "
+                f"{self._crashes[key]} calls (os._exit(), a crash, or the memory/CPU limits), so "
+                "its remaining checks were skipped"
+            )
         if self._timeouts.get(key, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
             raise StudentTimeout(
                 f"not run: {what} already timed out {self._timeouts[key]} times, so its "
                 "remaining checks were skipped to keep time for your other functions"
             )
+        modules = (module, *needs) if module != "__grader__" else tuple(needs)
+        group = modules[0] if modules else module
+        for m in modules:
+            self._load(group, m)
         tree, buffers = wire.encode(
             {"args": list(args), "kwargs": kwargs, "grad_output": grad_output}
         )
@@ -450,6 +462,11 @@ class SandboxSession:
         except StudentTimeout:
             self._timeouts[key] = self._timeouts.get(key, 0) + 1
             raise
+        except StudentCrash:
+            if key not in self._returned:
+                self._crashes[key] = self._crashes.get(key, 0) + 1
+            raise
+        self._returned.add(key)  # it came back (maybe with an exception): keep calling it
         if not reply.get("ok"):
             raise _reply_error(reply, f"calling {function}()")
         try:
