@@ -10,10 +10,16 @@ into the report's statuses: a `StudentError` keeps its own status (timeout, miss
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+
+try:  # pytest >= 8.1; without it, direct parameters are simply set up by pytest itself
+    from _pytest.python import DirectParamFixtureDef as _DirectParam
+except ImportError:  # pragma: no cover
+    _DirectParam = None
 
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
@@ -36,6 +42,34 @@ def points_of(item: pytest.Item) -> float:
     return float(marker.args[0] if marker.args else marker.kwargs.get("n", 1))
 
 
+def _fixtures(plugin: GradingPlugin) -> types.ModuleType:
+    """The `student` and `reference` fixtures of `plugin`, as a module to register.
+
+    Session-scoped, so pytest sets each up once per submission instead of once per test: the
+    serve loop passes nextitem=None for a submission's last test, which tears the whole session
+    down (these fixtures included), and the next submission sets them up afresh. A test thus
+    still gets this submission's own StudentProxy object (suite caches key on its identity);
+    `GradingPlugin._result` refuses to grade a test that saw an earlier one. They are plain
+    functions in a module because pytest deprecates session fixtures bound to an instance.
+    """
+    module = types.ModuleType("grader_suite_fixtures")
+
+    @pytest.fixture(scope="session")
+    def student() -> Any:
+        """The submission under test (a StudentProxy), new for every submission."""
+        plugin._student_served = plugin._submission
+        return plugin._student
+
+    @pytest.fixture(scope="session")
+    def reference() -> Any:
+        """The trusted reference implementation (a ReferenceProxy)."""
+        return plugin._reference
+
+    module.student = student  # type: ignore[attr-defined]
+    module.reference = reference  # type: ignore[attr-defined]
+    return module
+
+
 class GradingPlugin:
     """Collects graded outcomes for one submission."""
 
@@ -47,6 +81,10 @@ class GradingPlugin:
         self.internal_errors: list[str] = []
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
+        # Counts submissions; `_student_served` is the count at which the session-scoped
+        # `student` fixture was last set up (see `_result`).
+        self._submission = 0
+        self._student_served = -1
         # (id, part, name, points) per collected item: constant for the session, and asked for
         # every item of every submission.
         self._identities: dict[str, tuple[str, str, str, float]] = {}
@@ -55,6 +93,7 @@ class GradingPlugin:
 
     def start_submission(self, student: Any) -> None:
         self._student = student
+        self._submission += 1
         self.results = []
         self.internal_errors = []
         self._started = {}
@@ -72,15 +111,22 @@ class GradingPlugin:
         self.serve(session)
         return True
 
-    @pytest.fixture
-    def student(self) -> Any:
-        return self._student
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Any:
+        """Set up a direct `@pytest.mark.parametrize` argument: its value is `request.param`.
 
-    @pytest.fixture
-    def reference(self) -> Any:
-        return self._reference
+        pytest does the same through `get_direct_param_fixture_func(request)`, resolving the
+        `request` argument again (building a FixtureDef and inspecting a signature, ~100 times
+        per submission). A None value is left to pytest: None means "not handled" here.
+        """
+        if _DirectParam is None or type(fixturedef) is not _DirectParam:
+            return None
+        value = request.param
+        fixturedef.cached_result = (value, fixturedef.cache_key(request), None)
+        return value
 
     def pytest_configure(self, config: pytest.Config) -> None:
+        config.pluginmanager.register(_fixtures(self), f"grader-fixtures-{id(self)}")
         config.addinivalue_line("markers", "points(n): weight of this test in the grade")
         # This plugin reads the exception itself; pytest's long traceback formatting (re-parsing
         # the test file for every failure, ~50-100 ms each) would only be thrown away.
@@ -135,6 +181,11 @@ class GradingPlugin:
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo) -> TestResult:
         tid, part, name, pts = self._identity(item)
+        stale = self._student_served != self._submission
+        if stale and call.when == "call" and "student" in item.fixturenames:
+            # The test body ran, but `student` was not set up in this submission: it saw an
+            # earlier one's proxy. Never grade that; the serve loop reports it and tears down.
+            raise RuntimeError(f"{tid} ran with a previous submission's student fixture")
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
         exc = call.excinfo.value if call.excinfo is not None else None
         common = {"id": tid, "part": part, "name": name, "max_score": pts, "duration": duration}

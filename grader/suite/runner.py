@@ -79,6 +79,27 @@ def _pytest_args(suite: Suite, keyword: str | None) -> list[str]:
     return args
 
 
+def _memoise_hook_proxies(session: pytest.Session) -> None:
+    """Make `session.gethookproxy(path)` (behind every `item.ihook`) a dict lookup.
+
+    pytest recomputes the proxy, walking the conftest modules of the path, on each of the ~10
+    hook calls per test. Its answer depends only on the path and the registered conftests,
+    which are fixed once collection is done; a prepared suite calls it ~1200 times per
+    submission.
+    """
+    compute = session.gethookproxy
+    proxies: dict[Any, Any] = {}
+
+    def gethookproxy(fspath: Any) -> Any:
+        try:
+            return proxies[fspath]
+        except KeyError:
+            proxy = proxies[fspath] = compute(fspath)
+            return proxy
+
+    session.gethookproxy = gethookproxy  # type: ignore[method-assign]
+
+
 class PreparedSuite:
     """A suite configured and collected once, then run against many submissions.
 
@@ -130,6 +151,7 @@ class PreparedSuite:
             self._done.put("; ".join(self.plugin.collection_errors) or "no tests collected")
             return
         self._done.put(True)
+        _memoise_hook_proxies(session)
         hook = session.config.hook
         while True:
             student = self._jobs.get()
@@ -142,6 +164,11 @@ class PreparedSuite:
                     hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
                 self._done.put(self.plugin.finish_submission())
             except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
+                if items:
+                    # Tear down everything still set up (session-scoped `student` included),
+                    # so the next submission starts from a clean session.
+                    with contextlib.suppress(BaseException):
+                        hook.pytest_runtest_teardown(item=items[-1], nextitem=None)
                 self._done.put(exc)
 
     def _fail(self, why: Any) -> None:
