@@ -201,7 +201,7 @@ def test_a_function_that_crashes_on_its_first_calls_stops_being_called():
             with pytest.raises(StudentCrash, match="died"):
                 s.call("masks", "dies", (), {})
         started = s.workers_started
-        with pytest.raises(StudentCrash, match="not run: dies\\(\\) ended its process on each"):
+        with pytest.raises(StudentCrash, match="not run: .* on each of its first 3 calls"):
             s.call("masks", "dies", (), {})
         assert s.workers_started == started  # no worker was spent on it
         # A function that returned once is always called: its crashes are per input.

@@ -434,9 +434,9 @@ class SandboxSession:
         key = (module, function)
         if self._crashes.get(key, 0) >= MAX_CRASHES_BEFORE_FIRST_RETURN:
             raise StudentCrash(
-                f"not run: {what} ended its process on each of its first "
-                f"{self._crashes[key]} calls (os._exit(), a crash, or the memory/CPU limits), so "
-                "its remaining checks were skipped"
+                f"not run: the process running {what} died (os._exit(), a crash, or it exceeded "
+                f"the memory/CPU limits) on each of its first {self._crashes[key]} calls, so its "
+                "remaining checks were skipped"
             )
         if self._timeouts.get(key, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
             raise StudentTimeout(
