@@ -13,13 +13,13 @@ Inputs that cannot be digested (anything else) are simply not remembered.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
 import torch
+
+from grader.lru import BoundedLRU
 
 MAX_ENTRIES = 4096
 MAX_BYTES = 64 * 1024 * 1024
@@ -35,6 +35,7 @@ class _Raised:
 
 
 _RAISED = _Raised()
+_MISSING = object()
 
 
 def _feed(h: Any, x: Any, depth: int) -> None:
@@ -141,11 +142,7 @@ class VariantOutputs:
     """A thread-safe LRU of variant outputs, bounded in entries and bytes."""
 
     def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES) -> None:
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._lru = BoundedLRU(max_entries, max_bytes)
 
     def output(self, key: bytes | None, variant: tuple, run: Callable[[], Any]) -> Any:
         """`run()`'s result for `variant` on the inputs digested as `key` (a copy of the one
@@ -153,40 +150,27 @@ class VariantOutputs:
         if key is None:
             return run()
         full = (variant, key)
-        with self._lock:
-            entry = self._entries.get(full)
-            if entry is not None:
-                self._entries.move_to_end(full)
-        if entry is None:
+        value = self._lru.get(full, _MISSING)
+        if value is _MISSING:
             try:
                 value = run()
             except Exception:
                 value = _RAISED
             stored = value if value is _RAISED else _copy(value)
-            self._put(full, stored)
-        else:
-            value = entry[0] if entry[0] is _RAISED else _copy(entry[0])
+            size = _nbytes(stored)
+            if size <= self._lru.max_bytes // 16:  # no single output crowds out the rest
+                self._lru.put(full, stored, size)
+        elif value is not _RAISED:
+            value = _copy(value)
         if value is _RAISED:
             raise RuntimeError("this variant fails on these inputs")
         return value
 
-    def _put(self, full: tuple, value: Any) -> None:
-        size = _nbytes(value)
-        if size > self.max_bytes // 16:
-            return
-        with self._lock:
-            old = self._entries.pop(full, None)
-            if old is not None:
-                self._bytes -= old[1]
-            self._entries[full] = (value, size)
-            self._bytes += size
-            while self._entries and (
-                len(self._entries) > self.max_entries or self._bytes > self.max_bytes
-            ):
-                self._bytes -= self._entries.popitem(last=False)[1][1]
+    def clear(self) -> None:
+        self._lru.clear()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._lru)
 
 
 OUTPUTS = VariantOutputs()

@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 
+from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke
 
@@ -498,11 +497,7 @@ class ReferenceMemo:
     notes above)."""
 
     def __init__(self, max_entries: int = _MEMO_ENTRIES, max_bytes: int = _MEMO_BYTES) -> None:
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[Any, tuple[_Recorded, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._lru = BoundedLRU(max_entries, max_bytes)
 
     def key(self, head: tuple, arguments: Callable[[], tuple]) -> Any:
         """The memo key of a call (`arguments()` digests them), or None when the call must
@@ -513,29 +508,12 @@ class ReferenceMemo:
             return None
 
     def get(self, key: Any) -> _Recorded | None:
-        if key is None:
-            return None
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            self._entries.move_to_end(key)
-            return entry[0]
+        return None if key is None else self._lru.get(key)
 
     def put(self, key: Any, rec: _Recorded | None) -> None:
         if key is None or rec is None:
             return
-        size = _nbytes(rec)
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-            self._entries[key] = (rec, size)
-            self._bytes += size
-            while self._entries and (
-                len(self._entries) > self.max_entries or self._bytes > self.max_bytes
-            ):
-                self._bytes -= self._entries.popitem(last=False)[1][1]
+        self._lru.put(key, rec, _nbytes(rec))
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._lru)
