@@ -112,17 +112,24 @@ def inputs_key(*parts: Any) -> bytes | None:
     return h.digest()
 
 
-def _copy(value: Any, depth: int = 0) -> Any:
+def copy_value(value: Any, depth: int = 0) -> Any:
+    """A private copy: tensors cloned (detached), generators with their own copy of the
+    state, containers rebuilt; anything else as it is. Used for a variant's arguments (so it
+    can never disturb the test's inputs) and for the outputs this memo stores and hands out."""
     if depth > _MAX_DEPTH:
         return value
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
+    if isinstance(value, torch.Generator):
+        g = torch.Generator(device=value.device)
+        g.set_state(value.get_state())
+        return g
     if isinstance(value, tuple):
-        return tuple(_copy(v, depth + 1) for v in value)
+        return tuple(copy_value(v, depth + 1) for v in value)
     if isinstance(value, list):
-        return [_copy(v, depth + 1) for v in value]
+        return [copy_value(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: _copy(v, depth + 1) for k, v in value.items()}
+        return {k: copy_value(v, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -156,12 +163,12 @@ class VariantOutputs:
                 value = run()
             except Exception:
                 value = _RAISED
-            stored = value if value is _RAISED else _copy(value)
+            stored = value if value is _RAISED else copy_value(value)
             size = _nbytes(stored)
             if size <= self._lru.max_bytes // 16:  # no single output crowds out the rest
                 self._lru.put(full, stored, size)
         elif value is not _RAISED:
-            value = _copy(value)
+            value = copy_value(value)
         if value is _RAISED:
             raise RuntimeError("this variant fails on these inputs")
         return value

@@ -101,21 +101,7 @@ def same(a: Any, b: Any, *, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
     return a is None and b is None
 
 
-def _copy(value: Any) -> Any:
-    """A private copy of an argument, so a variant can never disturb the test's inputs."""
-    if isinstance(value, Tensor):
-        return value.detach().clone()
-    if isinstance(value, torch.Generator):
-        g = torch.Generator(device=value.device)
-        g.set_state(value.get_state())
-        return g
-    if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    return value
+_copy = memo.copy_value
 
 
 def matching(

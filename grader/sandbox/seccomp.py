@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import platform
 import sys
 
@@ -89,6 +90,20 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     return prog
 
 
+@functools.cache
+def _compiled(machine: str) -> _SockFprog:
+    """The program as the kernel takes it; built once (in the zygote, before it forks)."""
+    program = filter_program(machine)
+    filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
+    return _SockFprog(len(program), filters)  # ctypes keeps `filters` alive with it
+
+
+def prepare() -> None:
+    """Build this machine's filter now, in a process that will fork many workers."""
+    if sys.platform.startswith("linux") and platform.machine() in _TABLES:
+        _compiled(platform.machine())
+
+
 def block_process_creation() -> bool:
     """Install the filter on this process (all its threads). True when it is in force.
 
@@ -102,9 +117,7 @@ def block_process_creation() -> bool:
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
         return False
-    program = filter_program(machine)
-    filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
-    fprog = _SockFprog(len(program), filters)
+    fprog = _compiled(machine)
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     nr = _TABLES[machine][1]

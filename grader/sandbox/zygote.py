@@ -67,6 +67,7 @@ def _preload(huge_pages: bool) -> None:
     warm_templates()  # one thread (set above), so no thread pool exists at fork time
     if jail.can_jail():
         jail.jail_plan()
+    seccomp.prepare()
     import gc
 
     # Everything imported so far lives as long as the zygote: keep it out of the collector's
