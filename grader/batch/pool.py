@@ -33,6 +33,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from grader.loading import CODE_PARTS, Submission
+from grader.sandbox.launch import Launched, launch_zygote
 
 #: How long past the sandbox's own per-submission budget a trusted worker may take.
 STALL_GRACE_SECONDS = 120.0
@@ -154,10 +155,11 @@ def _cpu_for(index: int) -> int | None:
     return cpus[index % len(cpus)] if len(cpus) > 1 else None
 
 
-def _pin(cpu: int | None) -> None:
+def _pin(cpu: int | None, pid: int = 0) -> None:
     """Keep this worker, its zygote and every sandbox process it forks on one CPU.
 
-    A grade is a ping-pong: the trusted side waits while the sandbox runs a call, and the other
+    `pid`: another process to pin (0: this one). A grade is a ping-pong: the trusted side
+    waits while the sandbox runs a call, and the other
     way round, so the pair never needs two CPUs at once. On one CPU each hand-over is a local
     wake-up with warm caches instead of a cross-CPU interrupt; measured 5-10% less CPU per
     submission. Student code may change its own affinity: that only costs speed.
@@ -165,14 +167,48 @@ def _pin(cpu: int | None) -> None:
     if cpu is None:
         return
     try:
-        os.sched_setaffinity(0, {cpu})
+        os.sched_setaffinity(pid, {cpu})
     except OSError:
         pass
 
 
+def launch_zygotes(n: int) -> list[Launched]:
+    """Start `n` sandbox zygotes for a pool about to start (see `GradingPool`'s `launched`).
+
+    Cheap here (fork + exec); each then imports torch in the background, so a batch that
+    calls this before importing torch itself overlaps the two instead of doing them in turn.
+    """
+    return [launch_zygote(huge_pages=True) for _ in range(n)]
+
+
+def discard_zygotes(launched: Iterable[Launched]) -> None:
+    """Stop and reap zygotes this process launched and nobody uses any more."""
+    for z in launched:
+        try:
+            z.ctl.close()
+        except OSError:
+            pass
+        _stop(z.proc)
+
+
+def _stop(proc: Any) -> None:
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except Exception:  # noqa: BLE001 - a zombie that outlives this is reaped at exit
+        pass
+
+
 def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
-                 close_fds: list[int], cpu: int | None = None) -> None:
-    """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop."""
+                 close_fds: list[int], cpu: int | None = None,
+                 launched: Launched | None = None) -> None:
+    """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop.
+
+    `launched`: a zygote the parent started for this worker before forking it (it imports
+    torch while the parent does); otherwise the worker launches its own."""
     code = 0
     try:
         _pin(cpu)  # before the zygote starts, so it and its workers inherit it
@@ -195,12 +231,15 @@ def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
 
         grader = Grader(options, long_lived=True)
         try:
-            grader.zygote.launch()
+            grader.zygote.launch(launched)
+            if launched is not None:
+                _pin(cpu, launched.proc.pid)  # it forks every sandbox worker of ours
             grader.start()
         except Exception as exc:  # noqa: BLE001
             _send(conn, {"fatal": f"the sandbox could not start: {type(exc).__name__}: {exc}"})
             return
-        _send(conn, {"ready": True, "slot": slot, "pid": os.getpid()})
+        zygote = grader.zygote.pid
+        _send(conn, {"ready": True, "slot": slot, "pid": os.getpid(), "zygote": zygote})
         try:
             while True:
                 try:
@@ -218,6 +257,7 @@ def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
                 except Exception as exc:  # noqa: BLE001 - reported for this submission only
                     reply = {"key": msg["key"], "error": f"{type(exc).__name__}: {exc}"}
                 reply["seconds"] = time.perf_counter() - started
+                reply["zygote"] = grader.zygote.pid  # a zygote that died was replaced
                 _send(conn, reply)
         finally:
             grader.close()
@@ -239,11 +279,14 @@ def _send(conn: Connection, msg: dict[str, Any]) -> None:
 
 
 class _Worker:
-    def __init__(self, index: int, slot: int, process: Any, conn: Connection) -> None:
+    def __init__(self, index: int, slot: int, process: Any, conn: Connection,
+                 zygote: Any = None) -> None:
         self.index = index
         self.slot = slot
         self.process = process
         self.conn = conn
+        self.zygote = zygote  # the Popen of a zygote we launched for it, reaped by us
+        self.zygote_pid: int | None = None  # the zygote it uses, once it is ready
         self.ready = False
         self.job: Job | None = None
         self.started = 0.0
@@ -259,6 +302,14 @@ class _Worker:
         except OSError:
             pass
         self.process.join(timeout=5)
+        self.reap_zygote()
+
+    def reap_zygote(self) -> None:
+        """Reap the zygote launched for this worker (the worker itself cannot: not its
+        child). Its worker stopped it, or it died with its worker; kill it if not."""
+        if self.zygote is not None:
+            _stop(self.zygote)
+            self.zygote = None
 
 
 class PoolError(RuntimeError):
@@ -270,8 +321,12 @@ class GradingPool:
 
     def __init__(self, options: Any, workers: int | None = None, *,
                  max_tasks_per_worker: int | None = None,
-                 close_in_workers: Callable[[], list[int]] | None = None) -> None:
+                 close_in_workers: Callable[[], list[int]] | None = None,
+                 launched: list[Launched] | None = None) -> None:
+        """`launched`: zygotes started early with `launch_zygotes`; the pool owns them from
+        here (each starting worker adopts one; any left over are stopped)."""
         self.options = options
+        self._head_start = list(launched or [])
         self._close_in_workers = close_in_workers or (lambda: [])
         self.size = max(1, workers or default_workers())
         self.max_tasks = max_tasks_per_worker
@@ -286,32 +341,49 @@ class GradingPool:
     def start(self) -> GradingPool:
         if self._started:
             return self
-        prewarm(self.options)
+        try:
+            prewarm(self.options)
+        except BaseException:
+            self._discard_head_start()
+            raise
         self._started = True
         for i in range(self.size):
-            self._workers.append(self._spawn(i))
+            head_start = self._head_start.pop(0) if self._head_start else None
+            self._workers.append(self._spawn(i, head_start))
+        self._discard_head_start()
         return self
 
-    def _spawn(self, index: int) -> _Worker:
+    def _discard_head_start(self) -> None:
+        discard_zygotes(self._head_start)
+        self._head_start = []
+
+    def _spawn(self, index: int, launched: Launched | None = None) -> _Worker:
         slot = self._next_slot
         self._next_slot = (self._next_slot + 1) % 4000  # fresh uid for a replaced worker
         ours, theirs = self._ctx.Pipe(duplex=True)
         inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
+        inherited += [z.ctl.fileno() for z in self._head_start]  # other workers' zygotes
         inherited += [ours.fileno(), *self._close_in_workers()]
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(theirs, slot, self.options, os.getpid(), inherited, _cpu_for(index)),
+            args=(theirs, slot, self.options, os.getpid(), inherited, _cpu_for(index),
+                  launched),
             name=f"grader-batch-{index}", daemon=True,
         )
-        proc.start()
-        theirs.close()
-        return _Worker(index, slot, proc, ours)
+        try:
+            proc.start()
+        finally:
+            theirs.close()
+            if launched is not None:
+                launched.ctl.close()  # the worker has its copy: its exit must end the zygote
+        return _Worker(index, slot, proc, ours, launched.proc if launched else None)
 
     def terminate(self) -> None:
         """Stop at once (Ctrl-C, an error): SIGKILL the workers; their sandboxes follow them."""
         for w in self._workers:
             w.kill()
         self._workers = []
+        self._discard_head_start()
 
     def close(self) -> None:
         """Stop the workers once they finish what they are doing (at most ~10 s)."""
@@ -325,11 +397,13 @@ class GradingPool:
             w.process.join(timeout=max(0.1, deadline - time.monotonic()))
             if w.process.is_alive():
                 w.kill()
+            w.reap_zygote()
             try:
                 w.conn.close()
             except OSError:
                 pass
         self._workers = []
+        self._discard_head_start()
 
     def __enter__(self) -> GradingPool:
         return self.start()
@@ -342,6 +416,10 @@ class GradingPool:
 
     def worker_pids(self) -> list[int]:
         return [w.process.pid for w in self._workers if w.process.pid]
+
+    def zygote_pids(self) -> list[int | None]:
+        """The sandbox zygote each worker last graded with (None until it is ready)."""
+        return [w.zygote_pid for w in self._workers]
 
     # -- grading
     def run(self, jobs: Iterable[Job], on_done: Callable[[Done], None]) -> None:
@@ -376,8 +454,10 @@ class GradingPool:
                             lost = True
                         elif msg.get("ready"):
                             w.ready = True
+                            w.zygote_pid = msg.get("zygote")
                         elif w.job is not None and msg.get("key") == w.job.key:
                             job, w.job = w.job, None
+                            w.zygote_pid = msg.get("zygote", w.zygote_pid)
                             w.done += 1
                             outstanding -= 1
                             on_done(Done(job.key, msg.get("report"), msg.get("error"),
@@ -425,6 +505,7 @@ class GradingPool:
             w.process.join(timeout=10)
             if w.process.is_alive():
                 w.kill()
+            w.reap_zygote()
             w.conn.close()
         i = self._workers.index(w)
         self._workers[i] = self._spawn(w.index)

@@ -18,7 +18,14 @@ from grader.batch.cache import Journal, cache_key, grader_fingerprint
 from grader.batch.gradebook import Roster, assignment_header
 from grader.batch.intake import Skipped, open_intake
 from grader.batch.outputs import EntryOutcome, WriteResult, write_outputs
-from grader.batch.pool import Done, GradingPool, Job, default_workers
+from grader.batch.pool import (
+    Done,
+    GradingPool,
+    Job,
+    default_workers,
+    discard_zygotes,
+    launch_zygotes,
+)
 from grader.batch.progress import Progress
 from grader.loading import LoadLimits, Submission, SubmissionError
 from grader.report import GradeReport
@@ -174,9 +181,16 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                 detail = f"{done.report['score']:g}/{done.report['max_score']:g}"
                 progress.advance(label, detail)
 
-            pool = GradingPool(_grade_options(opts), workers,
+            # The sandbox zygotes import torch while this process does (two cores, one wait).
+            launched = launch_zygotes(workers)
+            try:
+                options = _grade_options(opts)
+            except BaseException:
+                discard_zygotes(launched)
+                raise
+            pool = GradingPool(options, workers,
                                max_tasks_per_worker=opts.max_tasks_per_worker,
-                               close_in_workers=journal.inherited_fds)
+                               close_in_workers=journal.inherited_fds, launched=launched)
             with progress, pool:  # an exception (Ctrl-C) kills the workers at once
                 pool.run([Job(k, s) for k, s in todo.items()], on_done)
             grading_seconds = time.monotonic() - tg

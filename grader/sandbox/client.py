@@ -79,6 +79,7 @@ class Zygote:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
+        self._own_child = True
         self._ready = False
         self.jailed = False
 
@@ -91,6 +92,7 @@ class Zygote:
             return
         launched = launched or launch_zygote(huge_pages=self._huge_pages)
         self._proc, self._ctl = launched.proc, launched.ctl
+        self._own_child = launched.parent == os.getpid()
         self._ready = False
 
     def start(self) -> Zygote:
@@ -172,19 +174,37 @@ class Zygote:
             raise SandboxUnavailable(f"a worker did not start: {exc!r}") from exc
         return WorkerHandle(ours, pid, bool(hello.get("jailed")))
 
+    @property
+    def pid(self) -> int | None:
+        """The zygote's process id (None when it is not running)."""
+        return None if self._proc is None else self._proc.pid
+
     def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        if self._proc is None:
+            return False
+        if self._own_child:
+            return self._proc.poll() is None
+        return _running(self._proc.pid)  # adopted: only its parent can wait for it
 
     def close(self) -> None:
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None
         if self._proc is not None:
-            try:
-                self._proc.kill()
-            except OSError:
-                pass
-            self._proc.wait()
+            if self._own_child:
+                try:
+                    self._proc.kill()
+                except OSError:
+                    pass
+                self._proc.wait()
+            else:
+                # Adopted: Popen.kill would first try to wait for it, fail (not our child),
+                # take it for dead and send nothing. Its parent reaps it, so the pid stays
+                # ours to signal until then.
+                try:
+                    os.kill(self._proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
             self._proc = None
         self._ready = False
 
@@ -193,6 +213,22 @@ class Zygote:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists and has not exited (a zombie has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        try:
+            os.kill(pid, 0)  # no /proc (not Linux): existence is all we can tell
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")
 
 
 @dataclass

@@ -8,7 +8,7 @@ import os
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SCRUBBED_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -20,10 +20,16 @@ SCRUBBED_ENV = {
 
 @dataclass
 class Launched:
-    """A zygote process that was started and has not yet said it is ready."""
+    """A zygote process that was started and has not yet said it is ready.
+
+    `parent`: the pid that started it, the only process that can wait for it. Another process
+    may adopt it (a batch pool worker forked after the launch); it then watches the zygote
+    without being its parent (see `Zygote.alive`).
+    """
 
     proc: subprocess.Popen[bytes]
     ctl: socket.socket
+    parent: int = field(default_factory=os.getpid)
 
 
 def launch_zygote(*, huge_pages: bool = False) -> Launched:
