@@ -8,8 +8,9 @@ Grades N copies of the reference (hidden suite, no written part) three ways:
               rlimits) - what `grader grade` / `grader batch` do as root;
   basic       the same Grader with GradeOptions(jail=False): workers are forked and rlimited
               (and, as root, still drop to a sandbox uid) but get no namespaces or chroot;
-  in-process  no sandbox at all: the same suite with the student's functions imported into
-              the trusted process (each copy under its own package name) - the cost floor.
+  in-process  no sandbox at all: the same warm suite (one pytest session, as the Grader keeps)
+              with the student's functions imported into the trusted process (each copy under
+              its own package name) - the cost floor, and so a ceiling on any sandbox's rate.
 
 and then the two components of the overhead in isolation: starting one worker (fork from
 the zygote + confinement + handshake) and one call round trip (encode, socket, decode) of a
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shutil
 import statistics
 import sys
@@ -39,7 +41,7 @@ from grader.sandbox.client import SandboxSession, Zygote  # noqa: E402
 from grader.sandbox.jail import can_jail  # noqa: E402
 from grader.sandbox.limits import SandboxLimits  # noqa: E402
 from grader.suite.proxy import ReferenceProxy  # noqa: E402
-from grader.suite.runner import run_suite  # noqa: E402
+from grader.suite.runner import PreparedSuite  # noqa: E402
 
 PARTS = ("masks", "corruption", "losses", "generation")
 
@@ -92,9 +94,9 @@ class _InProcessStudent(ReferenceProxy):
         return True
 
 
-def _in_process_checked(folder: Path, tag: str, reference: ReferenceProxy) -> float:
+def _in_process_checked(folder: Path, tag: str, suite: PreparedSuite) -> float:
     t = time.perf_counter()
-    run = run_suite("hidden", _InProcessStudent(folder, tag), reference)
+    run = suite.run(_InProcessStudent(folder, tag))
     elapsed = time.perf_counter() - t
     assert all(r.status == "passed" for r in run.results), [
         (r.id, r.message[:200]) for r in run.results if r.status != "passed"
@@ -112,19 +114,22 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
         graders[mode] = Grader(GradeOptions(grade_written=False, jail=(mode == "jail")),
                                long_lived=True).start()
         starts[mode] = time.perf_counter() - t
-    reference = ReferenceProxy()
+    t = time.perf_counter()
+    suite = PreparedSuite("hidden", ReferenceProxy())
+    starts["in-process"] = time.perf_counter() - t
     times: dict[str, list[float]] = {m: [] for m in [*modes, "in-process"]}
     try:
         for mode in modes:  # warm-up: first grade of each mode is not counted
             _grade_checked(graders[mode], folders[0])
-        _in_process_checked(folders[0], "bench_warmup", reference)
+        _in_process_checked(folders[0], "bench_warmup", suite)
         for i, d in enumerate(folders):
             for mode in modes:
                 times[mode].append(_grade_checked(graders[mode], d))
-            times["in-process"].append(_in_process_checked(d, f"bench_student_{i}", reference))
+            times["in-process"].append(_in_process_checked(d, f"bench_student_{i}", suite))
     finally:
         for g in graders.values():
             g.close()
+        suite.close()
     return {m: (t, starts.get(m, 0.0)) for m, t in times.items()}
 
 
@@ -183,6 +188,9 @@ def main() -> None:
         workers = 0 if mode == "in-process" else len(PARTS)
         print(f"  {mode:<11} {per * 1000:7.0f}ms {(per - floor) * 1000:8.0f}ms "
               f"{per / floor:7.2f}x {start:6.2f}s {workers:8d}")
+    cores = len(os.sched_getaffinity(0))
+    print(f"  With no sandbox at all, {cores} cores grade at most {cores / floor:.1f} such "
+          "submissions/s\n  (the suite itself: the student's functions, pytest and the checks).")
     print("\nComponents (median):")
     direct = bench_direct_call(args.calls)
     print(f"  direct in-process call  {direct * 1e6:8.0f} us")
