@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -89,6 +90,12 @@ class GradeReport:
 
     @property
     def parts(self) -> dict[str, PartScore]:
+        return dict(self._part_scores)
+
+    @cached_property
+    def _part_scores(self) -> tuple[tuple[str, PartScore], ...]:
+        # Computed once per report: rendering a class asks for scores thousands of times. A
+        # report never changes (overrides build a new one with dataclasses.replace).
         totals: dict[str, list[float]] = {}
         for t in self.tests:
             acc = totals.setdefault(t.part, [0.0, 0.0])
@@ -99,18 +106,18 @@ class GradeReport:
             acc[0] += w.score
             acc[1] += w.max_score
         order = {p: i for i, p in enumerate(PART_IDS)}
-        return {
-            p: PartScore(_round(s), _round(m))
+        return tuple(
+            (p, PartScore(_round(s), _round(m)))
             for p, (s, m) in sorted(totals.items(), key=lambda kv: order.get(kv[0], 99))
-        }
+        )
 
     @property
     def score(self) -> float:
-        return _round(sum(p.score for p in self.parts.values()))
+        return _round(sum(p.score for _, p in self._part_scores))
 
     @property
     def max_score(self) -> float:
-        return _round(sum(p.max_score for p in self.parts.values()))
+        return _round(sum(p.max_score for _, p in self._part_scores))
 
     @property
     def diagnoses(self) -> list[str]:

@@ -129,3 +129,20 @@ def test_loads_in_headless_chromium(tmp_path, rows):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Score distribution" in done.stdout and "<svg" in done.stdout
+
+
+def test_report_scores_are_computed_once_and_follow_replace():
+    """`GradeReport.parts` is cached per report (class rendering asks thousands of times);
+    a changed report is a new object, and a caller's copy cannot alter the cached one."""
+    import dataclasses
+
+    rep = make_report("cache", score_pattern="pfpf")
+    parts = rep.parts
+    assert rep.score == 6.0 and rep.max_score == 14.0  # 2 of 4 tests, written 4 of 10
+    parts.clear()
+    assert rep.parts and rep.score == 6.0
+    half = dataclasses.replace(rep.written["explanation"], score=10.0)
+    better = dataclasses.replace(rep, written={"explanation": half})
+    assert better.score == 12.0 and rep.score == 6.0
+    assert better.parts["explanation"].score == 10.0
+    assert better == dataclasses.replace(rep, written={"explanation": half})
