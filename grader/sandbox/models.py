@@ -102,9 +102,9 @@ def build_trusted_model(config: TinyLMConfig, seed: int) -> TinyLM:
         return model.eval()
     seed_attr, weights = cached
     state = {name: w.clone() for name, w in weights.items()}
-    model = _instantiate(template, config, state, trusted_mask, trusted_attention)
+    model = _instantiate(template, config, state, trusted_mask, trusted_attention, training=False)
     model.seed = seed_attr
-    return model.eval()
+    return model
 
 
 # ----------------------------------------------------------------------------- specs
@@ -185,11 +185,15 @@ def model_from_spec(
             )
     state = {name: t.detach().clone().cpu() for name, t in tensors.items()}
     if model is None:
-        model = _instantiate(
-            template, config, state, mask_fn or trusted_mask, attention_fn or trusted_attention
+        return _instantiate(
+            template,
+            config,
+            state,
+            mask_fn or trusted_mask,
+            attention_fn or trusted_attention,
+            training=training,
         )
-    else:
-        model.load_state_dict(state, strict=True, assign=True)  # assign keeps the sent dtype
+    model.load_state_dict(state, strict=True, assign=True)  # assign keeps the sent dtype
     return model.train(training)
 
 
@@ -349,23 +353,28 @@ def _instantiate(
     state: dict[str, Tensor],
     mask_fn: MaskFn,
     attention_fn: AttentionFn,
+    *,
+    training: bool = True,
 ) -> TinyLM:
     """A new TinyLM shaped like ``template`` whose parameters wrap ``state``'s tensors (which
-    it takes ownership of), in train mode like a freshly constructed one."""
-    model = _build(template.plan, state)
+    it takes ownership of), in train mode like a freshly constructed one, or as
+    ``model.train(training)`` leaves it (TinyLM and its submodules keep nn.Module.train)."""
+    model = _build(template.plan, state, training)
     model.config = config
     model.mask_fn = mask_fn
     model.attention_fn = attention_fn
     return model
 
 
-def _build(plan: _Plan, state: dict[str, Tensor]) -> nn.Module:
+def _build(plan: _Plan, state: dict[str, Tensor], training: bool) -> nn.Module:
     """A new module object from ``plan``: the template's attributes in their order, every
-    container copied (empty in a template), new Parameters and new children."""
+    container copied (empty in a template), new Parameters and new children, each module's
+    ``training`` flag set (what ``.train(training)`` would do, without a second walk)."""
     cls, attrs, containers, params, children = plan
     new = object.__new__(cls)
     d = new.__dict__
     d.update(attrs)
+    d["training"] = training
     for key in containers:
         d[key] = attrs[key].copy()
     d["_parameters"] = parameters = attrs["_parameters"].copy()
@@ -373,7 +382,7 @@ def _build(plan: _Plan, state: dict[str, Tensor]) -> nn.Module:
         parameters[name] = nn.Parameter(state[key], requires_grad=requires_grad)
     d["_modules"] = modules = attrs["_modules"].copy()
     for name, child in children:
-        modules[name] = _build(child, state)
+        modules[name] = _build(child, state, training)
     return new
 
 
