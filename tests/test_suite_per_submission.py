@@ -191,3 +191,44 @@ def test_direct_parameters_reach_the_test_unchanged():
     ids = [t.id for t in report.tests]
     assert {t.status for t in report.tests} == {"passed"}
     assert "losses.gradient[causal_lm_loss-float32]" in ids
+
+
+def test_failed_checks_skip_pytests_traceback_formatting(tmp_path, monkeypatch):
+    """pytest would walk, filter and format the traceback of every failed test (even with
+    --tb=no), which nothing reads here; graded items report a one-line failure instead, and
+    the graded result still carries the check's own message."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    suite = tmp_path / "brief"
+    suite.mkdir()
+    (suite / "conftest.py").write_text(textwrap.dedent("""
+        BRIEF_LONGREPRS = []
+
+        def pytest_runtest_logreport(report):
+            if report.when == "call" and report.failed:
+                BRIEF_LONGREPRS.append(report.longrepr)
+    """))
+    (suite / "test_brief.py").write_text(textwrap.dedent("""
+        from grader.suite.checks import GradeFailure
+
+        def test_check(student):
+            raise GradeFailure("expected 1, got 2", ["forgot_shift"])
+
+        def test_bug_in_the_test(student):
+            {}["missing"]
+    """))
+    monkeypatch.setattr(runner, "SUITES_DIR", tmp_path)
+    prepared = runner.PreparedSuite("brief", "ref")  # type: ignore[arg-type]
+    try:
+        run = prepared.run(_Student(2))
+    finally:
+        prepared.close()
+    by_id = {t.id: t for t in run.results}
+    assert by_id["brief.check"].status == "failed"
+    assert by_id["brief.check"].message == "expected 1, got 2"
+    assert by_id["brief.check"].diagnoses == ("forgot_shift",)
+    assert by_id["brief.bug_in_the_test"].status == "error"
+    assert run.internal_errors == ("brief.bug_in_the_test: KeyError: 'missing'",)
+    conftest = next(m for m in list(sys.modules.values())
+                    if "BRIEF_LONGREPRS" in getattr(m, "__dict__", {}))  # fmt: skip
+    assert conftest.BRIEF_LONGREPRS == ["GradeFailure: expected 1, got 2",
+                                        "KeyError: 'missing'"]
