@@ -79,11 +79,16 @@ class _StudentFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _student_frames(tb) -> str:
-    frames = [
-        f for f in traceback.extract_tb(tb) if os.path.basename(f.filename or "") in _STUDENT_FILES
+    # Only the student's own frames are shown, so only their source lines are looked up
+    # (extract_tb would read and stat the grader's files for every call that raises).
+    own = [
+        (frame, lineno)
+        for frame, lineno in traceback.walk_tb(tb)
+        if os.path.basename(frame.f_code.co_filename or "") in _STUDENT_FILES
     ]
+    frames = traceback.StackSummary.extract(iter(own[-4:]))
     lines = []
-    for f in frames[-4:]:
+    for f in frames:
         lines.append(f'  File "{os.path.basename(f.filename)}", line {f.lineno}, in {f.name}')
         if f.line:
             lines.append(f"    {f.line.strip()[:200]}")
