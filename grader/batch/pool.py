@@ -156,10 +156,10 @@ def _cpu_for(index: int) -> int | None:
 
 
 def _pin(cpu: int | None, pid: int = 0) -> None:
-    """Keep this worker, its zygote and every sandbox process it forks on one CPU.
+    """Keep this worker, its zygote and every sandbox process it forks on one CPU (`pid`:
+    the process to pin, 0 for this one).
 
-    `pid`: another process to pin (0: this one). A grade is a ping-pong: the trusted side
-    waits while the sandbox runs a call, and the other
+    A grade is a ping-pong: the trusted side waits while the sandbox runs a call, and the other
     way round, so the pair never needs two CPUs at once. On one CPU each hand-over is a local
     wake-up with warm caches instead of a cross-CPU interrupt; measured 5-10% less CPU per
     submission. Student code may change its own affinity: that only costs speed.
@@ -347,10 +347,14 @@ class GradingPool:
             self._discard_head_start()
             raise
         self._started = True
-        for i in range(self.size):
-            head_start = self._head_start.pop(0) if self._head_start else None
-            self._workers.append(self._spawn(i, head_start))
-        self._discard_head_start()
+        try:
+            for i in range(self.size):
+                head_start = self._head_start.pop(0) if self._head_start else None
+                self._workers.append(self._spawn(i, head_start))
+        except BaseException:
+            self.terminate()  # the workers started so far, and every zygote not adopted
+            raise
+        self._discard_head_start()  # more zygotes than workers: the spares
         return self
 
     def _discard_head_start(self) -> None:
@@ -372,11 +376,17 @@ class GradingPool:
         )
         try:
             proc.start()
+        except BaseException:
+            ours.close()
+            if launched is not None:
+                discard_zygotes([launched])
+            raise
         finally:
             theirs.close()
-            if launched is not None:
-                launched.ctl.close()  # the worker has its copy: its exit must end the zygote
-        return _Worker(index, slot, proc, ours, launched.proc if launched else None)
+        if launched is None:
+            return _Worker(index, slot, proc, ours)
+        launched.ctl.close()  # the worker has its copy: its exit must end the zygote
+        return _Worker(index, slot, proc, ours, launched.proc)
 
     def terminate(self) -> None:
         """Stop at once (Ctrl-C, an error): SIGKILL the workers; their sandboxes follow them."""

@@ -117,3 +117,16 @@ def test_zygotes_launched_for_a_batch_are_stopped_if_it_cannot_start(
                                fingerprint=FINGERPRINT, progress=False))
     assert len(launched) == 2
     assert all(_reaped(z) for z in launched)
+
+
+def test_zygotes_are_stopped_if_a_worker_cannot_be_started(fast_options, monkeypatch):
+    launched = launch_zygotes(2)
+    pool = GradingPool(fast_options, 2, launched=launched)
+
+    def no_fork(self):
+        raise OSError("fork failed")
+
+    monkeypatch.setattr("multiprocessing.process.BaseProcess.start", no_fork)
+    with pytest.raises(OSError, match="fork failed"):
+        pool.start()
+    assert all(_reaped(z) for z in launched)
