@@ -133,9 +133,15 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
     return {m: (t, starts.get(m, 0.0)) for m, t in times.items()}
 
 
-def bench_components(calls: int, jail: bool, huge_pages: bool = True) -> tuple[float, float]:
-    """(median seconds to start one ready worker, median seconds per trivial call)."""
-    src = "def f(x):\n    return x\n"
+def bench_components(
+    calls: int, jail: bool, huge_pages: bool = True
+) -> tuple[float, float, float]:
+    """Medians: seconds to start one ready worker, per trivial call, and per trivial call
+    that also receives the standard test model (as most generation calls do)."""
+    from grader.sandbox.models import shared_standard_model
+
+    src = "def f(x, model=None):\n    return x\n"
+    model = shared_standard_model("causal")
     limits = SandboxLimits()
     with Zygote(jail=jail, huge_pages=huge_pages) as z:
         spawns = []
@@ -147,12 +153,16 @@ def bench_components(calls: int, jail: bool, huge_pages: bool = True) -> tuple[f
             w.wait_gone()
         with SandboxSession(z, {"masks": src}, limits) as s:
             s.call("masks", "f", (1,), {})
-            rtts = []
+            rtts, with_model = [], []
             for i in range(calls):
                 t = time.perf_counter()
                 s.call("masks", "f", (i,), {})
                 rtts.append(time.perf_counter() - t)
-    return statistics.median(spawns), statistics.median(rtts)
+            for i in range(calls):
+                t = time.perf_counter()
+                s.call("masks", "f", (i, model), {})
+                with_model.append(time.perf_counter() - t)
+    return statistics.median(spawns), statistics.median(rtts), statistics.median(with_model)
 
 
 def bench_direct_call(calls: int) -> float:
@@ -197,11 +207,13 @@ def main() -> None:
     for mode, jail in (("jail", True), ("basic", False)):
         if jail and not jailed:
             continue
-        spawn, rtt = bench_components(args.calls, jail)
+        spawn, rtt, with_model = bench_components(args.calls, jail)
         print(f"  {mode:<5} worker start        {spawn * 1000:8.1f} ms")
         print(f"  {mode:<5} call round trip     {rtt * 1e6:8.0f} us  "
               f"({rtt / direct:.0f}x a direct call)")
-    small, _ = bench_components(10, jailed, huge_pages=False)
+        print(f"  {mode:<5} ... with the model  {with_model * 1e6:8.0f} us  "
+              "(the worker keeps its weights after the first call)")
+    small, _, _ = bench_components(10, jailed, huge_pages=False)
     mode = "jail" if jailed else "basic"
     print(f"  {mode:<5} worker start        {small * 1000:8.1f} ms  (zygote on 4 KiB pages, as in "
           "a one-submission run; the pool's zygotes use huge pages)")

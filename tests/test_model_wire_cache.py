@@ -25,7 +25,7 @@ import torch
 
 from exercises.tinylm import TinyLM, TinyLMConfig
 from grader.sandbox import jail, models, wire
-from grader.sandbox.client import SandboxSession, Zygote
+from grader.sandbox.client import SandboxSession, StudentCrash, Zygote
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.models import (
     STANDARD_CONFIGS,
@@ -368,6 +368,65 @@ def test_a_capped_encode_never_uses_the_cache():
         wire.encode(model, max_bytes=100)
 
 
+@pytest.fixture
+def kept_models():
+    """This process plays the worker: start and end with nothing kept."""
+    wire._KEPT_MODELS.clear()
+    yield wire._KEPT_MODELS
+    wire._KEPT_MODELS.clear()
+
+
+def _model_node(tree):
+    return tree["__tuple__"][0] if isinstance(tree, dict) and "__tuple__" in tree else tree
+
+
+def test_a_worker_gets_a_model_once_then_a_reference(kept_models):
+    model = build_trusted_model(CAUSAL, 31).train()
+    refs = wire.ModelRefs()
+    tree, buffers = wire.encode(model, models=refs)
+    assert "tensors" in tree and type(tree["keep"]) is int and buffers
+    first = wire.decode(tree, buffers)
+    assert list(kept_models) == [tree["keep"]]
+    again, no_buffers = wire.encode(model.eval(), models=refs)
+    assert again == {"__model__": models.spec_header(model), "ref": tree["keep"]}
+    assert no_buffers == []
+    second = wire.decode(again, no_buffers)
+    assert fingerprint(second) == fingerprint(model_from_spec(*model_to_spec(model)))
+    assert not second.training and first.training  # the mode travels with every send
+    for got in (first, second):
+        assert [_bits(p) for p in got.parameters()] == [_bits(p) for p in model.parameters()]
+    kept_storages = {t.untyped_storage().data_ptr() for t in kept_models[tree["keep"]].values()}
+    for got in (first, second):
+        assert _storages(got).isdisjoint(kept_storages | _storages(model))
+    assert _storages(first).isdisjoint(_storages(second))
+    with torch.no_grad():  # changed weights are new weights: sent in full, kept anew
+        model.ln_f.bias.data[0] += 1.0
+    changed, changed_buffers = wire.encode(model, models=refs)
+    assert "tensors" in changed and changed["keep"] != tree["keep"] and changed_buffers
+    assert _bits(wire.decode(changed, changed_buffers).ln_f.bias) == _bits(model.ln_f.bias)
+
+
+def test_a_worker_keeps_at_most_max_model_refs(kept_models):
+    refs = wire.ModelRefs()
+    built = [build_trusted_model(CAUSAL, 100 + i) for i in range(wire.MAX_MODEL_REFS + 2)]
+    for model in built:
+        tree, buffers = wire.encode(model, models=refs)
+        wire.decode(tree, buffers)
+    assert len(refs.held) == len(kept_models) == wire.MAX_MODEL_REFS
+    for model in built[-2:]:  # no room: sent in full every time, never referenced
+        tree, buffers = wire.encode(model, models=refs)
+        assert "tensors" in tree and "keep" not in tree and "ref" not in tree
+    tree, buffers = wire.encode(built[0], models=refs)
+    assert "tensors" not in tree and buffers == []
+
+
+def test_an_unknown_model_reference_is_refused(kept_models):
+    header = models.spec_header(build_trusted_model(CAUSAL, 3))
+    for ref in (123456789, "1", None, True):
+        with pytest.raises(wire.WireError):
+            wire.decode({"__model__": header, "ref": ref}, [])
+
+
 # ----------------------------------------------------------------------------- hostile specs
 
 
@@ -511,6 +570,28 @@ def look(model):
         "logits": model(torch.tensor([[1, 2, 3]])),
     }
 """
+
+
+def test_a_replaced_worker_gets_the_models_in_full_again():
+    """The first worker kept the model's weights; a crash replaces it, and the new worker,
+    which holds nothing, must not be sent a reference."""
+    source = STUDENT + "\nimport os\n\ndef crash(model):\n    os._exit(1)\n"
+    model = build_trusted_model(CAUSAL, 23)
+    with torch.no_grad():
+        want = model(torch.tensor([[1, 2, 3]]))
+    limits = SandboxLimits()
+    with Zygote(jail=jail.can_jail()) as z, SandboxSession(z, {"losses": source}, limits) as s:
+        for _ in range(2):
+            torch.testing.assert_close(s.call("losses", "look", (model,), {}).value["logits"],
+                                       want)  # fmt: skip
+        held = s._workers["losses"].models.held
+        assert len(held) == 1
+        with pytest.raises(StudentCrash):
+            s.call("losses", "crash", (model,), {})
+        got = s.call("losses", "look", (model,), {}).value
+        torch.testing.assert_close(got["logits"], want)
+        assert got["kept"] == 0  # a new process
+        assert s._workers["losses"].models.held == held  # kept again, by the new worker
 
 
 def test_what_student_code_does_to_a_model_is_gone_in_the_next_call():

@@ -236,6 +236,7 @@ class WorkerHandle:
     sock: socket.socket
     pid: int
     jailed: bool
+    models: wire.ModelRefs = field(default_factory=wire.ModelRefs)  # what it holds
 
     def kill(self) -> None:
         """SIGKILL the worker and everything it started.
@@ -483,8 +484,10 @@ class SandboxSession:
         group = modules[0] if modules else module
         for m in modules:
             self._load(group, m)
+        worker = self._workers.get(group)  # started by _load, unless nothing is loaded
         tree, buffers = wire.encode(
-            {"args": list(args), "kwargs": kwargs, "grad_output": grad_output}
+            {"args": list(args), "kwargs": kwargs, "grad_output": grad_output},
+            models=worker.models if worker is not None else None,
         )
         header = {
             "op": "call",

@@ -10,6 +10,7 @@ depth and item count all have caps, and violating one raises :class:`WireError`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import socket
@@ -71,19 +72,49 @@ class Limits:
 # ----------------------------------------------------------------------------- encoding
 
 
-def encode(value: Any, *, max_bytes: int | None = None) -> tuple[Any, list[bytes]]:
+class ModelRefs:
+    """The models one worker already holds, by reference (see `encode`'s `models`).
+
+    Belongs to one worker connection: a replaced worker starts with a new, empty one.
+    """
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        self.held: set[int] = set()
+
+
+#: How many models one worker keeps for later references (the hidden suite sends ~5).
+MAX_MODEL_REFS = 16
+
+
+def encode(
+    value: Any, *, max_bytes: int | None = None, models: ModelRefs | None = None
+) -> tuple[Any, list[bytes]]:
     """Turn a value into a JSON-able tree plus raw buffers. Raises WireError if unsupported.
 
     With `max_bytes`, tensor data beyond that total is refused *before* it is copied, so a
     huge result fails fast with a clear message instead of exhausting memory.
+
+    With `models` (the receiving worker's `ModelRefs`), a TinyLM whose exact weights that
+    worker already received is sent as a reference to them; the first send of a model asks
+    the worker to keep its weights (up to MAX_MODEL_REFS). Either way the worker builds a
+    new model object from private copies, so nothing a call does to its model reaches the
+    next one.
     """
     buffers: list[bytes] = []
     counter = [0, 0 if max_bytes is None else int(max_bytes)]
-    tree = _enc(value, buffers, 0, counter)
+    tree = _enc(value, buffers, 0, counter, models)
     return tree, buffers
 
 
-def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> Any:
+def _enc(
+    value: Any,
+    buffers: list[bytes],
+    depth: int,
+    counter: list[int],
+    models: ModelRefs | None = None,
+) -> Any:
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
         raise WireError("value is nested too deeply or has too many items to send")
@@ -110,17 +141,17 @@ def _enc(value: Any, buffers: list[bytes], depth: int, counter: list[int]) -> An
         state = value.get_state()
         return {"__gen__": _enc_tensor(state, buffers, counter)}
     if isinstance(value, torch.nn.Module):
-        return _enc_model(value, buffers, counter)
+        return _enc_model(value, buffers, counter, models)
     if isinstance(value, tuple):
-        return {"__tuple__": [_enc(v, buffers, depth + 1, counter) for v in value]}
+        return {"__tuple__": [_enc(v, buffers, depth + 1, counter, models) for v in value]}
     if isinstance(value, list):
-        return [_enc(v, buffers, depth + 1, counter) for v in value]
+        return [_enc(v, buffers, depth + 1, counter, models) for v in value]
     if isinstance(value, dict):
         items = []
         for k, v in value.items():
             if not isinstance(k, str):
                 raise WireError("only dicts with string keys can be sent")
-            items.append([str(k), _enc(v, buffers, depth + 1, counter)])
+            items.append([str(k), _enc(v, buffers, depth + 1, counter, models)])
         return {"__dict__": items}
     if isinstance(value, torch.dtype):
         name = _DTYPE_NAMES.get(value)
@@ -178,18 +209,22 @@ _BITS = {
 _MODEL_CACHE: weakref.WeakKeyDictionary[torch.nn.Module, _EncodedModel] = (
     weakref.WeakKeyDictionary()
 )
+_REFS = itertools.count(1)
 
 
 class _EncodedModel:
-    """A model's encoded tensors and the values they were encoded from (never handed out)."""
+    """A model's encoded tensors and the values they were encoded from (never handed out).
 
-    __slots__ = ("names", "values", "nodes", "raws")
+    `ref` names exactly these weights for `ModelRefs`: a changed model gets a new entry."""
+
+    __slots__ = ("names", "values", "nodes", "raws", "ref")
 
     def __init__(self, names, values, nodes, raws) -> None:
         self.names: list[str] = names
         self.values: list[torch.Tensor] = values
         self.nodes: list[tuple[str, list[int], bool]] = nodes  # dtype name, shape, rg
         self.raws: list[bytes] = raws
+        self.ref: int = next(_REFS)
 
     def matches(self, state: dict[str, Any]) -> bool:
         if len(state) != len(self.names):
@@ -213,7 +248,9 @@ class _EncodedModel:
         return True
 
 
-def _enc_model(value: torch.nn.Module, buffers: list[bytes], counter: list[int]) -> Any:
+def _enc_model(
+    value: torch.nn.Module, buffers: list[bytes], counter: list[int], refs: ModelRefs | None
+) -> Any:
     from grader.sandbox import models
 
     if counter[1] or type(value) is not models.TinyLM:
@@ -235,11 +272,17 @@ def _enc_model(value: torch.nn.Module, buffers: list[bytes], counter: list[int])
             raws,
         )
         _MODEL_CACHE[value] = entry
+    if refs is not None and entry.ref in refs.held:
+        return {"__model__": header, "ref": entry.ref}
     out = {}
     for name, (dtype, shape, rg), raw in zip(entry.names, entry.nodes, entry.raws, strict=True):
         buffers.append(raw)
         out[name] = {"__t__": len(buffers) - 1, "dtype": dtype, "shape": list(shape), "rg": rg}
-    return {"__model__": header, "tensors": out}
+    node = {"__model__": header, "tensors": out}
+    if refs is not None and len(refs.held) < MAX_MODEL_REFS:
+        node["keep"] = entry.ref  # the worker keeps these weights under that number
+        refs.held.add(entry.ref)
+    return node
 
 
 # ----------------------------------------------------------------------------- decoding
@@ -306,17 +349,39 @@ def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
             raise WireError("a model cannot be sent in this direction")
         from grader.sandbox.models import model_from_spec
 
-        tensors = node.get("tensors")
-        if not isinstance(tensors, dict):
-            raise WireError("malformed model")
-        return model_from_spec(
-            node["__model__"], {str(k): _dec_tensor(v, buffers) for k, v in tensors.items()}
-        )
+        tensors, keep = _dec_model_tensors(node, buffers)
+        model = model_from_spec(node["__model__"], tensors)  # validates; builds from copies
+        if keep is not None and len(_KEPT_MODELS) < MAX_MODEL_REFS:
+            _KEPT_MODELS[keep] = tensors
+        return model
     if "__dtype__" in node:
         if node["__dtype__"] not in DTYPES:
             raise WireError("unknown dtype")
         return DTYPES[node["__dtype__"]]
     raise WireError("malformed value")
+
+
+# In a worker: weights the trusted side asked it to keep (`encode`'s `models`), by number.
+# Only ever read to build new models from copies (`model_from_spec` clones what it is given).
+_KEPT_MODELS: dict[int, dict[str, torch.Tensor]] = {}
+
+
+def _dec_model_tensors(
+    node: dict[str, Any], buffers: list[bytes]
+) -> tuple[dict[str, torch.Tensor], int | None]:
+    """A model node's weights (sent, or kept earlier) and the number to keep them under."""
+    tensors = node.get("tensors")
+    if tensors is None:
+        ref = node.get("ref")
+        kept = _KEPT_MODELS.get(ref) if type(ref) is int else None
+        if kept is None:
+            raise WireError("unknown model reference")
+        return kept, None
+    if not isinstance(tensors, dict):
+        raise WireError("malformed model")
+    keep = node.get("keep")
+    decoded = {str(k): _dec_tensor(v, buffers) for k, v in tensors.items()}
+    return decoded, keep if type(keep) is int else None
 
 
 def _as_list(x: Any) -> list[Any]:
