@@ -161,6 +161,26 @@ def test_points_split(reference_report):
     assert len(ids) == len(set(ids)), "duplicate test ids"
 
 
+def test_points_table_in_docs_matches_the_suite(reference_report):
+    """docs/hidden-tests.md lists every test with its points: the table cannot drift."""
+    import re
+
+    text = (ROOT / "docs" / "hidden-tests.md").read_text(encoding="utf-8")
+    documented = {
+        f"{part}.{name}": float(points)
+        for part, name, points in re.findall(
+            r"^\| (\w+) \| `(\w+)` \| ([\d.]+) \|", text, flags=re.MULTILINE
+        )
+    }
+    actual: dict[str, float] = {}
+    for t in reference_report.tests:
+        key = t.id.split("[")[0]
+        actual[key] = actual.get(key, 0.0) + t.max_score
+    assert documented == actual
+    count = re.search(r"(\d+) tests, 100\s+points", text)
+    assert count and int(count.group(1)) == len(reference_report.tests)
+
+
 def test_untouched_stubs_score_zero_as_missing(stub_report):
     r = stub_report
     assert r.score == 0.0
@@ -322,3 +342,39 @@ def test_binomial_band_false_fail_probability(n, p):
     if lo > 0:  # one step narrower on the low side would exceed alpha / 2
         assert float(pmf[: lo + 1].sum()) > alpha / 2
     assert lo <= n * p <= hi
+
+
+def test_poisson_binomial_bound_is_exact_and_tight():
+    """`poisson_binomial_upper` against brute force on a small case (every outcome enumerated),
+    and on the hidden suite's row-count statistic: a correct implementation stays below the
+    bound in simulation, a fixed count per row (every row near its mean) is far above it."""
+    import itertools
+
+    from grader.suite.checks import poisson_binomial_upper
+    from grader.suites.hidden import test_corruption as hidden
+
+    chances = (0.1, 0.35, 0.5, 0.8, 0.2, 0.6)
+    for alpha in (0.3, 0.05, 0.01, 0.001):
+        h = poisson_binomial_upper(chances, alpha)
+        tail = [0.0] * (len(chances) + 2)
+        for outcome in itertools.product((0, 1), repeat=len(chances)):
+            prob = 1.0
+            for hit, q in zip(outcome, chances, strict=True):
+                prob *= q if hit else 1 - q
+            tail[sum(outcome)] += prob
+        above = [sum(tail[k + 1 :]) for k in range(len(chances) + 1)]  # P(X > k)
+        assert above[h] <= alpha
+        assert h == 0 or above[h - 1] > alpha
+
+    eligible = hidden._eligible(hidden.BIG["ids"])
+    n_rows = eligible.sum(dim=1).tolist()
+    chances = tuple(hidden._near_mean_chance(n, 0.15) for n in n_rows)
+    hi = poisson_binomial_upper(chances, hidden.ALPHA)
+    g = torch.Generator().manual_seed(0)
+    worst = 0
+    for _ in range(200):
+        counts = torch.binomial(torch.tensor(n_rows, dtype=torch.float64),
+                                torch.full((len(n_rows),), 0.15, dtype=torch.float64),
+                                generator=g).tolist()  # fmt: skip
+        worst = max(worst, sum(abs(c - n * 0.15) <= 1 for c, n in zip(counts, n_rows, strict=True)))
+    assert worst < hi < len(n_rows) // 2

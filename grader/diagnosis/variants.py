@@ -653,6 +653,18 @@ def _top_k(logits: Tensor, k: int | None) -> Tensor:
     return logits.masked_fill(logits < kth, float("-inf"))
 
 
+def _top_k_exactly(logits: Tensor, k: int | None, *, prefer_low_ids: bool) -> Tensor:
+    """Keep exactly k tokens, breaking ties with the k-th value by id (dropping the others)."""
+    if k is None or k >= logits.size(-1):
+        return logits
+    ids = torch.arange(logits.size(-1), dtype=logits.dtype).expand_as(logits)
+    by_id = torch.sort(-ids if prefer_low_ids else ids, dim=-1, descending=True, stable=True)
+    by_value = torch.sort(logits.gather(-1, by_id.indices), dim=-1, descending=True, stable=True)
+    order = by_id.indices.gather(-1, by_value.indices)
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, order[:, : max(k, 1)], True)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
 def _top_p(probs: Tensor, p: float | None, how: str = "correct") -> Tensor:
     if p is None or p >= 1:
         return probs
@@ -706,6 +718,9 @@ def sampling_distribution(
         probs = _top_p(torch.softmax(x / temperature, -1), top_p)
         kept = probs > 0
         return torch.softmax(_top_k(torch.where(kept, x / temperature, float("-inf")), k_used), -1)
+    if how in ("top_k_ties_low_ids", "top_k_ties_high_ids"):
+        kept = _top_k_exactly(x / temperature, top_k, prefer_low_ids=how == "top_k_ties_low_ids")
+        return _top_p(torch.softmax(kept, -1), top_p)
     return _top_p(torch.softmax(_top_k(x / temperature, k_used), -1), top_p, p_how)
 
 
@@ -713,6 +728,7 @@ SAMPLING_VARIANTS: dict[str, list[str]] = {
     "temperature_on_probabilities": ["temperature_on_probabilities"],
     "temperature_inverted": ["temperature_inverted"],
     "top_k_off_by_one": ["top_k_plus_one", "top_k_minus_one"],
+    "top_k_ties_dropped": ["top_k_ties_low_ids", "top_k_ties_high_ids"],
     "top_p_drops_crossing": ["drops_crossing"],
     "top_p_not_scattered": ["not_scattered"],
     "top_p_inverted": ["inverted"],

@@ -11,7 +11,6 @@ threat model.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -26,14 +25,17 @@ from grader.sandbox import wire
 from grader.sandbox.invoke import Effects, is_arg_path
 from grader.sandbox.launch import Launched, launch_zygote
 from grader.sandbox.limits import SandboxLimits
+from grader.textsafe import clean_text
 
 # ----------------------------------------------------------------------------- failures
 
 
 class StudentError(Exception):
-    """A student-side failure during a call. `status` is the report status it maps to."""
+    """A student-side failure during a call. `status` is the report status it maps to;
+    `at_import`: it happened while the module was being imported, not in the call itself."""
 
     status = "error"
+    at_import = False
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -49,7 +51,21 @@ class MissingPart(StudentError):
 
 
 class StudentException(StudentError):
+    """The student's code raised. `exc_type`: the exception's class name; `exc_bases`: the
+    built-in exception classes it derives from (empty when unknown, e.g. a syntax error)."""
+
     status = "error"
+
+    def __init__(
+        self, message: str, *, exc_type: str = "", exc_bases: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.exc_type = exc_type
+        self.exc_bases = exc_bases
+
+    def raised(self, name: str) -> bool:
+        """Whether the student's exception is a ``name`` (a built-in class, e.g. "ValueError")."""
+        return name in self.exc_bases or name == self.exc_type
 
 
 class StudentTimeout(StudentError):
@@ -298,18 +314,6 @@ MAX_TIMEOUTS_PER_FUNCTION = 2
 # the same crash. A function that returned even once keeps being called.
 MAX_CRASHES_BEFORE_FIRST_RETURN = 3
 
-_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: Any, limit: int) -> str:
-    """Student-supplied text made safe to show: a plain str, no terminal escape sequences or
-    control characters (newlines and tabs stay), no bidi overrides, at most `limit` chars."""
-    s = text if type(text) is str else str(text)
-    s = _CONTROL.sub("", _ANSI.sub("", s[: limit * 2]))
-    return s[:limit]
-
-
 class SandboxSession:
     """All the calls of one submission. Not thread-safe: one test at a time.
 
@@ -341,7 +345,11 @@ class SandboxSession:
         self._crashes: dict[tuple[str, str], int] = {}  # counted until the first return
         self._returned: set[tuple[str, str]] = set()
         self._seq = 0
-        self._deadline = time.monotonic() + self.limits.submission_timeout
+        # Each part (worker group) gets an equal share of the submission's time budget, counted
+        # from its first call, so a part that is merely slow on every call (never timing out)
+        # cannot spend the time the other parts need. Together they never exceed the budget.
+        self._part_budget = self.limits.submission_timeout / max(1, len(self.sources))
+        self._deadlines: dict[str, float] = {}
         self.workers_started = 0
         self.notes: list[str] = []
 
@@ -381,17 +389,20 @@ class SandboxSession:
         self.close()
 
     # -- calls
-    def _remaining(self) -> float:
-        return self._deadline - time.monotonic()
+    def _remaining(self, group: str) -> float:
+        deadline = self._deadlines.setdefault(group, time.monotonic() + self._part_budget)
+        return deadline - time.monotonic()
 
     def _exchange(self, group: str, header: dict[str, Any], buffers: list[bytes], what: str):
-        if self._remaining() <= 0:
+        remaining = self._remaining(group)
+        if remaining <= 0:
             raise StudentTimeout(
-                f"not run: the submission used up its total time budget "
-                f"({self.limits.submission_timeout:.0f} s) in earlier tests"
+                f"not run: the code of this part used up its time budget "
+                f"({self._part_budget:.0f} s) in earlier tests"
             )
         worker = self._ensure_worker(group)
-        deadline = time.monotonic() + min(self.limits.call_timeout, self._remaining())
+        allowed = min(self.limits.call_timeout, remaining)
+        deadline = time.monotonic() + allowed
         self._seq += 1
         header = dict(header, id=self._seq)
         try:
@@ -403,9 +414,13 @@ class SandboxSession:
             )
         except TimeoutError:
             self._discard_worker(group)
-            limit = min(self.limits.call_timeout, max(self._remaining(), 0))
+            if allowed < self.limits.call_timeout:
+                raise StudentTimeout(
+                    f"{what} was stopped when the code of this part ran out of its time budget "
+                    f"({self._part_budget:.0f} s across its tests; far too slow)"
+                ) from None
             raise StudentTimeout(
-                f"{what} did not finish within {limit:.0f} s (an infinite loop, or far too "
+                f"{what} did not finish within {allowed:.0f} s (an infinite loop, or far too "
                 "slow); it was stopped"
             ) from None
         except wire.WireError as exc:
@@ -443,10 +458,12 @@ class SandboxSession:
             )
         except StudentError as err:
             failure = type(err)(f"importing {module}.py failed: {err.message}")
+            failure.at_import = True
             self.module_failures[module] = failure
             raise failure from None
         if not header.get("ok"):
             failure = _reply_error(header, f"importing {module}.py")
+            failure.at_import = True
             if not isinstance(failure, NotAttempted):
                 self.module_failures[module] = failure
             raise failure
@@ -545,7 +562,11 @@ def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
         return StudentException(message)
     if kind == "protocol":
         return StudentException(f"{where}: the call could not be made ({message})")
+    bases = reply.get("exc_bases")
+    exc_bases = tuple(
+        clean_text(b, 60) for b in (bases[:8] if isinstance(bases, list) else ()) if type(b) is str
+    )
     text = f"{where} raised {exc_type}: {message}"
     if tb:
         text += f"\n{tb}"
-    return StudentException(text)
+    return StudentException(text, exc_type=exc_type, exc_bases=exc_bases)

@@ -7,7 +7,7 @@ so `student.x(...)` and `reference.x(...)` have exactly the same semantics. Torc
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,8 @@ _clone = torch.Tensor.clone
 _contiguous = torch.Tensor.contiguous
 _view = torch.Tensor.view
 _reshape = torch.Tensor.reshape
+_untyped_storage = torch.Tensor.untyped_storage
+_storage_ptr = torch.UntypedStorage.data_ptr
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Effects:
     model_modes: the ``training`` flag of each model argument after the call, by path.
     result_requires_grad: some tensor in the result requires grad (autograd was on).
     model_forward_with_grad: per model argument, whether any forward pass ran with autograd on.
+    result_aliases: paths of input tensors whose memory a tensor of the result shares (the
+        input itself, or a view of it, returned where a new tensor is due).
     """
 
     mutated_args: tuple[str, ...] = ()
@@ -42,6 +46,7 @@ class Effects:
     model_modes: dict[str, bool] = field(default_factory=dict)
     result_requires_grad: bool = False
     model_forward_with_grad: dict[str, bool] = field(default_factory=dict)
+    result_aliases: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +55,7 @@ class Effects:
             "model_modes": dict(self.model_modes),
             "result_requires_grad": self.result_requires_grad,
             "model_forward_with_grad": dict(self.model_forward_with_grad),
+            "result_aliases": list(self.result_aliases),
         }
 
     @classmethod
@@ -67,6 +73,7 @@ class Effects:
             model_modes=flags(d.get("model_modes", {})),
             result_requires_grad=bool(d.get("result_requires_grad", False)),
             model_forward_with_grad=flags(d.get("model_forward_with_grad", {})),
+            result_aliases=tuple(paths(d.get("result_aliases", []))),
         )
 
 
@@ -179,8 +186,48 @@ def invoke(
         model_modes=modes,
         result_requires_grad=_any_requires_grad(value),
         model_forward_with_grad=grad_seen,
+        result_aliases=_aliases(value, args, kwargs),
     )
     return Invocation(value=_detach(value), grads=grads, effects=effects)
+
+
+def _storage(t: torch.Tensor) -> int | None:
+    """The address of `t`'s memory, or None when it has none to share (empty, or no storage:
+    sparse, nested or meta tensors)."""
+    try:
+        ptr = _storage_ptr(_untyped_storage(t))
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+    return ptr or None
+
+
+def _aliases(value: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[str, ...]:
+    """Paths of the input tensors whose memory some tensor of the result shares."""
+    inputs = {}
+    for p, a in _walk(args, kwargs):
+        if isinstance(a, torch.Tensor) and (ptr := _storage(a)) is not None:
+            inputs.setdefault(ptr, []).append(p)
+    if not inputs:
+        return ()
+    found: list[str] = []
+    for t in _tensors(value):
+        for p in inputs.get(_storage(t), ()):
+            if p not in found:
+                found.append(p)
+    return tuple(found)
+
+
+def _tensors(value: Any, depth: int = 0) -> Iterator[torch.Tensor]:
+    if depth > _MAX_WALK_DEPTH:
+        return
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors(v, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(v, depth + 1)
 
 
 def _first_tensor(value: Any) -> torch.Tensor | None:

@@ -129,6 +129,9 @@ def _error_reply(exc: BaseException, where: str) -> dict[str, Any]:
         "kind": kind,
         "where": where,
         "exc_type": _text(lambda: type(exc).__name__, 100, "Exception"),
+        # the built-in classes it derives from, so a test can accept a documented ValueError
+        # raised as a subclass of it
+        "exc_bases": [c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"][:8],
         "message": _text(lambda: str(exc), 2000, "<unprintable exception>"),
         "traceback": _text(lambda: _student_frames(exc.__traceback__), 4000, ""),
     }

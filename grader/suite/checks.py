@@ -14,11 +14,17 @@ from typing import Any
 
 import torch
 
+# A failure message quotes student values; however it was built, a report carries at most
+# this much of it (the values that matter come first).
+MAX_MESSAGE_CHARS = 4000
+
 
 class GradeFailure(AssertionError):
     """A failed check: `message` is for the student, `diagnoses` are misconception ids."""
 
     def __init__(self, message: str, diagnoses: Sequence[str] = ()) -> None:
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 20] + " ... (message cut)"
         super().__init__(message)
         self.message = message
         self.diagnoses = tuple(diagnoses)
@@ -41,10 +47,54 @@ def explain(diagnoses: Iterable[str]) -> str:
     return explain_ids(diagnoses)
 
 
+def check_raises(call: Callable[[], Any], exception: str, *, what: str) -> None:
+    """Fail unless ``call()`` (one call of the student's code) raises the built-in
+    ``exception`` (e.g. "ValueError") or a subclass of it, as the contract documents.
+
+    Returning a value is a failure. Another exception is an error, as in every other test,
+    with a message that names the documented one. A stub's NotImplementedError, a timeout, a
+    crash or a module that fails to import propagate unchanged."""
+    from grader.sandbox.client import StudentException  # the suite's proxies raise it
+
+    try:
+        result = call()
+    except StudentException as exc:
+        if exc.at_import or not exc.exc_type:
+            raise
+        if exc.raised(exception):
+            return
+        raise StudentException(
+            f"{what} must raise {exception} (the contract says so); your code raised "
+            f"{exc.exc_type} instead:\n{exc.message}",
+            exc_type=exc.exc_type,
+            exc_bases=exc.exc_bases,
+        ) from None
+    fail(f"{what} must raise {exception} (the contract says so); your code accepted it and "
+         f"returned {show(result)}")
+
+
+def check_broadcasts(t: torch.Tensor, shape: tuple[int, ...], *, what: str) -> torch.Tensor:
+    """``t`` broadcast to ``shape``, failing unless it broadcasts without new dimensions
+    (at most ``len(shape)`` dimensions, each of size 1 or the target's).
+
+    Student tensors are checked this way before trusted code (the reference, a variant)
+    combines them with its own: broadcasting alone could otherwise turn a small reply into
+    a huge trusted-side computation, or raise a bare RuntimeError."""
+    ok = t.dim() <= len(shape) and all(
+        n in (1, want) for n, want in zip(reversed(t.shape), reversed(shape), strict=False)
+    )
+    if not ok:
+        fail(f"{what} returned shape {tuple(t.shape)}, which does not broadcast to "
+             f"{tuple(shape)}")  # fmt: skip
+    return torch.broadcast_to(t, shape)
+
+
 def show(t: Any, limit: int = 64) -> str:
     """A tensor as text: in full when small, else shape, dtype and a few statistics."""
     if not isinstance(t, torch.Tensor):
         return repr(t)[:300]
+    if t.numel() == 0:  # tolist() of a (10^6, 10^6, 0) tensor would build 10^12 lists
+        return f"an empty tensor of shape {tuple(t.shape)}, {str(t.dtype).removeprefix('torch.')}"
     if t.numel() <= limit:
         body = repr(t.detach().cpu().tolist())
         return f"{body} (shape {tuple(t.shape)}, {str(t.dtype).removeprefix('torch.')})"
@@ -199,6 +249,22 @@ def binomial_band(n: int, p: float, alpha: float) -> tuple[int, int]:
     lo = int((cdf <= alpha / 2).sum().item())  # P(X <= lo - 1) <= alpha / 2
     hi = n - int((sf <= alpha / 2).sum().item())  # P(X >= hi + 1) <= alpha / 2
     return lo, hi
+
+
+@functools.lru_cache(maxsize=64)  # one tuple of chances per constant batch
+def poisson_binomial_upper(chances: tuple[float, ...], alpha: float) -> int:
+    """The smallest h with P(X > h) <= alpha, for X the number of successes among independent
+    trials with these success chances (exact: the distribution is built trial by trial)."""
+    pmf = torch.zeros(len(chances) + 1, dtype=torch.float64)
+    pmf[0] = 1.0
+    for q in chances:
+        pmf[1:] = pmf[1:] * (1 - q) + pmf[:-1] * q
+        pmf[0] = pmf[0] * (1 - q)
+    tail = pmf.flip(0).cumsum(0).flip(0)  # P(X >= k)
+    for h in range(len(chances) + 1):
+        if h + 1 > len(chances) or float(tail[h + 1]) <= alpha:
+            return h
+    return len(chances)
 
 
 def check_proportion(

@@ -161,6 +161,24 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
        "    return total / labels.numel()\n")]),
     ("loss_wrong_dtype", "losses", "loss_wrong_dtype", "half logits reduced in half precision",
      [("    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))\n", "")]),
+    ("float_mask_accepted", "masks", "none",
+     "masked_attention silently accepts an additive float mask instead of raising TypeError",
+     [("        raise TypeError(f\"mask must be a bool keep-mask (True = attend), got {mask.dtype}\")\n",
+       "        mask = mask == 0  # an additive 0 / -inf mask\n")]),
+    ("fixed_count_per_row", "corruption", "fixed_count_per_row",
+     "exactly round(p * n) positions selected per row",
+     [("    selected = eligible & (u < mlm_probability)",
+       "    u = torch.where(eligible, u, 2.0)\n"
+       "    n_pick = torch.round(eligible.sum(-1, keepdim=True) * mlm_probability).long()\n"
+       "    rank = u.argsort(dim=-1).argsort(dim=-1)\n"
+       "    selected = eligible & (rank < n_pick)")]),
+    ("probability_unchecked", "corruption", "none", "mlm_probability outside [0, 1] accepted",
+     [("    if not 0.0 <= mlm_probability <= 1.0:\n        raise ValueError(f\"mlm_probability must be in [0, 1], got {mlm_probability}\")\n",
+       "")]),
+    ("loss_shapes_unchecked", "losses", "none", "mismatched shapes are not refused",
+     [("    if input_ids.shape != (B, T):\n        raise ValueError(f\"input_ids must be {(B, T)}, got {tuple(input_ids.shape)}\")\n"
+       "    if attention_mask is not None and attention_mask.shape != (B, T):\n        raise ValueError(f\"attention_mask must be {(B, T)}, got {tuple(attention_mask.shape)}\")\n",
+       "")]),
     # ------------------------------------------------------------------ generation
     ("no_context_crop", "generation", "no_context_crop", "context never cropped",
      [("context = ids[:, -model.max_seq_len :]", "context = ids")]),
@@ -209,6 +227,55 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [("prefix = model(input_ids[:, : t + 1])[0, t].double()", "prefix = model(input_ids[:, : max(t, 1)])[0, -1].double()")]),
     ("gap_not_max_abs", "generation", "gap_not_max_abs", "mean instead of max",
      [("gaps.append((full[t] - prefix).abs().max())", "gaps.append((full[t] - prefix).abs().mean())")]),
+    ("sampling_setting_ignored", "generation", "sampling_setting_ignored",
+     "sample_generate never passes top_p on to sample_next_token",
+     [("last_logits, temperature=temperature, top_k=top_k, top_p=top_p, generator=generator",
+       "last_logits, temperature=temperature, top_k=top_k, generator=generator")]),
+    ("squeeze_all", "generation", "none",
+     "squeeze() instead of squeeze(-1): a batch of one row gives a 0-d tensor",
+     [("torch.multinomial(probs, 1, generator=generator).squeeze(-1)",
+       "torch.multinomial(probs, 1, generator=generator).squeeze()")]),
+    ("sample_loop_without_inference", "generation", "no_eval_mode",
+     "sample_generate runs its own loop with no eval mode and no torch.no_grad()",
+     [("    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n\n\ndef prefix",
+       "    _check_prompt(input_ids, max_new_tokens)\n"
+       "    ids = input_ids.clone()\n"
+       "    finished = torch.zeros(ids.size(0), dtype=torch.bool, device=ids.device)\n"
+       "    for _ in range(max_new_tokens):\n"
+       "        logits = model(ids[:, -model.max_seq_len :])\n"
+       "        next_id = choose(logits[:, -1, :]).to(ids.device, ids.dtype)\n"
+       "        if eos_token_id is not None:\n"
+       "            next_id = torch.where(finished, eos_token_id, next_id)\n"
+       "            finished = finished | (next_id == eos_token_id)\n"
+       "        ids = torch.cat([ids, next_id[:, None]], dim=1)\n"
+       "        if eos_token_id is not None and bool(finished.all()):\n"
+       "            break\n"
+       "    return ids\n\n\ndef prefix")]),
+    ("top_k_ties_dropped", "generation", "top_k_ties_dropped",
+     "top-k keeps the k indices torch.topk returns, dropping ties with the k-th",
+     [("        kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1), the k-th largest\n"
+       "        logits = logits.masked_fill(logits < kth, float(\"-inf\"))\n",
+       "        idx = torch.topk(logits, top_k, dim=-1).indices\n"
+       "        keep = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, idx, True)\n"
+       "        logits = logits.masked_fill(~keep, float(\"-inf\"))\n")]),
+    ("prompt_dtype_not_kept", "generation", "none", "new ids not cast to the prompt's dtype",
+     [("next_id = choose(logits[:, -1, :]).to(ids.device, ids.dtype)",
+       "next_id = choose(logits[:, -1, :]).to(ids.device)")]),
+    ("no_new_tokens_returns_prompt", "generation", "none",
+     "max_new_tokens=0 returns the prompt tensor itself",
+     [("    _check_prompt(input_ids, max_new_tokens)\n    ids = input_ids.clone()",
+       "    _check_prompt(input_ids, max_new_tokens)\n    if max_new_tokens == 0:\n"
+       "        return input_ids\n    ids = input_ids.clone()")]),
+    ("gap_with_autograd", "generation", "grad_enabled_in_generation",
+     "prefix_consistency_gap computed with autograd on",
+     [("    with _inference(model):\n        full = model(input_ids)",
+       "    with _inference(model), torch.enable_grad():\n        full = model(input_ids)")]),
+    ("sampling_arguments_unchecked", "generation", "none",
+     "sample_next_token accepts a negative temperature, top_k < 1 and top_p <= 0",
+     [("    if temperature < 0:\n        raise ValueError(f\"temperature must be >= 0, got {temperature}\")\n"
+       "    if top_k is not None and top_k < 1:\n        raise ValueError(f\"top_k must be >= 1 (or None), got {top_k}\")\n"
+       "    if top_p is not None and not top_p > 0:\n        raise ValueError(f\"top_p must be > 0 (or None), got {top_p}\")\n",
+       "")]),
 ]
 
 

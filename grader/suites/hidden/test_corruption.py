@@ -5,10 +5,12 @@ reference. Invariants are checked with zero tolerance on every call; proportions
 binomial acceptance bands.
 
 False-fail budget (a correct implementation failing by bad luck). Each statistical assertion
-uses an exact two-sided binomial band with alpha = 1e-8 (`binomial_band`: each tail <= 5e-9,
-computed from the exact pmf). This file makes 6 such assertions (selection rate at p = 0.15 and
-p = 0.5, co-selection of independent row pairs, and the [MASK] / random / unchanged shares,
-each conditional on the realised number of selected positions), so P(false fail) <= 6e-8.
+uses an exact band at alpha = 1e-8 (`binomial_band`: an exact two-sided binomial band, each
+tail <= 5e-9 from the exact pmf; `poisson_binomial_upper`: an exact one-sided bound). This file
+makes 7 such assertions (selection rate at p = 0.15 and p = 0.5, co-selection of independent
+row pairs, the [MASK] / random / unchanged shares, each conditional on the realised number of
+selected positions, and the number of rows whose count sits within 1 of its mean), so
+P(false fail) <= 7e-8.
 The vocabulary-coverage check fails a correct implementation only if one of the 15 ordinary
 ids is never drawn among ~6,000 selections: <= 15 * (1 - 0.1 * 14/225)^6000 ~ 1e-15.
 Together < 1e-7, below the 1e-6 the course promises.
@@ -16,6 +18,8 @@ Together < 1e-7, below the 1e-6 the course promises.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 import pytest
@@ -25,8 +29,10 @@ from grader.suite.checks import (
     binomial_band,
     check_effects,
     check_proportion,
+    check_raises,
     check_tensor,
     fail,
+    poisson_binomial_upper,
     show,
 )
 
@@ -158,7 +164,7 @@ def test_output_contract(student):
              f"labels {labels.tolist()}")  # fmt: skip
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1.5)
 def test_specials_never_selected(student):
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
@@ -216,7 +222,7 @@ def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.T
         )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1.5)
 def test_unselected_unchanged(student):
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
@@ -251,7 +257,7 @@ def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
         )
 
 
-@pytest.mark.points(1.5)
+@pytest.mark.points(1)
 def test_replacement_ids(student):
     """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
     inputs, labels = _cached(student, "small")
@@ -383,6 +389,41 @@ def test_rows_independent(student):
 
 
 @pytest.mark.points(1)
+def test_selection_counts_vary(student):
+    """Each position is selected independently, so a row's number of selected tokens varies
+    like a binomial around p * (its eligible tokens). Choosing exactly round(p * n) positions
+    per row (a fixed count) is another distribution: there, every row sits within 1 of its
+    expected count, which independent draws do for only ~19% of the rows."""
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    wrong_rate = _selection_diagnosis(BIG, labels, 0.15)
+    if wrong_rate is not None:  # earned only by a selection with the right overall rate
+        fail("the share of selected tokens in the large batch is off (see selection_rate), so "
+             "the spread of the counts per row cannot be judged", wrong_rate)  # fmt: skip
+    eligible = _eligible(ids)
+    n_rows = eligible.sum(dim=1).tolist()
+    counts = ((labels != IGNORE) & eligible).sum(dim=1).tolist()
+    p = 0.15
+    near = sum(abs(c - n * p) <= 1 for c, n in zip(counts, n_rows, strict=True))
+    chances = [_near_mean_chance(n, p) for n in n_rows]
+    hi = poisson_binomial_upper(tuple(chances), ALPHA)
+    if near > hi:
+        fail(f"in {near} of the {len(n_rows)} rows of the large batch, the number of selected "
+             f"tokens is within 1 of mlm_probability x the row's eligible tokens; with each "
+             f"position selected independently about {sum(chances):.0f} rows are that close "
+             f"(accepted up to {hi}; a correct implementation exceeds it with probability below "
+             f"{ALPHA:.0e}). Your counts per row: {counts[:8]} ... for eligible {n_rows[:8]} "
+             "...", ["fixed_count_per_row"])  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1024)  # the batch is constant: the same (n, p) every submission
+def _near_mean_chance(n: int, p: float) -> float:
+    """P(|X - n p| <= 1) for X ~ Binomial(n, p), exactly."""
+    lo, hi = max(0, math.ceil(n * p - 1)), min(n, math.floor(n * p + 1))
+    return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(lo, hi + 1))
+
+
+@pytest.mark.points(1)
 @pytest.mark.parametrize("share", ["mask", "random", "unchanged"])
 def test_split_80_10_10(student, share):
     """Of the selected positions: 80% [MASK], 10% random, 10% unchanged.
@@ -450,3 +491,17 @@ def test_edge_cases(student, case):
     if labels.tolist() != [[12]]:
         fail(f"a (1, 1) batch holding one ordinary token with mlm_probability=1 must be "
              f"selected: expected labels [[12]], got {labels.tolist()}")  # fmt: skip
+
+
+# ============================================================================ contract errors
+
+
+@pytest.mark.points(0.5)
+def test_contract_errors(student):
+    """An mlm_probability outside [0, 1] raises the documented ValueError."""
+    ids = torch.tensor([[CLS, 7, 8, 9, SEP]])
+    kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
+    for p in (1.5, -0.1):
+        check_raises(lambda p=p: student.corruption.mask_tokens(
+            ids, mlm_probability=p, generator=_gen(0), **kw), "ValueError",
+            what=f"mask_tokens(mlm_probability={p})")  # fmt: skip

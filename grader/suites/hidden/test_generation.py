@@ -4,13 +4,13 @@ Greedy generation is compared token for token with golden continuations of the g
 TinyLMs (grader/suites/golden.json: crop beyond max_seq_len, eos, batches, every greedy step
 at least 0.05 logits from a tie). Seeded sampling is compared with the reference: the contract
 fixes the draw (`torch.multinomial(probs, 1, generator=generator)`), so the same seed gives the
-same tokens. Temperature / top-k / top-p semantics are tested on designed logits without ties,
-with every cumulative probability at least 0.03 away from top_p, from 6,000 draws of one row:
-a token outside the kept set must never appear, and each kept token's count must lie in its
-exact binomial band.
+same tokens. Temperature / top-k / top-p semantics are tested on designed logits (ties only
+where a case is about them), with every cumulative probability at least 0.03 away from top_p,
+from 6,000 draws of one row: a token outside the kept set must never appear, and each kept
+token's count must lie in its exact binomial band.
 
 False-fail budget: a distribution case makes at most 6 band assertions at alpha = 1e-9 each
-(`binomial_band`, exact), 8 cases -> <= 4.8e-8 for a correct implementation.
+(`binomial_band`, exact), 9 cases -> <= 5.4e-8 for a correct implementation.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from grader.suite.checks import (
     binomial_band,
     check_close,
     check_effects,
+    check_raises,
     check_tensor,
     fail,
     show,
@@ -50,8 +51,8 @@ GOLDEN_GAPS = GOLDEN.get("gaps", {})
 ALPHA = 1e-9
 N_DRAWS = 6000
 GREEDY_POINTS = {
-    "causal_one_token_prompt": 0.5, "causal_single": 0.5, "causal_batch_crop": 1.5,
-    "causal_long_prompt": 1, "causal_no_new_tokens": 0.5, "causal_eos_sticky": 1.5,
+    "causal_one_token_prompt": 0.5, "causal_single": 0.5, "causal_batch_crop": 1,
+    "causal_long_prompt": 1, "causal_no_new_tokens": 0.5, "causal_eos_sticky": 1,
     "causal_eos_early_stop": 1, "bidirectional_batch": 0.5, "bidirectional_long_prompt": 0.5,
 }  # fmt: skip
 PROMPT = torch.tensor([[5, 9, 2, 20], [11, 0, 7, 14]])
@@ -91,7 +92,7 @@ def _check_ids(got, want, *, what: str, diagnose) -> None:
     if tuple(got.shape) != tuple(want.shape):
         fail(
             f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}.\n"
-            f"  expected: {want.tolist()}\n  got:      {got.tolist()}",
+            f"  expected: {want.tolist()}\n  got:      {show(got, limit=4 * want.numel())}",
             diagnose(),
         )
     if not torch.equal(got, want):
@@ -184,7 +185,7 @@ def test_greedy_no_autograd(student):
              ["grad_enabled_in_generation"])  # fmt: skip
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(0.5)
 def test_greedy_runs_in_eval_mode(student):
     """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
     got, effects, _ = _train_mode_call(student)
@@ -200,7 +201,7 @@ def test_greedy_runs_in_eval_mode(student):
                                              (_model("causal"), ids, 8), want=want))  # fmt: skip
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(0.5)
 def test_greedy_restores_model_mode(student):
     got, _, model = _train_mode_call(student)
     _require_golden_train_mode(got)
@@ -217,15 +218,21 @@ def test_greedy_restores_model_mode(student):
 # ============================================================================ seeded sampling
 
 PROMPT_10 = torch.tensor([[5, 9, 2, 20, 13, 1, 7, 4, 16, 3], [11, 0, 7, 14, 3, 3, 8, 21, 6, 19]])
-SAMPLE_CASES = {  # prompt, max_new_tokens, settings, seed; every case grows past max_seq_len
-    "batch_crop": (PROMPT_10, 6, {"temperature": 0.8, "top_k": 8, "top_p": 0.9}, 0),
+# prompt, max_new_tokens, settings, seed. The seeds are chosen so that leaving out any one
+# setting (temperature, top_k, top_p) changes the reference's tokens: an implementation that
+# drops a setting on its way to sample_next_token cannot pass by luck
+# (tests/test_suite_sensitivity.py proves it for every case).
+SAMPLE_CASES = {
+    "batch_crop": (PROMPT_10, 6, {"temperature": 0.8, "top_k": 8, "top_p": 0.9}, 32),
     "long_prompt_eos": (LONG_PROMPT, 8, {"temperature": 0.9, "top_k": 8, "top_p": 0.9,
-                                         "eos_token_id": 23}, 0),  # fmt: skip
+                                         "eos_token_id": 23}, 42),  # fmt: skip
+    "single_row_top_p": (torch.tensor([[4, 18, 2, 9, 11]]), 6,
+                         {"temperature": 1.2, "top_p": 0.6}, 4),  # fmt: skip
     "temperature_zero_is_greedy": (PROMPT_10, 4, {"temperature": 0.0}, 1),
     "top_k_1_is_greedy": (PROMPT_10, 4, {"temperature": 1.3, "top_k": 1}, 2),
 }
-SAMPLE_POINTS = {"batch_crop": 1.5, "long_prompt_eos": 1.5, "temperature_zero_is_greedy": 0.5,
-                 "top_k_1_is_greedy": 0.5}  # fmt: skip
+SAMPLE_POINTS = {"batch_crop": 1, "long_prompt_eos": 1, "single_row_top_p": 1,
+                 "temperature_zero_is_greedy": 0.5, "top_k_1_is_greedy": 0.5}  # fmt: skip
 
 
 _REFERENCE: dict[str, torch.Tensor] = {}
@@ -256,8 +263,73 @@ def test_sample_generate_seeded(student, reference, case):
         what=f"sample_generate(causal model, prompt {prompt.tolist()}, {n}, {settings}, "
              f"generator seeded {seed})",
         diagnose=lambda: matching("generation.sample_generate", got, (model, prompt, n),
-                                  {**kw, "generator": _gen(seed)}, want=want),
+                                  {**kw, "generator": _gen(seed)}, want=want)
+        or _ignored_setting(reference, case, got),
     )  # fmt: skip
+
+
+_SETTING_DEFAULTS = {"temperature": 1.0, "top_k": None, "top_p": None}
+
+
+def _ignored_setting(reference, case: str, got: torch.Tensor) -> list[str]:
+    """["sampling_setting_ignored"] when ``got`` is the reference's output for this case with
+    one of its sampling settings left at its default (not passed on to sample_next_token)."""
+    prompt, n, kw, seed = SAMPLE_CASES[case]
+    for name, default in _SETTING_DEFAULTS.items():
+        if name not in kw or kw[name] == default:
+            continue
+        alt = reference.generation.sample_generate(
+            _model("causal"), prompt, n, generator=_gen(seed), **{**kw, name: default})
+        if tuple(alt.shape) == tuple(got.shape) and torch.equal(alt, got):
+            return ["sampling_setting_ignored"]
+    return []
+
+
+@pytest.mark.points(1)
+def test_sample_generate_inference_contract(student):
+    """sample_generate on a train-mode model with dropout 0.3, at temperature 0: eval mode
+    inside (no dropout draws), no autograd, the model's mode restored, the greedy tokens."""
+    model = _dropout_model(training=True)
+    ids = torch.tensor([[3, 17, 8]])
+    got = _generate(student, "sample_generate", model, (ids, 8),
+                    {"temperature": 0.0, "generator": _gen(0)})  # fmt: skip
+    effects = student.last_effects
+    what = "sample_generate on a train-mode model with dropout (temperature=0)"
+    if effects is not None and effects.global_rng_changed:
+        fail(f"{what} ran the model without switching it to eval mode: dropout was active (it "
+             "drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
+    entry = GOLDEN_GENERATION.get("causal_single")
+    if entry is not None:
+        _check_ids(got, torch.tensor(entry["expected"]), what=what, diagnose=tuple)
+    if effects is not None and any(effects.model_forward_with_grad.values()):
+        fail(f"{what} ran the model with autograd enabled.", ["grad_enabled_in_generation"])
+    if not model.training:
+        fail(f"{what} left the model in eval mode; restore the mode it was given in.",
+             ["mode_not_restored"])  # fmt: skip
+
+
+@pytest.mark.points(1)
+def test_generate_output_contract(student):
+    """The output has the prompt's dtype (an int32 prompt gives int32 ids), and
+    max_new_tokens=0 returns a copy of the prompt, never the prompt tensor itself."""
+    model = _model("causal")
+    entry = GOLDEN_GENERATION.get("causal_single")
+    ids = torch.tensor([[3, 17, 8]], dtype=torch.int32)
+    for function, kwargs in (("greedy_generate", {}),
+                             ("sample_generate", {"temperature": 0.0, "generator": _gen(0)})):
+        got = _generate(student, function, model, (ids, 8), kwargs)
+        what = f"{function}(causal model, an int32 prompt {ids.tolist()}, 8)"
+        check_tensor(got, what=what, dtype=torch.int32)
+        if entry is not None:
+            _check_ids(got.long(), torch.tensor(entry["expected"]), what=what, diagnose=tuple)
+    prompt = torch.tensor([[5, 9, 2, 20]])
+    got = _generate(student, "greedy_generate", model, (prompt, 0), {})
+    aliases = student.last_effects.result_aliases if student.last_effects is not None else ()
+    if not torch.equal(got, prompt) or aliases:
+        fail(f"greedy_generate(causal model, {prompt.tolist()}, max_new_tokens=0) must return a "
+             "new tensor equal to the prompt" + (": it returned the prompt tensor itself (or a "
+             "view of it), so editing the result would edit the caller's prompt; return "
+             "input_ids.clone()" if aliases else f", got {show(got)}"))  # fmt: skip
 
 
 # ============================================================================ sample_next_token
@@ -265,14 +337,16 @@ def test_sample_generate_seeded(student, reference, case):
 DISTRIBUTION_CASES = {  # logits (one row), settings, points
     "temperature_low": (torch.tensor([0.1, 0.6, 0.3]).log(), {"temperature": 0.5}, 1),
     "temperature_high": (torch.tensor([0.6, 0.1, 0.3]).log(), {"temperature": 2.0}, 0.5),
-    "top_k": (torch.tensor([1.0, 3.0, 0.2, 2.5, -1.0, 2.0]), {"top_k": 3}, 1.5),
-    "top_p_crossing": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.6}, 1.5),
+    "top_k": (torch.tensor([1.0, 3.0, 0.2, 2.5, -1.0, 2.0]), {"top_k": 3}, 1),
+    "top_p_crossing": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.6}, 1),
     "top_p_mid": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.9}, 1),
     "top_k_then_top_p": (torch.tensor([0.1, 0.4, 0.2, 0.3]).log(), {"top_k": 2, "top_p": 0.5},
                          0.5),  # fmt: skip
     "temperature_then_top_p": (torch.tensor([0.05, 0.3, 0.5, 0.15]).log(),
                                {"temperature": 0.5, "top_p": 0.9}, 1),  # fmt: skip
     "no_ops": (torch.tensor([0.3, -0.2, 1.1, 0.5, -1.0]), {"top_k": 10, "top_p": 1.0}, 0.5),
+    # ids 1 and 2 tie with the 2nd largest logit: both are kept, so three tokens can be drawn
+    "top_k_ties": (torch.tensor([3.0, 2.0, 2.0, 0.0, 1.0]), {"top_k": 2}, 0.5),
 }
 
 
@@ -325,6 +399,18 @@ def test_sampling_distribution(student, case):
         f"  observed frequencies: {freq}\n  (bands are exact binomial at alpha={ALPHA:g})",
         diag,
     )
+
+
+@pytest.mark.points(0.5)
+def test_sample_next_token_single_row(student):
+    """A batch of one row gives a (1,) tensor, sampled and at temperature 0 alike."""
+    logits = torch.tensor([[0.2, 1.5, -0.3, 0.9, 0.0]])
+    for kw in ({"temperature": 0.8, "top_k": 3}, {"temperature": 0.0}):
+        got = student.generation.sample_next_token(logits, generator=_gen(7), **kw)
+        settings = ", ".join(f"{k}={v}" for k, v in kw.items())
+        check_tensor(got, what=f"sample_next_token on logits of shape (1, 5) with {settings} "
+                     "(one row in, one id out: keep the batch dimension, e.g. squeeze(-1), "
+                     "not squeeze())", shape=(1,), dtype=torch.int64)  # fmt: skip
 
 
 @pytest.mark.points(0.5)
@@ -399,7 +485,7 @@ def _check_gap(student, model, ids, want, *, atol: float, what: str):
         atol=atol))  # fmt: skip
 
 
-@pytest.mark.points(1.5)
+@pytest.mark.points(1)
 @pytest.mark.parametrize("case", ["causal_gap", "bidirectional_gap"])
 def test_prefix_consistency_gap(student, case):
     """~0 everywhere for the causal model; the golden (clearly positive) gaps for the other."""
@@ -419,6 +505,19 @@ def test_prefix_consistency_gap_single_token(student):
 
 
 @pytest.mark.points(0.5)
+def test_prefix_consistency_gap_no_autograd(student):
+    """The gap is measured under torch.no_grad(): no graph is built."""
+    ids = torch.tensor([[3, 17, 8, 20]])
+    _check_gap(student, _model("causal"), ids, torch.zeros(4), atol=1e-5,
+               what=f"prefix_consistency_gap(causal model, {ids.tolist()})")  # fmt: skip
+    effects = student.last_effects
+    if effects is not None and (any(effects.model_forward_with_grad.values())
+                                or effects.result_requires_grad):  # fmt: skip
+        fail("prefix_consistency_gap ran the model with autograd enabled (its result requires "
+             "grad); wrap it in torch.no_grad().", ["grad_enabled_in_generation"])  # fmt: skip
+
+
+@pytest.mark.points(0.5)
 def test_prefix_consistency_gap_restores_mode(student):
     model = _dropout_model(training=True)
     got = student.generation.prefix_consistency_gap(model, torch.tensor([[3, 17, 8, 20]]))
@@ -435,3 +534,30 @@ def test_prefix_consistency_gap_restores_mode(student):
              f"be ~0 in eval mode, got {show(got)}",
              matching("generation.prefix_consistency_gap", got, (_model("causal"), ids),
                       want=torch.zeros(4), rtol=1e-4, atol=1e-5))  # fmt: skip
+
+
+# ============================================================================ contract errors
+
+
+@pytest.mark.points(0.5)
+def test_contract_errors(student):
+    """Invalid arguments raise the documented ValueError instead of producing something."""
+    gen = student.generation
+    logits = torch.tensor([[0.5, 1.0, -0.5]])
+    model = _model("causal")
+    cases = [
+        (lambda: gen.sample_next_token(logits, temperature=-1.0, generator=_gen(0)),
+         "sample_next_token(temperature=-1.0)"),
+        (lambda: gen.sample_next_token(logits, top_k=0, generator=_gen(0)),
+         "sample_next_token(top_k=0)"),
+        (lambda: gen.sample_next_token(logits, top_p=0.0, generator=_gen(0)),
+         "sample_next_token(top_p=0.0)"),
+        (lambda: gen.greedy_generate(model, torch.tensor([5, 9, 2]), 2),
+         "greedy_generate with a 1-D prompt (it must be (B, T0))"),
+        (lambda: gen.greedy_generate(model, torch.tensor([[5, 9, 2]]), -1),
+         "greedy_generate(max_new_tokens=-1)"),
+        (lambda: gen.prefix_consistency_gap(model, torch.tensor([[5, 9], [2, 20]])),
+         "prefix_consistency_gap on a batch of 2 rows"),
+    ]  # fmt: skip
+    for call, what in cases:
+        check_raises(call, "ValueError", what=what)

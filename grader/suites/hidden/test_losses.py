@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from grader.diagnosis.variants import matching
-from grader.suite.checks import check_close, check_effects, check_tensor, fail
+from grader.suite.checks import check_close, check_effects, check_raises, check_tensor, fail
 from grader.suites.golden_inputs import GOLDEN_PATH, build_loss_inputs
 
 GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exists() else {}
@@ -244,7 +244,7 @@ def test_large_logits(student, reference, function):
                     what="logits ~1e4, float32", value_tol=TOL["float32"])  # fmt: skip
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(0.5)
 def test_no_input_mutation(student, reference):
     """Only a loss with the right value earns the contract points."""
     for name, kwargs in (
@@ -257,3 +257,24 @@ def test_no_input_mutation(student, reference):
         check_tensor(got, what=name, shape=(), finite=True)
         check_close(got, want, what=name, rtol=1e-4, atol=1e-5)
         check_effects(effects, what=name)
+
+
+# ============================================================================ contract errors
+
+
+@pytest.mark.points(0.5)
+def test_contract_errors(student):
+    """Mismatched shapes raise the documented ValueError instead of a loss."""
+    g = torch.Generator().manual_seed(5)
+    logits = torch.randn(2, 4, 7, generator=g)
+    cases = [
+        (lambda: student.losses.causal_lm_loss(logits, torch.zeros(2, 5, dtype=torch.int64)),
+         "causal_lm_loss with logits (2, 4, 7) and input_ids (2, 5)"),
+        (lambda: student.losses.causal_lm_loss(logits, torch.zeros(2, 4, dtype=torch.int64),
+                                               torch.ones(2, 3, dtype=torch.int64)),
+         "causal_lm_loss with logits (2, 4, 7) and an attention_mask (2, 3)"),
+        (lambda: student.losses.masked_lm_loss(logits, torch.zeros(2, 3, dtype=torch.int64)),
+         "masked_lm_loss with logits (2, 4, 7) and labels (2, 3)"),
+    ]  # fmt: skip
+    for call, what in cases:
+        check_raises(call, "ValueError", what=what)

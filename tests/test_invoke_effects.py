@@ -1,0 +1,63 @@
+"""What `invoke` observes besides the value, and the exception class a worker reports.
+
+`result_aliases` is how a test sees that a function returned its input (or a view of it)
+where the contract asks for a new tensor; `StudentException.raised` is how `check_raises`
+accepts a documented ValueError, also when the student raises a subclass of it."""
+
+from __future__ import annotations
+
+import torch
+
+from grader.sandbox.client import StudentException, _reply_error
+from grader.sandbox.invoke import Effects, invoke
+from grader.sandbox.worker import _error_reply
+
+
+def test_result_aliases_name_the_inputs_the_result_shares_memory_with():
+    x, y = torch.arange(6), torch.ones(3)
+    assert invoke(lambda a, b: a, [x, y], {}).effects.result_aliases == ("args[0]",)
+    assert invoke(lambda a, b: a.view(2, 3)[1], [x, y], {}).effects.result_aliases == ("args[0]",)
+    nested = invoke(lambda a, *, b: [a.clone(), {"k": b}], [x], {"b": y}).effects
+    assert nested.result_aliases == ("kwargs['b']",)
+    assert invoke(lambda a, b: a.clone(), [x, y], {}).effects.result_aliases == ()
+    assert invoke(lambda a, b: a + 0, [x, y], {}).effects.result_aliases == ()
+    empty = torch.empty(0)
+    assert invoke(lambda a: a, [empty], {}).effects.result_aliases == ()  # nothing to share
+
+
+def test_result_aliases_survive_the_wire_and_are_validated():
+    effects = Effects(result_aliases=("args[1]",))
+    assert Effects.from_dict(effects.to_dict()).result_aliases == ("args[1]",)
+    forged = {"result_aliases": ["args[0]", "__import__('os')", 7]}
+    assert Effects.from_dict(forged).result_aliases == ("args[0]",)
+
+
+class _Invalid(ValueError):
+    pass
+
+
+def _raised(exc: BaseException) -> StudentException:
+    try:
+        raise exc
+    except BaseException as caught:  # noqa: BLE001
+        reply = _error_reply(caught, "calling f")
+    err = _reply_error(reply, "f()")
+    assert isinstance(err, StudentException)
+    return err
+
+
+def test_a_documented_exception_is_recognised_through_its_built_in_bases():
+    assert _raised(ValueError("bad")).raised("ValueError")
+    sub = _raised(_Invalid("bad"))
+    assert sub.exc_type == "_Invalid" and sub.raised("ValueError") and sub.raised("Exception")
+    other = _raised(RuntimeError("shape mismatch"))
+    assert not other.raised("ValueError") and other.raised("RuntimeError")
+    assert "RuntimeError: shape mismatch" in other.message
+
+
+def test_forged_exception_lineage_is_cleaned_and_capped():
+    reply = {"ok": False, "kind": "exception", "exc_type": "X\x1b[31m", "message": "m",
+             "exc_bases": ["ValueError\x07", 3, *["E"] * 50]}  # fmt: skip
+    err = _reply_error(reply, "f()")
+    assert err.exc_type == "X" and err.raised("ValueError")
+    assert len(err.exc_bases) <= 8 and all(type(b) is str for b in err.exc_bases)
