@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -498,6 +499,49 @@ def test_the_no_fork_filter_refuses_every_process_creation_call():
     assert run(arm, 220, 0xC00000B7, arg0=0x11) == eperm
     assert run(arm, 220, 0xC00000B7, arg0=0x3D0F00) == allow
     assert run(arm, 435, 0xC00000B7) == enosys and run(arm, 63, 0xC00000B7) == allow
+    # sockets: Unix only (AF_UNIX = 1; AF_INET 2, AF_NETLINK 16, AF_VSOCK 40 refused)
+    noafs = 0x00050000 | 97
+    for prog, arch, socket_nr, pair_nr in ((x86, native, 41, 53), (arm, 0xC00000B7, 198, 199)):
+        assert run(prog, socket_nr, arch, arg0=1) == allow
+        assert run(prog, pair_nr, arch, arg0=1) == allow
+        for family in (2, 10, 16, 17, 40):
+            assert run(prog, socket_nr, arch, arg0=family) == noafs
+    # the kernel keyring, ptrace, bpf, perf, userfaultfd, io_uring, process_vm_*: refused
+    for nr in (248, 249, 250, 101, 321, 298, 323, 425, 426, 427, 310, 311):
+        assert run(x86, nr, native) == eperm
+    for nr in (217, 218, 219, 117, 280, 241, 282, 425, 270, 271):
+        assert run(arm, nr, 0xC00000B7) == eperm
+
+
+@pytest.mark.skipif(not SECCOMP, reason="the filter exists for Linux x86_64/aarch64")
+def test_student_code_cannot_reach_the_keyring_or_non_unix_sockets():
+    """A key added to the kernel keyring would outlive the worker (the next submission under
+    the same uid could read it), and vsock / netlink are not confined by the empty network
+    namespace: the filter refuses them; Unix socket pairs still work."""
+    src = (
+        "import ctypes, errno, os, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "ADD_KEY = {'x86_64': 248, 'aarch64': 217}[os.uname().machine]\n"
+        "def add_key():\n"
+        "    libc.syscall.restype = ctypes.c_long\n"
+        "    r = libc.syscall(ADD_KEY, b'user', b'probe:grader', b'secret', 6, -4)\n"
+        "    return [int(r), ctypes.get_errno()]\n"
+        "def family(af):\n"
+        "    try:\n"
+        "        socket.socket(af, socket.SOCK_DGRAM if af != 40 else socket.SOCK_STREAM).close()\n"
+        "        return 0\n"
+        "    except OSError as e:\n"
+        "        return e.errno\n"
+        "def pair():\n"
+        "    a, b = socket.socketpair()\n"
+        "    a.sendall(b'x')\n"
+        "    return b.recv(1) == b'x'\n"
+    )
+    with Zygote(jail=JAILED) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        assert s.call("masks", "add_key", (), {}).value == [-1, errno.EPERM]
+        for af in (16, 40):  # AF_NETLINK, AF_VSOCK
+            assert s.call("masks", "family", (af,), {}).value == errno.EAFNOSUPPORT
+        assert s.call("masks", "pair", (), {}).value is True
 
 
 def test_zero_dim_tensor_arguments_are_checked_for_mutation_like_any_other():

@@ -7,6 +7,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from grader.textsafe import clean_text
+
 CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
 EXPLANATION_FILE = "explanation.md"
 DRILL_FILES = ("drill/experiment.py", "drill/evidence_note.md", "drill/results.json")
@@ -152,18 +154,19 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str],
             missing[p] = f"{p}.py was not found in your submission"
     written = {}
     if EXPLANATION_FILE in files:
-        written["explanation"] = extract_answer(files[EXPLANATION_FILE])
+        # quoted back in feedback: no terminal escapes or bidi overrides may survive
+        written["explanation"] = clean_text(extract_answer(files[EXPLANATION_FILE]))
     if not files:
         problems.append(
             "no exercise files were found (expected masks.py, corruption.py, losses.py, "
             "generation.py, explanation.md)"
         )
     return Submission(
-        name=name,
+        name=clean_text(name, 300),
         origin=origin,
         sources=sources,
-        missing=missing,
+        missing={p: clean_text(why, 1000) for p, why in missing.items()},
         written=written,
         files=files,
-        problems=tuple(problems),
+        problems=tuple(clean_text(p, 1000) for p in problems),
     )

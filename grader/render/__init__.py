@@ -13,6 +13,7 @@ import jinja2
 
 from grader.render.view import report_view
 from grader.report import GradeReport
+from grader.rubric.render import md_escape
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
 _FILES = {
@@ -32,6 +33,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["md"] = md_escape
     return env
 
 

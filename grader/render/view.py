@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
@@ -14,6 +15,9 @@ _STATUS_TAG = {
     "missing": "MISS",
     "error": "ERR ",
 }
+
+
+_BACKTICKS = re.compile(r"`+")
 
 
 def _pct(score: float, max_score: float) -> str:
@@ -30,6 +34,9 @@ def _test_view(t: TestResult) -> dict[str, Any]:
         "max_score": f"{t.max_score:g}",
         "message": strip_explanations(t.message),
         "message_lines": strip_explanations(t.message).splitlines() or [""],
+        # Markdown: a code fence longer than any backtick run in the message, so no line of
+        # it (student text included) can close the fence early
+        "fence": "`" * max(3, 1 + max((len(r) for r in _BACKTICKS.findall(t.message)), default=0)),
         "diagnoses": list(t.diagnoses),
     }
 

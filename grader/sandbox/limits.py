@@ -11,7 +11,8 @@ class SandboxLimits:
     """What one submission's worker may use.
 
     call_timeout: wall-clock seconds for one function call (or one module import).
-    submission_timeout: wall-clock seconds for all the calls of one submission together.
+    submission_timeout: wall-clock seconds for all the calls of one submission together; each
+        part handed in gets an equal share of it, so a slow part cannot spend the others' time.
     cpu_seconds: CPU time of one worker process (RLIMIT_CPU; the kernel kills past it).
     memory_mb: address space the worker may add on top of the pre-loaded interpreter.
     max_processes: processes/threads the sandbox user may run (RLIMIT_NPROC, with a drop to an

@@ -1,4 +1,5 @@
-"""A seccomp filter that stops a worker from starting processes; threads stay allowed.
+"""A seccomp filter that stops a worker from starting processes (threads stay allowed) and
+from using the kernel facilities no namespace of the jail confines.
 
 Student code has no reason to fork, and a fork bomb was the most expensive thing a submission
 could do to a batch (every copy of the torch-sized worker costs page tables and teardown, and
@@ -6,7 +7,11 @@ strays had to be hunted down after each call). With the filter, ``fork``, ``vfor
 ``clone`` without ``CLONE_THREAD`` fail at once with EPERM (Python raises PermissionError),
 ``clone3`` reports ENOSYS so that the C library falls back to ``clone`` for threads, and any
 system call made through a foreign ABI (32-bit ``int 0x80`` or x32 on x86_64) fails with
-EPERM, so the filter cannot be sidestepped through another system call table.
+EPERM, so the filter cannot be sidestepped through another system call table. Sockets other
+than Unix ones fail with EAFNOSUPPORT (vsock and netlink are not confined by the empty network
+namespace), and the kernel keyring (``add_key``, ``request_key``, ``keyctl``: keys outlive the
+worker), ``ptrace``, ``process_vm_readv``/``writev``, ``bpf``, ``perf_event_open``,
+``userfaultfd`` and ``io_uring`` fail with EPERM.
 
 Installed by the worker on itself after its other confinement and before any student code
 runs, with ``SECCOMP_FILTER_FLAG_TSYNC`` so that every thread is covered; filters are
@@ -40,11 +45,33 @@ _PR_SET_NO_NEW_PRIVS = 38
 _CLONE_THREAD = 0x00010000
 _X32_BIT = 0x40000000
 
-# machine -> (AUDIT_ARCH_*, seccomp syscall number, {name: number} of process creation calls)
+_AF_UNIX = 1
+
+# machine -> (AUDIT_ARCH_*, seccomp syscall number, {name: number} of the calls filtered)
 _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
-    "x86_64": (0xC000003E, 317, {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435}),
-    "aarch64": (0xC00000B7, 277, {"clone": 220, "clone3": 435}),
-}
+    "x86_64": (0xC000003E, 317, {
+        "clone": 56, "fork": 57, "vfork": 58, "clone3": 435, "socket": 41, "socketpair": 53,
+        "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
+        "perf_event_open": 298, "process_vm_readv": 310, "process_vm_writev": 311, "bpf": 321,
+        "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427,
+    }),
+    "aarch64": (0xC00000B7, 277, {
+        "clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "ptrace": 117,
+        "add_key": 217, "request_key": 218, "keyctl": 219, "perf_event_open": 241,
+        "process_vm_readv": 270, "process_vm_writev": 271, "bpf": 280, "userfaultfd": 282,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    }),
+}  # fmt: skip
+# Refused outright (EPERM), besides fork and vfork: kernel facilities that no namespace of the
+# jail isolates, or that reach into other processes or the kernel. The kernel keyring is the
+# worst: a key added with add_key outlives the worker and the next submission under the same
+# sandbox uid could read it.
+_DENIED = (
+    "fork", "vfork", "ptrace", "add_key", "request_key", "keyctl", "perf_event_open",
+    "process_vm_readv", "process_vm_writev", "bpf", "userfaultfd", "io_uring_setup",
+    "io_uring_enter", "io_uring_register",
+)  # fmt: skip
 
 
 class _SockFilter(ctypes.Structure):
@@ -82,7 +109,15 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     ret(_ALLOW)  # a new thread
     prog.append((_BPF_JEQ_K, 0, 1, calls["clone3"]))
     ret(_ERRNO | errno.ENOSYS)  # flags live in memory BPF cannot read: make libc use clone
-    for name in ("fork", "vfork"):
+    for name in ("socket", "socketpair"):
+        # Only Unix sockets: the network namespace is empty, but vsock, netlink and the
+        # like are not confined by it.
+        prog.append((_BPF_JEQ_K, 0, 4, calls[name]))
+        prog.append((_BPF_LD_W_ABS, 0, 0, _ARG0_LOW))  # the address family
+        prog.append((_BPF_JEQ_K, 0, 1, _AF_UNIX))
+        ret(_ALLOW)
+        ret(_ERRNO | errno.EAFNOSUPPORT)
+    for name in _DENIED:
         if name in calls:
             prog.append((_BPF_JEQ_K, 0, 1, calls[name]))
             ret(deny)

@@ -41,7 +41,10 @@ MAX_DEPTH = 16
 MAX_ITEMS = 100_000
 MAX_HEADER_BYTES = 4 * 1024 * 1024
 MAX_DIMS = 8
-MAX_DIM_SIZE = 1 << 40  # per dimension; an empty tensor may not claim an absurd shape
+MAX_DIM_SIZE = 1 << 40  # per dimension
+# An empty tensor may not claim an absurd shape either: the product of its non-zero sizes is
+# capped, so printing or walking it stays cheap (a (10^6, 10^6, 0) tensor costs no bytes).
+MAX_EMPTY_SPAN = 1 << 16
 
 # Bound once, at import: in the worker, student code runs later in the same process and may
 # monkeypatch torch.Tensor methods, so the encoder never looks them up again.
@@ -172,6 +175,8 @@ def _enc_tensor(t: torch.Tensor, buffers: list[bytes], counter: list[int]) -> di
         raise WireError(f"tensors of dtype {t.dtype} are not supported")
     if len(t.shape) > MAX_DIMS:
         raise WireError(f"tensors with more than {MAX_DIMS} dimensions are not supported")
+    if _numel(t) == 0 and math.prod(s for s in t.shape if s) > MAX_EMPTY_SPAN:
+        raise WireError(f"an empty tensor of shape {tuple(t.shape)} is not accepted")
     nbytes = _numel(t) * _element_size(t)
     if counter[1]:
         counter[1] -= nbytes
@@ -408,6 +413,8 @@ def _dec_tensor(node: Any, buffers: list[bytes]) -> torch.Tensor:
     ):
         raise WireError("malformed tensor shape")
     numel = math.prod(shape)
+    if numel == 0 and math.prod(s for s in shape if s) > MAX_EMPTY_SPAN:
+        raise WireError(f"an empty tensor of shape {tuple(shape)} is not accepted")
     raw = buffers[idx]
     if len(raw) != numel * _ITEMSIZE[name]:
         raise WireError("tensor byte length does not match its shape")
