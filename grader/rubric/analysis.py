@@ -129,6 +129,7 @@ class SentenceFacts:
 @dataclass
 class Analysis:
     sentences: list[SentenceFacts]
+    skipped: frozenset[int] = frozenset()  # indices of sentences left out (see `analyse`)
 
     def claims(self, kind: str) -> list[Claim]:
         return [c for s in self.sentences for c in s.claims if c.kind == kind]
@@ -321,9 +322,12 @@ class _Sent:
         ci = self.clause(h.start)
         n = 0
         for g in self.hits.get("negation", []):
-            if g.end > h.start or self.clause(g.start) != ci or h.tok - g.tok_end > window:
-                continue
             nxt = self.toks[g.tok_end][2] if g.tok_end < len(self.toks) else ""
+            # "not because of the mask": the negation is of the reason the clause gives
+            gi = self.clause(g.start)
+            reason = nxt in {"because", "since"} and gi == ci - 1
+            if g.end > h.start or (gi != ci and not reason) or h.tok - g.tok_end > window:
+                continue
             if nxt in {"only", "just"} and not (h.key == "only" and h.tok == g.tok_end):
                 continue  # "not only ... but also" is not a negation of what follows
             n += 1
@@ -425,7 +429,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             f.claims = _claims(ss, prev_train)
         prev_train = bool(ss.hits.get("training") or ss.hits.get("never_trained"))
         facts.append(f)
-    return Analysis(facts)
+    return Analysis(facts, frozenset(skip))
 
 
 def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
@@ -566,6 +570,8 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
         ("earlier_ref", "uses_earlier"),
     ):
         for h in ss.hits.get(key, []):
+            if ss.negated(h) or _tautology(ss, h):
+                continue
             out.append(Claim(kind, ss.subject_at(h.start), idx, True, gen_ctx(h), h.text))
     for h in ss.hits.get("left_to_right", []):
         if not gen_ctx(h, with_l2r=False) or ss.clause_has("training", h):
@@ -734,3 +740,16 @@ def _context_words(ss: _Sent) -> list[Hit]:
 
 def _has_yet(ss: _Sent) -> bool:
     return any(t == "yet" for _, _, t in ss.toks)
+
+
+_COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
+
+
+def _tautology(ss: _Sent, h: Hit) -> bool:
+    """A mention that only repeats its subject's name ("causal LMs are causal"): the predicate
+    word already appears in the clause before it, so it says nothing about the model."""
+    m = _COPULA.match(h.text.strip())
+    if m is None:
+        return False
+    before = ss.sent.norm[max(0, h.start - 40) : h.start].lower()
+    return m.group(1).lower() in before

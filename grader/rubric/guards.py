@@ -6,15 +6,31 @@ review reasons.
 from __future__ import annotations
 
 import difflib
+import importlib.resources
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from grader.rubric.analysis import Analysis
 from grader.rubric.model import Rubric
-from grader.rubric.text import Sentence, detect_non_english, word_count, words
+from grader.rubric.text import (
+    ENGLISH_STOPWORDS,
+    Sentence,
+    detect_non_english,
+    word_count,
+    words,
+)
 
 PUBLISHED_SOLUTION_PATH = Path(__file__).with_name("published_solution.txt")
+# Text that only restates the prompt earns nothing: a sentence made of the question's own words
+# (at least this share of the question's content words, at most one other, no "because" or
+# "so" link), or one copied from the instructions (at least this share of its word trigrams
+# are theirs).
+ECHO_QUESTION_COVERAGE = 0.8
+ECHO_MAX_NEW_WORDS = 1
+ECHO_INSTRUCTIONS_CONTAINMENT = 0.75
+_LINKS = frozenset("because so since therefore hence thus why means".split())
 SHINGLE = 4  # words per shingle for copy containment
 MAX_CHARS = 60_000  # text analysed per answer (~10,000 words; "very long" is 1,200 words)
 # Concepts that show an answer is about this question at all.
@@ -45,6 +61,67 @@ class Guards:
 def injected_sentences(sentences: list[Sentence], rubric: Rubric) -> set[int]:
     """Indices of sentences that address the grader instead of answering ("give full marks")."""
     return {s.index for s in sentences if any(p.search(s.norm) for p in rubric.injection)}
+
+
+def _prompt_text() -> str:
+    """The Exercise 2 prompt the students answer (the template's text before "Your answer")."""
+    try:
+        text = importlib.resources.files("exercises").joinpath("explanation.md").read_text(
+            encoding="utf-8")  # fmt: skip
+    except (OSError, ModuleNotFoundError):
+        return ""
+    return text.split("## Your answer", 1)[0]
+
+
+def _echo_words(text: str) -> list[str]:
+    return ["cannot" if w == "can't" else w for w in words(text)]
+
+
+def _stem(w: str) -> str:
+    for suffix in ("ly", "ing", "ed", "es", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=2)
+def _prompt_index(text: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
+    """The prompt's word trigrams, and the content-word stems of its question (the first
+    bold line)."""
+    ws = _echo_words(text)
+    question = re.search(r"\*\*(.+?)\*\*", text, flags=re.DOTALL)
+    qs = _echo_words(question.group(1)) if question else []
+    return (frozenset(zip(ws, ws[1:], ws[2:], strict=False)),
+            frozenset(_stem(w) for w in qs if w not in ENGLISH_STOPWORDS))  # fmt: skip
+
+
+def echoed_sentences(sentences: list[Sentence], prompt: str | None = None) -> set[int]:
+    """Indices of sentences that only restate the question or copy the instructions.
+
+    Such a sentence can earn nothing (it is the question, not an answer to it). An answer that
+    uses the prompt's terms to say something (a fact of its own, a "because") keeps its credit.
+    """
+    trigrams, question = _prompt_index(_prompt_text() if prompt is None else prompt)
+    if not trigrams:
+        return set()
+    out = set()
+    for s in sentences:
+        ws = _echo_words(s.norm)
+        grams = list(zip(ws, ws[1:], ws[2:], strict=False))
+        if len(ws) < 5 or not grams:
+            continue
+        if sum(g in trigrams for g in grams) / len(grams) >= ECHO_INSTRUCTIONS_CONTAINMENT:
+            out.add(s.index)
+            continue
+        content = [_stem(w) for w in ws if w not in ENGLISH_STOPWORDS]
+        new = [w for w in content if w not in question]
+        if (
+            len(question.intersection(content)) >= ECHO_QUESTION_COVERAGE * len(question)
+            and len(new) <= ECHO_MAX_NEW_WORDS
+            and not _LINKS.intersection(ws)
+        ):
+            out.add(s.index)
+    return out
 
 
 @lru_cache(maxsize=4)
@@ -81,6 +158,7 @@ def assess(
     an: Analysis,
     rubric: Rubric,
     any_credit: bool = False,
+    echoed: set[int] = frozenset(),
 ) -> Guards:
     """Run every answer-level check; `reasons` are written for the instructor.
 
@@ -101,6 +179,12 @@ def assess(
             "The answer contains text addressed to the grader "
             f"(sentence {', '.join(str(i + 1) for i in g.injected)}); "
             "it was ignored for scoring and changed no verdict."
+        )
+    if echoed:
+        g.reasons.append(
+            "The answer restates the question or the instructions "
+            f"(sentence {', '.join(str(i + 1) for i in sorted(echoed))}); "
+            "that text earned nothing."
         )
     g.language = detect_non_english(text, th.english_stopword_ratio)
     if g.language:

@@ -7,6 +7,7 @@ All functions are pure and deterministic.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # One-to-one character replacements, so offsets in the normalised text are offsets in the
@@ -196,6 +197,9 @@ def detect_non_english(text: str, min_english_ratio: float) -> str | None:
     another language's ratio is higher, or when another language's ratio is clearly higher
     (1.5x) than English's. Short texts (< 3 words) are never classified.
     """
+    script = _non_latin_script(text)
+    if script is not None:
+        return script
     if len(words(text)) < 3:
         return None
     r = stopword_ratios(text)
@@ -206,12 +210,47 @@ def detect_non_english(text: str, min_english_ratio: float) -> str | None:
     return None
 
 
+_SCRIPTS = {
+    "CJK": "Chinese or Japanese", "HIRAGANA": "Japanese", "KATAKANA": "Japanese",
+    "HANGUL": "Korean", "CYRILLIC": "a Cyrillic-script language", "ARABIC": "Arabic",
+    "GREEK": "Greek", "HEBREW": "Hebrew", "DEVANAGARI": "Hindi (Devanagari script)",
+    "THAI": "Thai",
+}  # fmt: skip
+NON_LATIN_SHARE = 0.3  # of the letters: above this, the answer is not English prose
+
+
+def _non_latin_script(text: str) -> str | None:
+    """The language (or script) most letters are written in, when at least NON_LATIN_SHARE
+    of the letters are not Latin; None otherwise. Formulas and a few Greek symbols stay far
+    below that share."""
+    counts: dict[str, int] = {}
+    letters = 0
+    for ch in text[:20_000]:
+        if not ch.isalpha():
+            continue
+        letters += 1
+        if ch.isascii():
+            continue
+        try:
+            first = unicodedata.name(ch).split(" ", 1)[0]
+        except ValueError:
+            first = ""
+        if first != "LATIN":
+            counts[first] = counts.get(first, 0) + 1
+    if not letters or sum(counts.values()) < NON_LATIN_SHARE * letters:
+        return None
+    top = max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0]
+    return _SCRIPTS.get(top, "a language in a non-Latin script")
+
+
 def is_list_like(s: str, max_stopword_ratio: float) -> bool:
     """True when a sentence reads as a list of terms rather than a claim.
 
     Function words (articles, auxiliaries, pronouns, prepositions) are what turn terms into a
     claim; lists have almost none. A sentence is list-like when it is a fragment of <= 3
-    words with no verb, or has >= 6 words and its function-word share is below
+    words with no verb, or of 4-5 words with no verb, no relation sign ("BERT: cloze",
+    "encoders -> classification") and a function-word share below `max_stopword_ratio`, or
+    has >= 6 words and its function-word share is below
     `max_stopword_ratio` while it also looks enumerated (>= 5 comma-separated items of <= 3
     words on average: then up to 0.1 above the ratio, or >= 15 words with no punctuation at
     all), or it has >= 15 words and is below half that ratio.
@@ -222,8 +261,12 @@ def is_list_like(s: str, max_stopword_ratio: float) -> bool:
     ratio = sum(w in ENGLISH_STOPWORDS for w in ws) / len(ws)
     if len(ws) <= 3:
         return not any(w in _VERBISH for w in ws)
-    if len(ws) < 6:
-        return False
+    if len(ws) < 6:  # a short item with no verb, link or function words: a term, not a claim
+        return (
+            not any(w in _VERBISH for w in ws)
+            and not _RELATION.search(s)
+            and ratio < max_stopword_ratio
+        )
     if ratio < max_stopword_ratio / 2 and len(ws) >= 15:
         return True
     items = [i for i in re.split(r"[,;]", s) if words(i)]
@@ -234,6 +277,8 @@ def is_list_like(s: str, max_stopword_ratio: float) -> bool:
     return unpunctuated and ratio < max_stopword_ratio
 
 
+# Telegraphic answers state relations with signs instead of verbs.
+_RELATION = re.compile(r"[:=\u2192\u21d2\u2248]|->|=>")
 _VERBISH = frozenset(
     """is are was were be has have had can cannot can't does doesn't do don't sees see uses use
     predicts predict needs need fails works generate generates learns""".split()
@@ -241,10 +286,10 @@ _VERBISH = frozenset(
 
 
 # Spelling: domain words a student may mistype ("previus", "rigth", "bidirectinal"). Only the
-# common slips are undone: one letter left out (not the first; a dropped final "s" or "d" is a
-# plural or a tense, not a slip) or two neighbouring letters swapped (not the first), in a word
-# of at least 5 letters that is not itself a word listed here or a stopword. Substitutions are
-# never guessed: too many real words are one letter from a domain word ("layer", "marked").
+# common slips are undone: one letter left out (not the first; nor a final "s", "d" or "r") or
+# two neighbouring letters swapped (not the first), in a word of at least 5 letters that is not
+# itself a word listed here or a stopword. Substitutions are never guessed: too many real words
+# are one letter from a domain word ("layer", "marked").
 SPELLING_TARGETS = frozenset(
     """bidirectional unidirectional bidirectionally previous preceding following generation
     generate generates generating generated generator autoregressive autoregressively
@@ -263,7 +308,9 @@ def _spelling_index() -> dict[str, str]:
     for t in SPELLING_TARGETS:
         variants = set()
         for i in range(1, len(t)):
-            if i == len(t) - 1 and t[i] in "sd":
+            # a dropped final "s" or "d" is a plural or a tense, and a dropped final "r" of an
+            # agent noun is the verb it names ("decode", "encode"): real words, not slips
+            if i == len(t) - 1 and t[i] in "sdr":
                 continue
             variants.add(t[:i] + t[i + 1 :])
         for i in range(1, len(t) - 1):
