@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from grader.diagnosis import memo
+from grader.diagnosis import evidence, memo
 
 IGNORE = -100
 _HALF = (torch.float16, torch.bfloat16)
@@ -130,6 +130,7 @@ def matching(
     except Exception:  # noqa: BLE001 - a student value that cannot even be projected
         return []
     found: list[str] = []
+    evaluated: set[str] = set()  # ids with a model that differs from the correct output here
     key = memo.inputs_key(function, args, kwargs)
     for i, (mid, fn) in enumerate(variants_for(function)):
         if mid in found or (only is not None and mid not in only):
@@ -145,8 +146,11 @@ def matching(
             continue
         if w is not None and same(out, w, rtol=rtol, atol=atol):
             continue
+        evaluated.add(mid)
         if same(g, out, rtol=rtol, atol=atol):
             found.append(mid)
+    if w is not None:  # without the correct output, a non-match proves nothing
+        evidence.record(function, found, evaluated - set(found))
     return found
 
 
@@ -217,6 +221,12 @@ def _plus_one(q_len, k_len=None, device=None):
 def _top_left(q_len, k_len=None, device=None):
     i, j, _ = _positions(q_len, k_len, device)
     return j <= i
+
+
+@_causal("kv_offset_sign_flipped")
+def _offset_sign_flipped(q_len, k_len=None, device=None):
+    i, j, off = _positions(q_len, k_len, device)
+    return j <= i - off
 
 
 @_causal("mask_polarity_flipped")
@@ -418,6 +428,7 @@ def model_forward_matching(
     header, tensors = model_to_spec(model)
     copy = model_from_spec(header, tensors)  # one rebuilt copy; its two functions are swapped
     found: list[str] = []
+    evaluated: set[str] = set()
     key = memo.inputs_key("model_forward", header, tensors, input_ids, attention_mask)
     for i, (mid, mask_fn, attention_fn) in enumerate(model_variants()):
         if mid in found:
@@ -434,8 +445,11 @@ def model_forward_matching(
             continue
         if want is not None and same(out, want, rtol=rtol, atol=atol):
             continue
+        evaluated.add(mid)
         if same(got, out, rtol=rtol, atol=atol):
             found.append(mid)
+    if want is not None:
+        evidence.record("model_forward", found, evaluated - set(found))
     return found
 
 
@@ -696,7 +710,7 @@ def sampling_distribution(
 ) -> Tensor:
     """The (B, V) distribution ``sample_next_token`` draws from, correct or with one mistake."""
     x = logits.to(torch.promote_types(logits.dtype, torch.float32))
-    if temperature == 0:
+    if temperature == 0 or how == "argmax":
         return F.one_hot(x.argmax(-1), x.size(-1)).to(x.dtype)
     k_used = top_k
     if how == "top_k_plus_one" and top_k is not None:
@@ -729,6 +743,7 @@ SAMPLING_VARIANTS: dict[str, list[str]] = {
     "temperature_inverted": ["temperature_inverted"],
     "top_k_off_by_one": ["top_k_plus_one", "top_k_minus_one"],
     "top_k_ties_dropped": ["top_k_ties_low_ids", "top_k_ties_high_ids"],
+    "argmax_instead_of_sampling": ["argmax"],
     "top_p_drops_crossing": ["drops_crossing"],
     "top_p_not_scattered": ["not_scattered"],
     "top_p_inverted": ["inverted"],

@@ -21,6 +21,7 @@ try:  # pytest >= 8.1; without it, direct parameters are simply set up by pytest
 except ImportError:  # pragma: no cover
     _DirectParam = None
 
+from grader.diagnosis import evidence
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
 from grader.suite.checks import GradeFailure
@@ -92,6 +93,7 @@ class GradingPlugin:
         self.internal_errors: list[str] = []
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
+        self._evidence: dict[str, evidence.Evidence] = {}  # per test id, this submission
         # Counts submissions; `_student_served` is the count at which the session-scoped
         # `student` fixture was last set up (see `_result`).
         self._submission = 0
@@ -108,11 +110,14 @@ class GradingPlugin:
         self.results = []
         self.internal_errors = []
         self._started = {}
+        self._evidence = {}
 
     def finish_submission(self) -> tuple[list[TestResult], list[str]]:
-        out = (self.results, self.internal_errors)
+        """This submission's results, with diagnoses the rest of its evidence contradicts
+        removed (`grader.diagnosis.evidence.prune`)."""
+        out = (list(evidence.prune(self.results, self._evidence)), self.internal_errors)
         self._student = None
-        self.results, self.internal_errors = [], []
+        self.results, self.internal_errors, self._evidence = [], [], {}
         return out
 
     @pytest.hookimpl(tryfirst=True)
@@ -163,6 +168,7 @@ class GradingPlugin:
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
+        evidence.take()  # start this test's record of diagnosis evidence
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -191,7 +197,10 @@ class GradingPlugin:
             return
         if call.when == "teardown" and any(r.id == self._identity(item)[0] for r in self.results):
             return
-        self.results.append(self._result(item, call))
+        result = self._result(item, call)
+        if call.when == "call":
+            self._evidence[result.id] = evidence.take()
+        self.results.append(result)
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo) -> TestResult:
         tid, part, name, pts = self._identity(item)

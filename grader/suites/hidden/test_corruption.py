@@ -277,11 +277,20 @@ def test_random_ids_cover_vocabulary(student):
     ordinary = [i for i in range(SMALL["V"]) if i not in SPECIALS]
     never = [i for i in ordinary if i not in drawn]
     if never:
+        n = int(randomised.sum())
+        if n == 0:  # no random replacement at all: the 80/10/10 split is what is wrong
+            diag = _selection_diagnosis(SMALL, labels, 0.5) or ["wrong_80_10_10"]
+        elif len(drawn) <= 2 and n >= 50:
+            diag = ["one_random_id"]
+        elif set(never) <= {ordinary[0], ordinary[-1]}:  # an edge of the range: off by one
+            diag = ["random_id_range"]
+        else:
+            diag = []
         fail(
-            f"among {int(randomised.sum())} random replacements (vocabulary of 20, special ids "
-            f"{SPECIALS}) the ordinary id(s) {never} never appeared; each of the 15 ordinary ids "
-            "should be drawn uniformly.",
-            ["random_id_range"],
+            f"among {n} random replacements (vocabulary of 20, special ids {SPECIALS}) the "
+            f"ordinary id(s) {never} never appeared; each of the 15 ordinary ids should be "
+            f"drawn uniformly (ids drawn: {sorted(drawn)}).",
+            diag,
         )
 
 

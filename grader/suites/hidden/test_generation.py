@@ -21,6 +21,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from grader.diagnosis import evidence
 from grader.diagnosis.variants import SAMPLING_VARIANTS, matching, same, sampling_distribution
 from grader.sandbox.client import StudentException
 from grader.sandbox.models import (
@@ -264,7 +265,7 @@ def test_sample_generate_seeded(student, reference, case):
              f"generator seeded {seed})",
         diagnose=lambda: matching("generation.sample_generate", got, (model, prompt, n),
                                   {**kw, "generator": _gen(seed)}, want=want)
-        or _ignored_setting(reference, case, got),
+        + _ignored_setting(reference, case, got),
     )  # fmt: skip
 
 
@@ -275,14 +276,17 @@ def _ignored_setting(reference, case: str, got: torch.Tensor) -> list[str]:
     """["sampling_setting_ignored"] when ``got`` is the reference's output for this case with
     one of its sampling settings left at its default (not passed on to sample_next_token)."""
     prompt, n, kw, seed = SAMPLE_CASES[case]
+    mid, found = "sampling_setting_ignored", False
     for name, default in _SETTING_DEFAULTS.items():
         if name not in kw or kw[name] == default:
             continue
         alt = reference.generation.sample_generate(
             _model("causal"), prompt, n, generator=_gen(seed), **{**kw, name: default})
-        if tuple(alt.shape) == tuple(got.shape) and torch.equal(alt, got):
-            return ["sampling_setting_ignored"]
-    return []
+        # evidence per setting: ignoring top_k is not refuted by a case without top_k
+        fits = tuple(alt.shape) == tuple(got.shape) and torch.equal(alt, got)
+        evidence.record(f"generation.sample_generate:{name}", [mid] * fits, [mid] * (not fits))
+        found = found or fits
+    return [mid] if found else []
 
 
 @pytest.mark.points(1)
@@ -385,13 +389,21 @@ def test_sampling_distribution(student, case):
     problems = _consistent(counts, probs, N_DRAWS)
     if not problems:
         return
-    diag = []
+    diag, refuted = [], []
     for mid, hows in SAMPLING_VARIANTS.items():
+        differs = False
         for how in hows:
             alt = sampling_distribution(row[None], how=how, **settings)[0]
-            if not same(alt, probs, atol=1e-6) and not _consistent(counts, alt, N_DRAWS):
+            if same(alt, probs, atol=1e-6):
+                continue
+            differs = True
+            if not _consistent(counts, alt, N_DRAWS):
                 diag.append(mid)
                 break
+        else:
+            if differs:
+                refuted.append(mid)
+    evidence.record("generation.sample_next_token", diag, refuted)
     freq = [round(c / N_DRAWS, 3) for c in counts.tolist()]
     fail(
         f"{what}: over {N_DRAWS} draws of the same row, {problems[0]}.\n"
