@@ -70,9 +70,27 @@ def test_golden(student, case):
     kwargs = build_loss_inputs(params)
     got = getattr(student.losses, function)(**kwargs)
     want = torch.tensor(entry["expected"], dtype=torch.float64)
-    _check_loss(got, want, what=f"{function} on the fixed case '{case}' (float64)",
-                function=function, kwargs=kwargs, rtol=TOL64["rtol"],
+    what = f"{function} on the fixed case '{case}' ({_inputs(params, kwargs)})"
+    _check_loss(got, want, what=what, function=function, kwargs=kwargs, rtol=TOL64["rtol"],
                 atol=TOL64["atol"])  # fmt: skip
+
+
+def _inputs(params: dict, kwargs: dict) -> str:
+    """A golden case's inputs, so the student can rebuild it: the ids, the mask or labels, and
+    how the float64 logits were made."""
+    B, T, V = kwargs["logits"].shape
+    spec = params["logits"]
+    if spec["form"] == "oracle":
+        how = (f"one-hot x {spec['margin']:g} on the id each counted position should predict "
+               "(on the next id elsewhere, so counting a position that must not count costs)")
+    else:
+        how = (f"{spec['scale']:g} * sin({spec['freq']:g} * n + {spec['phase']:g}) over the "
+               "flattened index n")
+    shown = [f"logits ({B}, {T}, {V}) = {how}"]
+    for name in ("input_ids", "attention_mask", "labels"):
+        if name in kwargs:
+            shown.append(f"{name}={kwargs[name].int().tolist()}")
+    return "float64; " + "; ".join(shown)
 
 
 # ============================================================================ vs the reference
@@ -254,8 +272,9 @@ def test_no_input_mutation(student, reference):
         got = getattr(student.losses, name)(**{k: v.clone() for k, v in kwargs.items()})
         effects = student.last_effects
         want = getattr(reference.losses, name)(**kwargs)
-        check_tensor(got, what=name, shape=(), finite=True)
-        check_close(got, want, what=name, rtol=1e-4, atol=1e-5)
+        what = f"{name} ({_describe(kwargs)}; the value must be right before side effects count)"
+        check_tensor(got, what=what, shape=(), finite=True)
+        check_close(got, want, what=what, rtol=1e-4, atol=1e-5)
         check_effects(effects, what=name)
 
 
