@@ -254,6 +254,12 @@ class _Sent:
         if before:
             return before[-1][1]
         clause_start = self.bounds[ci]
+        if self.sent.norm[clause_start : clause_start + 1] in (";", ":") and _DEMONSTRATIVE.match(
+            self.sent.norm[clause_start:pos]
+        ):
+            # "...; that consistency decides it": the phrase points back at the statement
+            # before it, not at the last model that statement named
+            return None
         head = self.sent.norm[clause_start : clause_start + 12].strip(" ,;:(").lower()
         if head.startswith(("which", "who", "whose", "that ")):
             prev = [x for x in self.subj if x[0].start < clause_start]
@@ -742,6 +748,7 @@ def _has_yet(ss: _Sent) -> bool:
     return any(t == "yet" for _, _, t in ss.toks)
 
 
+_DEMONSTRATIVE = re.compile(r"^[;:]\s*(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I)
 _COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
 
 
