@@ -61,3 +61,27 @@ def test_forged_exception_lineage_is_cleaned_and_capped():
     err = _reply_error(reply, "f()")
     assert err.exc_type == "X" and err.raised("ValueError")
     assert len(err.exc_bases) <= 8 and all(type(b) is str for b in err.exc_bases)
+
+
+def test_check_raises_through_the_sandbox_and_in_process():
+    import pytest
+
+    from grader.suite.checks import GradeFailure, check_raises
+
+    def raising(exc):
+        def call():
+            raise exc
+        return call
+
+    check_raises(raising(_raised(_Invalid("bad"))), "ValueError", what="f(-1)")  # sandboxed
+    check_raises(raising(_Invalid("bad")), "ValueError", what="f(-1)")  # in-process proxy
+    with pytest.raises(StudentException, match="must raise ValueError.*raised RuntimeError"):
+        check_raises(raising(_raised(RuntimeError("x"))), "ValueError", what="f(-1)")
+    with pytest.raises(RuntimeError):
+        check_raises(raising(RuntimeError("x")), "ValueError", what="f(-1)")
+    with pytest.raises(GradeFailure, match="accepted it and returned"):
+        check_raises(lambda: 3, "ValueError", what="f(-1)")
+    at_import = _raised(ValueError("at import"))
+    at_import.at_import = True
+    with pytest.raises(StudentException, match="at import"):
+        check_raises(raising(at_import), "ValueError", what="f(-1)")
