@@ -51,9 +51,14 @@ _CONNECTIVE = re.compile(
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
-    r"\b(?:people|some(?: people)?|many(?: people)?|others|one|you|students|it is often)\s+"
-    r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+)?"
-    r"(?:think|thinks|say|says|said|believe|believes|claim|claims|assume|assumes|expect)\b",
+    r"\b(?:(?:people|some(?: people| students)?|many(?: people| students)?|others|one|you|"
+    r"students|someone|a (?:classmate|friend|student|colleague|blog post|tutorial)|"
+    r"my (?:classmate|friend|colleague|roommate)|it is often)\s+"
+    r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+|once\s+)?"
+    r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
+    r"assume|assumes|assumed|expect|wrote|writes|argue|argues|argued|suggested)|"
+    r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
+    r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
 )
 _REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
@@ -138,8 +143,17 @@ class Analysis:
 class _Sent:
     """Per-sentence helper: hits, clause bounds, subject attribution, negation."""
 
-    def __init__(self, sent: Sentence, rubric: Rubric, inherited: Subject | None) -> None:
+    def __init__(
+        self,
+        sent: Sentence,
+        rubric: Rubric,
+        inherited: Subject | None,
+        named_before: tuple[Subject, ...] = (),
+    ) -> None:
+        """`named_before`: the two model families last named together, in order (what "the
+        former" and "the latter" refer to when this sentence has not named two)."""
         self.sent = sent
+        self.named_before = named_before
         s = sent.norm
         self.toks = tokens(s)
         self.tok_starts = [t[0] for t in self.toks]
@@ -202,10 +216,28 @@ class _Sent:
                     continue
                 found.append((h, code))
         found.sort(key=lambda x: (x[0].start, x[0].end))
+        found = self._former_latter(found)
         out: list[tuple[Hit, Subject, bool]] = []
         for i, (h, code) in enumerate(found):
             earlier = {c for _, c in found[:i]} - {code, OTHER}
             out.append((h, code, self._is_contrast(h, bool(earlier))))
+        return out
+
+    def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
+        """ "The former" / "the latter" name the first / last of the two families named just
+        before (earlier in this sentence, else in the previous one)."""
+        out = list(found)
+        for m in _FORMER_LATTER.finditer(self.sent.norm):
+            earlier: list[Subject] = []
+            for h, code in found:
+                if h.start < m.start() and code in (MLM, CLM) and code not in earlier:
+                    earlier.append(code)
+            order = earlier if len(earlier) >= 2 else list(self.named_before)
+            if len(order) < 2:
+                continue
+            code = order[0] if m.group(1).lower() == "former" else order[-1]
+            out.append((self._hit("former_latter", m.start(), m.end()), code))
+        out.sort(key=lambda x: (x[0].start, x[0].end))
         return out
 
     def _is_contrast(self, h: Hit, other_family_before: bool = False) -> bool:
@@ -254,9 +286,9 @@ class _Sent:
         if before:
             return before[-1][1]
         clause_start = self.bounds[ci]
-        if self.sent.norm[clause_start : clause_start + 1] in (";", ":") and _DEMONSTRATIVE.match(
-            self.sent.norm[clause_start:pos]
-        ):
+        opener = self.sent.norm[clause_start:pos]
+        if (clause_start == 0 or opener[:1] in ";:" or opener.lstrip(" ,").lower().startswith(
+                ("and ", "but ", "so ", "yet "))) and _DEMONSTRATIVE.match(opener):  # fmt: skip
             # "...; that consistency decides it": the phrase points back at the statement
             # before it, not at the last model that statement named
             return None
@@ -336,6 +368,8 @@ class _Sent:
                 continue
             if nxt in {"only", "just"} and not (h.key == "only" and h.tok == g.tok_end):
                 continue  # "not only ... but also" is not a negation of what follows
+            if nxt in _HEDGES:
+                continue  # "not perfectly consistent" concedes a degree, it is no mismatch
             n += 1
         return n % 2 == 1
 
@@ -410,12 +444,15 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     skip = skip or set()
     facts: list[SentenceFacts] = []
     inherited: Subject | None = None
+    named: tuple[Subject, ...] = ()
     hops = 0
     prev_train = False
     for sent in sentences:
         if sent.index in skip:
             continue
-        ss = _Sent(sent, rubric, inherited)
+        ss = _Sent(sent, rubric, inherited, named)
+        pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
+        named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
             sentence=sent,
             hits=ss.hits,
@@ -748,7 +785,11 @@ def _has_yet(ss: _Sent) -> bool:
     return any(t == "yet" for _, _, t in ss.toks)
 
 
-_DEMONSTRATIVE = re.compile(r"^[;:]\s*(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I)
+_DEMONSTRATIVE = re.compile(
+    r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
+)
+_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
+_HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 _COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
 
 

@@ -5,6 +5,10 @@ look like slips."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from grader.rubric import score_explanation
 from grader.rubric.guards import _prompt_text, echoed_sentences
 from grader.rubric.text import correct_spelling, detect_non_english, split_sentences
@@ -87,3 +91,27 @@ def test_a_demonstrative_after_a_semicolon_points_back_at_the_statement_not_a_mo
             "trains with context that sampling can never provide; that consistency decides the "
             "question.")  # fmt: skip
     assert "contradicted" not in _verdicts(score_explanation(text)).values()
+
+
+# Full answers from a probe of unseen answers (tests/rubric/unseen/): each is correct on every
+# criterion and used to lose 2-5 points to a false "contradicted" (a quoted claim, "this
+# consistency" after "and", a concession, "covered" as a hiding verb, "the former/the latter").
+UNSEEN = Path(__file__).with_name("unseen")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in UNSEEN.glob("*.md")))
+def test_correct_answers_in_unusual_forms_keep_full_marks(name):
+    res = score_explanation((UNSEEN / name).read_text(encoding="utf-8"))
+    assert _verdicts(res) == {c: "met" for c in ("C1", "C2", "C3", "C4", "C5")}, res.criteria
+
+
+def test_wording_the_word_lists_now_cover():
+    both = score_explanation("Masked LM: trained with both-side context, so a left-to-right "
+                             "writer lacks what it relied on.")  # fmt: skip
+    assert _verdicts(both)["C1"] == "met"
+    uses = score_explanation("BERT sees both sides; GPT only the past. So GPT generates and "
+                             "BERT classifies.")  # fmt: skip
+    assert _verdicts(uses)["C5"] in ("met", "partial")
+    swapped = score_explanation("BERT sees the words on both sides of a blank. BERT is the "
+                                "better choice for translation and summarisation.")  # fmt: skip
+    assert _verdicts(swapped)["C5"] == "contradicted"
