@@ -563,3 +563,12 @@ def test_a_worker_that_cannot_be_confined_says_why_at_once():
         with pytest.raises(SandboxUnavailable, match="could not be confined: ValueError"):
             z.spawn({"masks": "x = 1\n"}, SandboxLimits(max_open_files=-5), 0)
         assert time.monotonic() - started < 10
+
+
+def test_encode_sends_one_element_views_with_any_stride():
+    """x[:, 0] of a (1, 2) tensor is 'contiguous' with stride 2: a valid result, not an error
+    (multinomial(probs, 2)[:, 0] on one row returns exactly that)."""
+    for t in (torch.zeros(1, 2, dtype=torch.long)[:, 0], torch.arange(6.0).reshape(2, 3)[:1, 1:2]):
+        tree, buffers = wire.encode({"v": t})
+        back = wire.decode(tree, buffers)["v"]
+        assert back.shape == t.shape and torch.equal(back, t)

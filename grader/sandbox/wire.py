@@ -50,6 +50,8 @@ MAX_EMPTY_SPAN = 1 << 16
 # monkeypatch torch.Tensor methods, so the encoder never looks them up again.
 _detach = torch.Tensor.detach
 _contiguous = torch.Tensor.contiguous
+_clone = torch.Tensor.clone
+_stride = torch.Tensor.stride
 _cpu = torch.Tensor.cpu
 _as_subclass = torch.Tensor.as_subclass
 _reshape = torch.Tensor.reshape
@@ -186,6 +188,10 @@ def _enc_tensor(t: torch.Tensor, buffers: list[bytes], counter: list[int]) -> di
                 f"({nbytes / 2**20:.1f} MB); results this large are not accepted"
             )
     plain = _contiguous(_cpu(t))
+    if _numel(plain) == 1 and _stride(plain) != (1,) * plain.dim():
+        # a one-element view (x[:, 0] of a (1, 2) tensor) counts as contiguous whatever its
+        # stride, but reinterpreting its bytes needs the standard one
+        plain = _clone(plain, memory_format=torch.contiguous_format)
     if _numel(plain):
         raw = _numpy(_view(_reshape(plain, (-1,)), torch.uint8)).tobytes()
     else:
