@@ -218,7 +218,8 @@ def check_effects(
     mutation: bool = True,
     rng: bool = True,
 ) -> None:
-    """Fail if the last call changed an input in place or used the global RNG."""
+    """Fail if the last call changed an input in place, returned (a view of) an input where
+    the contract asks for a new tensor, or used the global RNG."""
     if effects is None:
         return
     if mutation and effects.mutated_args:
@@ -226,6 +227,13 @@ def check_effects(
             f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; inputs "
             "must be left untouched.",
             ["in_place_edit"],
+        )
+    if mutation and getattr(effects, "result_aliases", ()):
+        fail(
+            f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a view "
+            "of it): every output must be a new tensor, or editing the result edits the "
+            "caller's data.",
+            ["result_aliases_input"],
         )
     if rng and effects.global_rng_changed:
         fail(f"{what} changed torch's global random state.", ["global_rng"])

@@ -7,10 +7,11 @@ binomial acceptance bands.
 False-fail budget (a correct implementation failing by bad luck). Each statistical assertion
 uses an exact band at alpha = 1e-8 (`binomial_band`: an exact two-sided binomial band, each
 tail <= 5e-9 from the exact pmf; `poisson_binomial_upper`: an exact one-sided bound). This file
-makes 7 such assertions (selection rate at p = 0.15 and p = 0.5, co-selection of independent
+makes 10 such assertions (selection rate at p = 0.15 and p = 0.5, co-selection of independent
 row pairs, the [MASK] / random / unchanged shares, each conditional on the realised number of
-selected positions, and the number of rows whose count sits within 1 of its mean), so
-P(false fail) <= 7e-8.
+selected positions, the number of rows whose count sits within 1 of its mean, doubly-[MASK]
+positions in row pairs, and the [MASK] and random shares with 3 ordinary ids), so
+P(false fail) <= 1e-7.
 The vocabulary-coverage check fails a correct implementation only if one of the 15 ordinary
 ids is never drawn among ~6,000 selections: <= 15 * (1 - 0.1 * 14/225)^6000 ~ 1e-15.
 Together < 1e-7, below the 1e-6 the course promises.
@@ -118,8 +119,11 @@ def _first(mask: torch.Tensor) -> list[int]:
     return mask.nonzero()[0].tolist()
 
 
-def _selection_diagnosis(case: dict[str, Any], labels: torch.Tensor, p: float) -> list[str] | None:
-    """None when the share of selected ordinary tokens is plausible, else what it points to."""
+def _selection_diagnosis(
+    case: dict[str, Any], labels: torch.Tensor, p: float, inputs: torch.Tensor | None = None
+) -> list[str] | None:
+    """None when the share of selected ordinary tokens is plausible, else what it points to
+    (with `inputs`: a random step that dropped its labels explains a low share too)."""
     eligible = _eligible(case["ids"])
     n = int(eligible.sum())
     k = int(((labels != IGNORE) & eligible).sum())
@@ -128,6 +132,10 @@ def _selection_diagnosis(case: dict[str, Any], labels: torch.Tensor, p: float) -
         return None
     if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
         return ["labels_not_ignored"]
+    if inputs is not None and bool(((labels == IGNORE) & (inputs != case["ids"])).any()):
+        unlabelled = _unlabelled_changes(case["ids"], inputs, labels)
+        if unlabelled == ["random_positions_unlabelled"]:
+            return unlabelled
     return ["wrong_selection_rate"]
 
 
@@ -234,8 +242,19 @@ def test_unselected_unchanged(student):
             f"position [{b}, {t}] was not selected (label -100) but its id changed from "
             f"{int(ids[b, t])} to {int(inputs[b, t])}; {int(bad.sum())} unselected positions "
             "changed. Only selected positions may be replaced.",
-            ["corrupts_unselected"],
+            _unlabelled_changes(ids, inputs, labels),
         )
+
+
+def _unlabelled_changes(ids, inputs, labels) -> list[str]:
+    """Why ids changed where labels say "not selected": a few random ids and no [MASK] next
+    to a normal selection is a random step that dropped its labels; otherwise the
+    replacement ignored the selection."""
+    labelled = int((labels != IGNORE).sum())
+    bad = (labels == IGNORE) & (inputs != ids)
+    if labelled and not bool((inputs[bad] == MASK).any()) and int(bad.sum()) < 0.25 * labelled:
+        return ["random_positions_unlabelled"]
+    return ["corrupts_unselected"]
 
 
 def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
@@ -278,8 +297,10 @@ def test_random_ids_cover_vocabulary(student):
     never = [i for i in ordinary if i not in drawn]
     if never:
         n = int(randomised.sum())
-        if n == 0:  # no random replacement at all: the 80/10/10 split is what is wrong
-            diag = _selection_diagnosis(SMALL, labels, 0.5) or ["wrong_80_10_10"]
+        if n == 0 and bool(((labels == IGNORE) & (inputs != ids)).any()):
+            diag = _unlabelled_changes(ids, inputs, labels)  # random ids, but unlabelled
+        elif n == 0:  # no random replacement at all: the 80/10/10 split is what is wrong
+            diag = _selection_diagnosis(SMALL, labels, 0.5, inputs) or ["wrong_80_10_10"]
         elif len(drawn) <= 2 and n >= 50:
             diag = ["one_random_id"]
         elif set(never) <= {ordinary[0], ordinary[-1]}:  # an edge of the range: off by one
@@ -321,21 +342,24 @@ def test_no_input_mutation(student):
     check_effects(_valid_call_effects(student, 3), what="mask_tokens", rng=False)
 
 
-@pytest.mark.points(1.5)
+@pytest.mark.points(0.75)
 def test_generator_only(student):
     check_effects(_valid_call_effects(student, 4), what="mask_tokens", mutation=False)
 
 
 @pytest.mark.points(1.5)
 def test_deterministic(student):
-    """The same seed gives the same result; another seed gives another one."""
+    """The same seed gives the same result; another seed gives another one; a second call
+    with the same generator continues its stream (a different result)."""
     ids = SMALL["ids"][:16].clone()
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS,
           "mlm_probability": 0.5}  # fmt: skip
-    a = _call(student, ids, generator=_gen(5), **kw)
+    g = _gen(5)
+    a = _call(student, ids, generator=g, **kw)
     rng = student.last_effects.global_rng_changed if student.last_effects else False
     b = _call(student, ids, generator=_gen(5), **kw)
     c = _call(student, ids, generator=_gen(6), **kw)
+    again = _call(student, ids, generator=g, **kw)  # g continues where the first call left it
     if not (torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])):
         n = int((a[1] != b[1]).sum())
         fail(
@@ -348,6 +372,14 @@ def test_deterministic(student):
             "generators seeded 5 and 6 gave exactly the same corruption of ~3,000 tokens: the "
             "random choices do not come from the generator argument.",
             ["ignores_generator"],
+        )
+    if torch.equal(a[1], again[1]) and torch.equal(a[0], again[0]):
+        fail(
+            "two calls in a row with the same generator gave exactly the same corruption: the "
+            "draws must come from the generator you were given, advancing it (with a copy, "
+            "e.g. a new generator seeded from generator.initial_seed(), every training step "
+            "would mask the same positions).",
+            ["generator_not_advanced"],
         )
 
 
@@ -363,9 +395,7 @@ def test_selection_rate(student):
         eligible = _eligible(case["ids"])
         n = int(eligible.sum())
         k = int(((labels != IGNORE) & eligible).sum())
-        diag = ["wrong_selection_rate"]
-        if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]):
-            diag = ["labels_not_ignored"]
+        diag = _selection_diagnosis(case, labels, p, inputs) or ["wrong_selection_rate"]
         default = " (the default mlm_probability)" if case["p"] is None else ""
         check_proportion(
             k, n, p, what=f"share of the ordinary tokens selected at mlm_probability={p}{default}",
@@ -390,7 +420,7 @@ def test_rows_independent(student):
     # co-selection close to the marginal share itself means the rows move together
     diag = ["same_positions_every_row"]
     if not 0 < share < 0.9 or co < 0.5 * share:
-        diag = _selection_diagnosis(BIG, labels, 0.15) or diag
+        diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or diag
     check_proportion(
         int(both.sum()), n, 0.15**2,
         what="share of positions selected in both rows of a pair", alpha=ALPHA, diagnoses=diag,
@@ -405,7 +435,7 @@ def test_selection_counts_vary(student):
     expected count, which independent draws do for only ~19% of the rows."""
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
-    wrong_rate = _selection_diagnosis(BIG, labels, 0.15)
+    wrong_rate = _selection_diagnosis(BIG, labels, 0.15, inputs)
     if wrong_rate is not None:  # earned only by a selection with the right overall rate
         fail("the share of selected tokens in the large batch is off (see selection_rate), so "
              "the spread of the counts per row cannot be judged", wrong_rate)  # fmt: skip
@@ -432,7 +462,71 @@ def _near_mean_chance(n: int, p: float) -> float:
     return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(lo, hi + 1))
 
 
+@pytest.mark.points(0.5)
+def test_split_rows_independent(student):
+    """The 80/10/10 decision is drawn per position: where both rows of a disjoint pair are
+    selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
+    column gives 0.8)."""
+    ids = BIG["ids"]
+    inputs, labels = _cached(student, "big")
+    sel = (labels != IGNORE) & _eligible(ids)
+    both = sel[0::2] & sel[1::2]
+    n = int(both.sum())
+    if n == 0:
+        fail("no position was selected in both rows of a pair, so the split cannot be judged",
+             _selection_diagnosis(BIG, labels, 0.15, inputs)
+             or ["wrong_selection_rate"])  # fmt: skip
+    masked = inputs == MASK
+    co = int((both & masked[0::2] & masked[1::2]).sum())
+    diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or (
+        ["split_shared_across_rows"] if co / n > 0.72 else ["wrong_80_10_10"])  # fmt: skip
+    check_proportion(
+        co, n, 0.64, what="share of positions selected in both rows of a pair that became "
+        "[MASK] in both", alpha=ALPHA, diagnoses=diag,
+    )  # fmt: skip
+
+
+FEW = {"V": 7, "ids": 4 + torch.randint(3, (256, 80), generator=_gen(99))}  # ordinary: 4, 5, 6
+
+
 @pytest.mark.points(1)
+def test_split_with_few_ordinary_ids(student):
+    """With 3 ordinary ids (4, 5, 6) and every position selected, [MASK] is 80% exactly and
+    the random step changes the id 2/3 of the time (10% x 2/3 visible): a random step that can
+    draw a special id ([MASK] included) shows here."""
+    ids = FEW["ids"]
+    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=FEW["V"],
+                           special_token_ids=SPECIALS, mlm_probability=1.0,
+                           generator=_gen(41))  # fmt: skip
+    n = ids.numel()
+    if not bool((labels == ids).all()):
+        fail("with mlm_probability=1 every ordinary position must be selected (labels = the "
+             f"original ids), got {int((labels != ids).sum())} of {n} positions not labelled",
+             _unlabelled_changes(ids, inputs, labels) if bool((inputs != ids).any())
+             else ["wrong_selection_rate"])  # fmt: skip
+    if bool(((inputs < 0) | (inputs >= FEW["V"])).any()):
+        fail(f"mask_tokens with vocab_size=7 produced ids outside [0, 7): "
+             f"{sorted(set(inputs[(inputs < 0) | (inputs >= 7)].tolist()))[:5]}",
+             ["random_id_range"])  # fmt: skip
+    masked = int((inputs == MASK).sum())
+    special = int(((inputs != MASK) & torch.isin(inputs, torch.tensor(SPECIALS))).sum())
+    changed = int(((inputs != MASK) & (inputs != ids)).sum())
+    share = f"[MASK] {masked / n:.1%}, another id {changed / n:.1%}, a special id {special / n:.1%}"
+    # a random step that also draws [MASK] (4 candidates) predicts [MASK] 0.8 + 0.1 / 4 and a
+    # visible random id 0.1 x 3/4 x 2/3 = 0.05
+    fits = all(lo <= c <= hi for c, (lo, hi) in (
+        (masked, binomial_band(n, 0.825, ALPHA)), (changed, binomial_band(n, 0.05, ALPHA))))
+    diag = ["random_includes_specials"] if special or fits else ["wrong_80_10_10"]
+    if special:
+        fail(f"random replacements drew special ids ({special} of {n} positions): {share}",
+             diag)  # fmt: skip
+    for what, count, p in (("[MASK]", masked, 0.8), ("another ordinary id", changed, 0.2 / 3)):
+        check_proportion(count, n, p, what=f"share of positions that became {what} (3 ordinary "
+                         "ids, every position selected)", alpha=ALPHA, diagnoses=diag,
+                         detail=f"\n  Your split: {share}.")  # fmt: skip
+
+
+@pytest.mark.points(0.75)
 @pytest.mark.parametrize("share", ["mask", "random", "unchanged"])
 def test_split_80_10_10(student, share):
     """Of the selected positions: 80% [MASK], 10% random, 10% unchanged.
@@ -455,7 +549,7 @@ def test_split_80_10_10(student, share):
     }
     p = {"mask": 0.8, "random": 0.1 * (1 - 1 / n_ord), "unchanged": 0.1 + 0.1 / n_ord}[share]
     split = " / ".join(f"{counts[s] / n:.1%}" for s in ("mask", "random", "unchanged"))
-    diag = _selection_diagnosis(BIG, labels, 0.15) or ["wrong_80_10_10"]
+    diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or ["wrong_80_10_10"]
     check_proportion(
         counts[share], n, p, what=f"share of selected positions that are {share}", alpha=ALPHA,
         diagnoses=diag,

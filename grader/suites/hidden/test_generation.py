@@ -415,6 +415,11 @@ def test_sampling_distribution(student, case):
             if differs:
                 refuted.append(mid)
     evidence.record("generation.sample_next_token", diag, refuted)
+    # sample_next_token itself gets these settings wrong: a sample_generate that matches the
+    # reference without one of them does not drop it, it inherits this error
+    for name, default in _SETTING_DEFAULTS.items():
+        if name in settings and settings[name] != default:
+            evidence.record(f"generation.sample_generate:{name}", [], ["sampling_setting_ignored"])
     freq = [round(c / N_DRAWS, 3) for c in counts.tolist()]
     fail(
         f"{what}: over {N_DRAWS} draws of the same row, {problems[0]}.\n"

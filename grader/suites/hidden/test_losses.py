@@ -250,7 +250,23 @@ def test_empty_targets(student, case):
                 check_dtype=False)  # fmt: skip
 
 
-@pytest.mark.points(0.75)
+@pytest.mark.points(0.5)
+def test_integer_id_dtypes(student, reference):
+    """Ids and labels may come in any integer dtype (int32 here, as a tokenizer may give)."""
+    for name, kwargs in (
+        ("causal_lm_loss", _causal_inputs(*CAUSAL_CONFIGS[1], torch.float32)),
+        ("masked_lm_loss", _masked_inputs(*MASKED_CONFIGS[1], torch.float32)),
+    ):
+        ints = {k: v.int() if not v.is_floating_point() and v.dtype != torch.bool else v
+                for k, v in kwargs.items()}  # fmt: skip
+        got = getattr(student.losses, name)(**ints)
+        want = getattr(reference.losses, name)(**kwargs)
+        what = f"{name} with int32 {'input_ids' if name == 'causal_lm_loss' else 'labels'}"
+        check_tensor(got, what=what, shape=(), finite=True)
+        check_close(got, want, what=what, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.points(0.5)
 @pytest.mark.parametrize("function", ["causal_lm_loss", "masked_lm_loss"])
 def test_large_logits(student, reference, function):
     """Logits of magnitude ~1e4 (float32): finite value and gradients equal to the reference."""
