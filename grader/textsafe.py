@@ -2,8 +2,8 @@
 
 Everything a student controls that reaches a report (exception messages, file and member
 names, the written answer and the sentences quoted from it) passes through `clean_text` on
-the trusted side: terminal escape sequences, control characters (newlines and tabs stay) and
-bidi overrides are removed. Markup is escaped later, by each renderer.
+the trusted side: terminal escape sequences, control characters (newlines and tabs stay),
+bidi overrides and lone surrogates are removed. Markup is escaped later, by each renderer.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import re
 from typing import Any
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# control characters, bidi overrides and isolates, and lone surrogates (not encodable as UTF-8:
+# one in a message would make the report unwritable)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def clean_text(text: Any, limit: int | None = None) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from grader.batch.intake import Identity
 from grader.errors import UsageError
+from grader.textsafe import clean_text
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 NOTES_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Entry", "Score", "Note"]
@@ -213,19 +214,21 @@ def render_gradebook(lines: list[GradebookLine], assignment: str,
                     "gradebook.csv")
             else:
                 seen.add(ident)
-                w.writerow([_cell(who.name or line.key), who.canvas_id, who.sis_user_id,
-                            who.sis_login_id, who.section, score])
+                w.writerow([*map(_cell, (who.name or line.key, who.canvas_id, who.sis_user_id,
+                                         who.sis_login_id, who.section)), score])
                 if not (who.canvas_id or who.sis_user_id or who.sis_login_id):
                     note = (note + "; " if note else "") + (
                         "no Canvas ID or SIS id known: Canvas will match this row by name only; "
                         "check it in the import preview (or pass --roster)")
         if note:
-            nw.writerow([_cell(who.name), who.canvas_id, who.sis_user_id, who.sis_login_id,
-                         line.key, score, note])
+            nw.writerow([*map(_cell, (who.name, who.canvas_id, who.sis_user_id,
+                                      who.sis_login_id, line.key)), score, _cell(note)])
     return out.getvalue(), notes.getvalue()
 
 
-def _cell(text: str) -> str:
-    """Keep spreadsheet apps from running a name as a formula (CSV injection)."""
-    text = " ".join(str(text).split())
+def _cell(text: object) -> str:
+    """A text cell spreadsheet apps will not run as a formula (CSV injection), with no control
+    characters or bidi overrides. Every text column goes through it: names, ids and sections
+    can come from student-chosen file names, a Gradescope export or a roster."""
+    text = " ".join(clean_text("" if text is None else str(text)).split())
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text

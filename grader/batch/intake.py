@@ -34,6 +34,7 @@ from grader.loading import LoadLimits, Submission, SubmissionError, assemble, lo
 from grader.loading.archive import load_zip_members
 from grader.loading.model import KNOWN_FILES, safe_relpath
 from grader.loading.notebook import load_notebook, load_notebook_bytes
+from grader.textsafe import clean_text
 
 CANVAS_NAME = re.compile(
     r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$"
@@ -55,6 +56,12 @@ class Identity:
     email: str = ""
     section: str = ""
 
+    def __post_init__(self) -> None:
+        # every field can come from a student-chosen file name or an export: no terminal
+        # escapes, controls, bidi overrides or surrogates reach a gradebook or a report
+        for k, v in self.__dict__.items():
+            object.__setattr__(self, k, clean_text(v, 300))
+
     def to_dict(self) -> dict[str, str]:
         return {k: v for k, v in self.__dict__.items() if v}
 
@@ -70,6 +77,10 @@ class Entry:
     loader: Callable[[], Submission] = field(repr=False)
     late: bool = False
 
+    def __post_init__(self) -> None:
+        self.display = clean_text(self.display, 300)
+        self.source = clean_text(self.source, 1000)
+
     def load(self) -> Submission:
         sub = self.loader()
         return replace(sub, name=self.key)
@@ -84,6 +95,10 @@ class Skipped:
     key: str = ""
     display: str = ""
     members: tuple[Identity, ...] = ()
+
+    def __post_init__(self) -> None:
+        for k in ("source", "message", "display"):
+            object.__setattr__(self, k, clean_text(getattr(self, k), 1000))
 
 
 @dataclass
@@ -374,7 +389,11 @@ def _discover_dir(root: Path, limits: LoadLimits, skip: set[Path] | None = None)
         return _gradescope_dir(meta.parent, meta, limits, root)
     files = sorted(f for f in root.iterdir() if f.is_file() and not _ignored(f.name))
     if files and _canvas_share([f.name for f in files]) >= 0.5:
-        return _canvas(root, [(f.name, f) for f in files], None, limits, str(root))
+        intake = _canvas(root, [(f.name, f) for f in files], None, limits, str(root))
+        intake.skipped.extend(
+            _canvas_folder(f"{root.name}/{d.name}/") for d in sorted(root.iterdir())
+            if d.is_dir() and not _ignored(d.name) and not (skip and d.resolve() in skip))
+        return intake
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     for child in sorted(root.iterdir()):
@@ -417,7 +436,9 @@ def _discover_zip(tree: _ZipTree, path: Path, limits: LoadLimits) -> Intake:
     prefix = _wrapper_prefix(tree)
     dirs, files = tree.children(prefix)
     if files and _canvas_share(files) >= 0.5:
-        return _canvas(path, [(f, prefix + f) for f in files], tree, limits, path.name)
+        intake = _canvas(path, [(f, prefix + f) for f in files], tree, limits, path.name)
+        intake.skipped.extend(_canvas_folder(f"{path.name}:{prefix}{d}/") for d in dirs)
+        return intake
     if _looks_like_submission(tree, prefix):
         raise UsageError(
             f"{path.name} looks like one submission, not a class; use `grader grade` for it"
@@ -463,6 +484,14 @@ def canvas_filename(original: str) -> str:
     if m and (m.group("stem") + m.group("ext")) in KNOWN_FILES:
         return m.group("stem") + m.group("ext")
     return original
+
+
+def _canvas_folder(where: str) -> Skipped:
+    """A folder beside Canvas's files: Canvas downloads are flat, so it is nobody's
+    submission here (a student folder mixed in, or a Canvas file name holding a "/")."""
+    return Skipped(where, "a folder inside a Canvas download (Canvas gives flat files, and a "
+                   "file name with a '/' lands in a folder too); not graded: grade it "
+                   "separately, or rename the files Canvas-style")
 
 
 def _canvas(root: Path, files: list[tuple[str, object]], tree: _ZipTree | None,

@@ -91,3 +91,18 @@ def test_assignment_and_points_format():
             assignment_header(bad)
     assert [format_points(x) for x in (7.0, 7.5, 3.3333, 0.0, -0.0)] == ["7", "7.5", "3.33",
                                                                           "0", "0"]
+
+
+def test_every_text_column_is_neutralised_and_cleaned():
+    """Ids, SIS fields and sections can come from a Gradescope export or a roster: none may
+    start a formula, and no control character or bidi override reaches the CSV."""
+    who = Identity(name="x\u202e=1", canvas_id="+41 cmd", sis_user_id='=HYPERLINK("http://e")',
+                   sis_login_id="@SUM(A1)", section="-2+3\x1b[2J")  # fmt: skip
+    book, notes = render_gradebook([GradebookLine("k", who, 1.0, note="=cmd|' /C calc'!A0")],
+                                   "HW", 2.0)  # fmt: skip
+    row = _rows(book)[2]
+    assert row[0] == "x=1"
+    assert all(c[:1] not in "=+-@" for c in row[:5]), row
+    assert not any(ch in book + notes for ch in "\u202e\x1b")
+    note_row = _rows(notes)[1]
+    assert all(c[:1] not in "=+-@" for c in note_row), note_row

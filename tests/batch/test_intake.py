@@ -132,6 +132,20 @@ def test_canvas_zip(tmp_path, students):
     assert [s.source for s in skipped] == ["submissions.zip:random_file.txt"]
 
 
+def test_folders_inside_a_canvas_download_are_reported_not_dropped(tmp_path, students):
+    """Canvas downloads are flat: a student folder mixed in, or a file name holding a '/',
+    would otherwise vanish without a word."""
+    path = write_canvas_zip(tmp_path / "submissions.zip", students[:2])
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("carol/masks.py", correct_files("c")["masks.py"])
+        zf.writestr('=HYPERLINK("http://e/x")_5_6_masks.py', b"x = 1\n")
+    layout, loaded, skipped = _load_all(path)
+    assert layout == "canvas" and len(loaded) == 2
+    sources = sorted(s.source for s in skipped)
+    assert sources == ['submissions.zip:=HYPERLINK("http:/', "submissions.zip:carol/"]
+    assert all("not graded" in s.message for s in skipped)
+
+
 def test_canvas_extracted_folder(tmp_path, students):
     path = write_canvas_zip(tmp_path / "s.zip", students)
     root = tmp_path / "extracted"
