@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import torch
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # A failure message quotes student values; however it was built, a report carries at most
 # this much of it (the values that matter come first).
 MAX_MESSAGE_CHARS = 4000
@@ -98,7 +100,9 @@ def check_broadcasts(t: torch.Tensor, shape: tuple[int, ...], *, what: str) -> t
 def show(t: Any, limit: int = 64) -> str:
     """A tensor as text: in full when small, else shape, dtype and a few statistics."""
     if not isinstance(t, torch.Tensor):
-        return repr(t)[:300]
+        text = repr(t)
+        # "<torch._C.Generator object at 0x7f...>": the address says nothing to a student
+        return _ADDRESS.sub("", text[:300])
     if t.numel() == 0:  # tolist() of a (10^6, 10^6, 0) tensor would build 10^12 lists
         return f"an empty tensor of shape {tuple(t.shape)}, {str(t.dtype).removeprefix('torch.')}"
     if t.numel() <= limit:
