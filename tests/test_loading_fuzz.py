@@ -286,3 +286,19 @@ def test_a_device_named_like_an_exercise_file_is_not_read(tmp_path):
     os.mknod(root / "masks.py", stat.S_IFCHR | 0o644, os.makedev(1, 5))  # /dev/zero
     sub = check(root)
     assert sub is not None and "not a regular file" in sub.missing["masks"]
+
+
+def test_a_member_with_an_empty_name_is_skipped_not_a_crash(tmp_path):
+    """Found by the fuzzer: ZipInfo.is_dir() raises IndexError on an empty file name."""
+    import io
+    import zipfile
+
+    from grader.loading import load_submission
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("masks.py", "def causal_mask(q_len, k_len=None, device=None):\n    pass\n")
+        zf.writestr(zipfile.ZipInfo(""), b"")
+    path = tmp_path / "s.zip"
+    path.write_bytes(buf.getvalue())
+    assert "masks" in load_submission(path).sources

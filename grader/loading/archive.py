@@ -78,7 +78,7 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
             if not rel.startswith(prefix):
                 continue
             rel = rel[len(prefix):]
-        if info.is_dir() or not rel:
+        if not rel or info.filename.endswith("/"):  # ZipInfo.is_dir() raises on an empty name
             continue
         if not is_known(rel):
             continue  # unknown members are never read: no bomb or link there can matter
