@@ -24,7 +24,8 @@ import click
 @click.option("--call-timeout", type=click.FloatRange(min=0.1), default=None,
               help="Seconds one call of a student's function may take [default: the sandbox's].")
 @click.option("--submission-timeout", type=click.FloatRange(min=1), default=None,
-              help="Seconds all the calls of one submission may take together.")
+              help="Seconds all the calls of one submission may take together (each part "
+                   "gets an equal share).")
 @click.option("--no-written", is_flag=True, help="Do not score the written explanation.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output, only the summary.")
 def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignment: str,
