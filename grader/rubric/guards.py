@@ -63,6 +63,7 @@ def injected_sentences(sentences: list[Sentence], rubric: Rubric) -> set[int]:
     return {s.index for s in sentences if any(p.search(s.norm) for p in rubric.injection)}
 
 
+@lru_cache(maxsize=1)  # read once per process, not once per answer
 def _prompt_text() -> str:
     """The Exercise 2 prompt the students answer (the template's text before "Your answer")."""
     try:

@@ -245,16 +245,8 @@ def _first_tensor(value: Any) -> torch.Tensor | None:
 _MAX_WALK_DEPTH = 32
 
 
-def _any_requires_grad(value: Any, depth: int = 0) -> bool:
-    if depth > _MAX_WALK_DEPTH:
-        return False
-    if isinstance(value, torch.Tensor):
-        return bool(value.requires_grad)
-    if isinstance(value, (tuple, list)):
-        return any(_any_requires_grad(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return any(_any_requires_grad(v, depth + 1) for v in value.values())
-    return False
+def _any_requires_grad(value: Any) -> bool:
+    return any(bool(t.requires_grad) for t in _tensors(value))
 
 
 def _detach(value: Any, depth: int = 0) -> Any:
