@@ -333,3 +333,73 @@ def test_unreadable_submission_notes_reach_every_format():
     assert "not a readable zip" in gradescope_results(report)["output"]
     root = ET.fromstring(render_junit(report).encode())
     assert "not a readable zip" in root.find("properties")[-1].get("value")
+
+
+# ----------------------------------------------------------------------------- a real report
+
+
+@pytest.fixture(scope="module")
+def buggy(tmp_path_factory):
+    """A graded submission with a wrong mask and a loss that raises at a known line."""
+    from grader.pipeline import grade_path
+    from grader.testing import SOLUTIONS
+
+    folder = tmp_path_factory.mktemp("repo") / "exercises"
+    folder.mkdir()
+    for p in ("masks", "corruption", "losses", "generation"):
+        text = (SOLUTIONS / f"{p}.py").read_text()
+        if p == "masks":
+            text = text.replace(
+                "return j <= i + (k_len - q_len)", "return j >= i + (k_len - q_len)"
+            )
+        if p == "losses":
+            head, sep, rest = text.partition('"""Task 3.1')
+            doc_end = rest.index("\n") + 1
+            text = (
+                head
+                + sep
+                + rest[:doc_end]
+                + (
+                    "    if logits.dtype == torch.bfloat16:\n"
+                    "        raise ValueError('no bfloat16, 100%: sure')\n"
+                )
+                + rest[doc_end:]
+            )
+        (folder / f"{p}.py").write_text(text)
+    line = 1 + next(
+        i
+        for i, s in enumerate((folder / "losses.py").read_text().splitlines())
+        if "no bfloat16" in s
+    )
+    return grade_path(folder), folder, line
+
+
+def test_real_report_in_every_platform_format(buggy, tmp_path):
+    report, folder, line = buggy
+    data = report.to_dict()
+    results = gradescope_results(report)
+    validate_gradescope_dict(results)
+    assert results["score"] == data["score"] < data["max_score"]
+    root = ET.fromstring(render_junit(report).encode("utf-8"))
+    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
+    for t in data["tests"]:
+        case = cases[(t["part"], t["id"].split(".", 1)[1])]
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        assert (bad is None) == (t["status"] == "passed")
+        if bad is not None:
+            assert bad.text.startswith(t["message"].split("\n  Likely mistake")[0])
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_WORKSPACE": str(folder.parent), "GITHUB_STEP_SUMMARY": str(summary)}
+    out = github_output(report, folder, env)
+    assert f"::error file=exercises/losses.py,line={line}," in out
+    assert "::error file=exercises/masks.py,title=Part A" in out
+    assert "Upper and lower triangle swapped" in summary.read_text()
+
+
+def test_an_internal_grader_problem_is_not_presented_as_the_students_zero():
+    report = replace(_report(), errors=("internal: a worker could not be confined: unshare",))
+    data = gradescope_results(report)
+    validate_gradescope_dict(data)
+    assert data["output"].startswith("The grader had an internal problem")
+    assert data["extra_data"]["internal_error"] is True
+    assert gradescope_results(_report())["extra_data"]["internal_error"] is False

@@ -26,6 +26,10 @@ Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 VISIBILITIES: tuple[str, ...] = ("hidden", "after_due_date", "after_published", "visible")
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "gradescope_results.schema.json"
 METADATA_MAX_BYTES = 1_000_000
+INTERNAL_NOTE = (
+    "The grader had an internal problem with this submission (see the notes below); points "
+    "may be missing through no fault of yours: please tell your instructor, who can regrade it."
+)
 
 _STATUS_TEXT = {
     "passed": "passed",
@@ -231,6 +235,8 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
         )
         for k, t in enumerate(own, start=1):
             tests.append(_test_entry(t, f"{index}.{k}", o.tests_visibility))
+    if any(e.startswith("internal:") for e in report.errors):
+        summary.insert(0, INTERNAL_NOTE)
     if report.errors:
         summary += ["", "Notes:", *(f"  - {e}" for e in report.errors)]
     if o.lateness is not None:
@@ -243,6 +249,7 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
     }
     if o.notes:
         extra["notes"] = list(o.notes)
+    extra["internal_error"] = any(e.startswith("internal:") for e in report.errors)
     return {
         "score": report.score,
         "execution_time": round(max(o.execution_time, 0.0), 3),
