@@ -15,7 +15,8 @@ from grader import __version__
 from grader.errors import GraderError, InternalError
 from grader.loading import SubmissionError
 
-FORMATS = ("text", "json", "md", "html")
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
 class _Group(click.Group):
@@ -90,13 +91,49 @@ def main() -> None:
     default=None,
     help="Exit with code 1 when the score (in %) is below this.",
 )
-def grade(path: Path, fmt: str, output: Path | None, fail_under: float | None) -> None:
-    """Grade one submission (a folder or a .zip) with the hidden tests.
+@click.option(
+    "--metadata",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="gradescope: Gradescope's submission_metadata.json (lateness is recorded).",
+)
+@click.option(
+    "--tests-visibility",
+    type=click.Choice(VISIBILITIES),
+    default="after_published",
+    show_default=True,
+    help="gradescope: when students see each hidden test's result.",
+)
+@click.option(
+    "--totals-visibility",
+    type=click.Choice(VISIBILITIES),
+    default="visible",
+    show_default=True,
+    help="gradescope: when students see part totals and the written-answer feedback.",
+)
+def grade(
+    path: Path,
+    fmt: str,
+    output: Path | None,
+    fail_under: float | None,
+    metadata: Path | None,
+    tests_visibility: str,
+    totals_visibility: str,
+) -> None:
+    """Grade one submission (a folder, a .zip or a .ipynb) with the hidden tests.
+
+    \b
+    Formats: text, json, md, html; gradescope (results.json; an unreadable submission
+    still gets one, with 0 points), junit (XML), github (annotations, and a summary
+    appended to $GITHUB_STEP_SUMMARY when it is set). See docs/ci.md.
 
     \b
     Example:
       grader grade alice.zip --format json --output alice.json
     """
+    import time
+
+    started = time.monotonic()
     from grader.sandbox.launch import launch_zygote
 
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
@@ -104,8 +141,21 @@ def grade(path: Path, fmt: str, output: Path | None, fail_under: float | None) -
     from grader.pipeline import grade_path
     from grader.render import render_report
 
-    report = grade_path(path, launched=launched)
-    emit(render_report(report, fmt, color=output is None and _color()), output)
+    report = grade_path(path, launched=launched, grade_unreadable=fmt == "gradescope")
+    if fmt == "gradescope":
+        from grader.render.gradescope import gradescope_options, render_gradescope
+
+        options = gradescope_options(
+            metadata, tests_visibility, totals_visibility, time.monotonic() - started
+        )
+        text = render_gradescope(report, options)
+    elif fmt == "github":
+        from grader.render.github import github_output
+
+        text = github_output(report, path)
+    else:
+        text = render_report(report, fmt, color=output is None and _color())
+    emit(text, output)
     if (
         fail_under is not None
         and report.max_score
@@ -162,11 +212,13 @@ def _color() -> bool:
 
 def _register_commands() -> None:
     """Commands that live with the library part they drive."""
+    from grader.autograder.cli import gradescope
     from grader.batch.cli import batch
     from grader.rubric.cli import review
 
     main.add_command(batch)
     main.add_command(review)
+    main.add_command(gradescope)
 
 
 _register_commands()

@@ -8,13 +8,13 @@ one-shot convenience. Nothing here writes files or prints.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
 
 from grader import __version__
-from grader.loading import Submission, load_submission
+from grader.loading import Submission, SubmissionError, assemble, load_submission
 from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
@@ -139,18 +139,44 @@ def grade_explanation(submission: Submission) -> WrittenResult:
     )
 
 
-def grade_path(
-    path: str | Path, options: GradeOptions | None = None, *, launched: Launched | None = None
-) -> GradeReport:
-    """Load and grade one submission folder or zip (raises SubmissionError if unreadable).
+def unreadable_submission(path: str | Path, message: str) -> Submission:
+    """A Submission with nothing in it, every part missing because of `message` (why the
+    whole submission could not be read): grading it gives every check 0 with that reason."""
+    p = Path(path)
+    reason = f"{message}, so nothing in the submission could be graded"
+    sub = assemble(p.stem if p.suffix else p.name, str(p), {}, [message])
+    return replace(sub, missing={part: reason for part in sub.missing}, problems=(message,))
 
+
+def grade_path(
+    path: str | Path,
+    options: GradeOptions | None = None,
+    *,
+    launched: Launched | None = None,
+    grade_unreadable: bool = False,
+) -> GradeReport:
+    """Load and grade one submission folder, zip or notebook (raises SubmissionError if
+    unreadable, unless `grade_unreadable`: then every check scores 0 with the reason, for
+    platforms that need a complete result for every submission).
+
+    A folder without exercise files is graded from its one notebook or one .zip, as
+    `grader batch` grades a student's folder (a Gradescope upload of a notebook, say).
     `launched`: a zygote started early with `grader.sandbox.launch.launch_zygote` (the CLI does
     this before importing torch, so both processes import it at the same time).
     """
     grader = Grader(options)
     grader.zygote.launch(launched)  # torch imports in the sandbox while we load here
     try:
-        submission = load_submission(path)
+        try:
+            submission = load_submission(path)
+            if not submission.files and Path(path).is_dir():
+                from grader.batch.intake import load_student_dir
+
+                submission = load_student_dir(Path(path), name=submission.name)
+        except SubmissionError as exc:
+            if not grade_unreadable:
+                raise
+            submission = unreadable_submission(path, str(exc))
         return grader.grade(submission)
     finally:
         grader.close()

@@ -92,7 +92,7 @@ def test_bad_usage_exits_2():
 
 
 def test_help_shows_examples():
-    for cmd in ("grade", "check", "demo", "batch", "review"):
+    for cmd in ("grade", "check", "demo", "batch", "review", "gradescope"):
         res = run(cmd, "--help")
         assert res.returncode == 0 and "Example" in res.stdout
 

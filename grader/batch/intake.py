@@ -202,6 +202,12 @@ def _several_notebooks(paths: list[str]) -> SubmissionError:
     )
 
 
+def load_student_dir(path: Path, *, name: str, limits: LoadLimits | None = None) -> Submission:
+    """A student's folder: its exercise files, else its one notebook or its one .zip (also
+    how `grader grade` reads a folder without exercise files). Raises SubmissionError."""
+    return _load_dir(path, name=name, limits=limits or LoadLimits())
+
+
 def _load_dir(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     """A student's folder: its exercise files, else its one notebook or its one .zip."""
     sub = load_folder(path, name=name, limits=limits)

@@ -40,9 +40,23 @@ def environment(autoescape: bool) -> jinja2.Environment:
 def render_report(
     report: GradeReport, fmt: str, *, color: bool = False, title: str | None = None
 ) -> str:
-    """Render `report` as "text", "json", "md" or "html" (a full standalone page)."""
+    """Render `report` as "text", "json", "md", "html" (a full standalone page), or with
+    default options as "gradescope" (results.json), "junit" (XML) or "github" (annotations;
+    `grader.render.github.github_output` also writes the step summary)."""
     if fmt == "json":
         return report.to_json() + "\n"
+    if fmt == "gradescope":
+        from grader.render.gradescope import render_gradescope
+
+        return render_gradescope(report)
+    if fmt == "junit":
+        from grader.render.junit import render_junit
+
+        return render_junit(report)
+    if fmt == "github":
+        from grader.render.github import annotations
+
+        return annotations(report)
     if fmt not in _FILES:
         raise ValueError(f"unknown format {fmt!r}")
     view = report_view(report, fmt, title=title)

@@ -1,0 +1,1 @@
+"""Autograder-platform bundles: the Gradescope zip (`bundle.py`, `grader gradescope`)."""

@@ -1,0 +1,150 @@
+"""GitHub Actions output from a GradeReport (`grader grade --format github`).
+
+    ::error file=exercises/losses.py,line=12,title=Part C - objectives: 3 failing checks::...
+
+Failing checks become workflow-command annotations at the student's file, and at the line of
+their code when the failure message names one (a traceback or a syntax error); checks that fail
+at the same place share one annotation, and at most `MAX_ANNOTATIONS` are written (GitHub shows
+10 errors per step). A written answer below full marks is a warning on its file. Messages and
+properties are escaped by GitHub's workflow-command rules. `step_summary` is the Markdown
+(feedback_templates/report/github_summary.md.j2) appended to `$GITHUB_STEP_SUMMARY`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from grader.diagnosis import explain_ids, strip_explanations
+from grader.report import CODE_PARTS, PART_TITLES, GradeReport, TestResult
+from grader.textsafe import clean_text
+
+MAX_ANNOTATIONS = 10
+SUMMARY_MAX_BYTES = 1_000_000  # GitHub drops a step summary over 1 MiB
+_PARTS = "|".join(CODE_PARTS)
+# the last frame of the student's code in a message: 'File "losses.py", line 12' (traceback)
+# or 'losses.py, line 12:' (syntax error)
+_WHERE = re.compile(rf'(?:File ")?\b({_PARTS})\.py"?, line (\d+)')
+_WRITTEN_FILES = {"explanation": "explanation.md", "drill": "drill/evidence_note.md"}
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message: %, CR and LF escaped."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value: also ':' and ',' escaped."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, **props: str | int | None) -> str:
+    """One workflow command line, e.g. `::error file=a.py,line=3::msg` (None props left out)."""
+    rendered = ",".join(
+        f"{k}={escape_property(str(v))}" for k, v in props.items() if v is not None and v != ""
+    )
+    return f"::{level}{' ' + rendered if rendered else ''}::{escape_data(message)}"
+
+
+def student_line(message: str) -> tuple[str, int] | None:
+    """(file, line) of the student's code named last in a failure message, if any."""
+    found = None
+    for m in _WHERE.finditer(message):
+        found = (f"{m.group(1)}.py", int(m.group(2)))
+    return found
+
+
+def _in_repo(name: str, source: str | None, folder: bool) -> str:
+    if source is None:
+        return name
+    if not folder:  # a zip or a notebook: the annotation goes on the file handed in
+        return source
+    return str(PurePosixPath(source) / name) if source not in ("", ".") else name
+
+
+def annotations(report: GradeReport, source: str | None = None, *, folder: bool = True) -> str:
+    """The annotation lines for `report`.
+
+    `source`: the submission's path relative to the repository root (a folder holding the
+    exercise files, or with `folder=False` a .zip or .ipynb, whose lines do not map to the
+    student's files, so no line numbers are given); None: bare file names.
+    """
+    # one annotation per place in the student's code; without a line, one per part and file
+    groups: dict[tuple[str, int, str], list[TestResult]] = {}
+    for t in report.tests:
+        if t.status == "passed":
+            continue
+        where = student_line(t.message) if folder else None
+        file, line = where if where else (f"{t.part}.py", 0)
+        key = (_in_repo(file, source, folder), line, "" if line else t.part)
+        groups.setdefault(key, []).append(t)
+    keys = sorted(groups)
+    if len(keys) > MAX_ANNOTATIONS:  # the rest are folded into the last one, not dropped
+        keep, rest = keys[: MAX_ANNOTATIONS - 1], keys[MAX_ANNOTATIONS - 1 :]
+        merged = [t for k in rest for t in groups[k]]
+        groups[(rest[0][0], 0, "*")] = merged
+        keys = [*keep, (rest[0][0], 0, "*")]
+    lines = []
+    for file, line, part in keys:
+        tests = groups[(file, line, part)]
+        lost = sum(t.max_score - t.score for t in tests)
+        parts = sorted({PART_TITLES.get(t.part, t.part) for t in tests})
+        title = f"{', '.join(parts)}: {len(tests)} failing check(s), {lost:g} point(s) lost"
+        first = tests[0]
+        body = f"{first.id}: {strip_explanations(first.message)}{explain_ids(first.diagnoses)}"
+        if len(tests) > 1:
+            others = ", ".join(t.id for t in tests[1:6]) + (" ..." if len(tests) > 6 else "")
+            body += f"\nAlso failing here: {others}"
+        lines.append(
+            command("error", clean_text(body, 4000), file=file, line=line or None, title=title)
+        )
+    for part, w in report.written.items():
+        if w.score < w.max_score:
+            file = _in_repo(_WRITTEN_FILES.get(part, f"{part}.md"), source, folder)
+            title = f"{PART_TITLES.get(part, part)}: {w.score:g}/{w.max_score:g}"
+            lines.append(command("warning", clean_text(w.summary, 4000), file=file, title=title))
+    total = f"Score {report.score:g}/{report.max_score:g}"
+    lines.append(command("notice", total, title="objectives-grader"))
+    return "\n".join(lines) + "\n"
+
+
+def step_summary(report: GradeReport) -> str:
+    """The Markdown step summary (capped below GitHub's 1 MiB limit)."""
+    from grader.render import environment
+    from grader.render.view import report_view
+
+    view = report_view(report, "md", title="Grade report")
+    text = environment(False).get_template("report/github_summary.md.j2").render(**view)
+    text = clean_text(text)  # reports hold cleaned text already; a summary is shown raw
+    data = text.encode("utf-8", "replace")
+    if len(data) > SUMMARY_MAX_BYTES:
+        cut = data[: SUMMARY_MAX_BYTES - 200].decode("utf-8", "ignore")
+        text = cut + "\n\n(The summary was cut here: it exceeded GitHub's size limit.)\n"
+    return text
+
+
+def github_output(
+    report: GradeReport, submission: Path | None, environ: Mapping[str, str] | None = None
+) -> str:
+    """The annotations for `grader grade --format github`, and the step summary appended to
+    `$GITHUB_STEP_SUMMARY` when that is set. `submission` is the graded path; it is made
+    relative to `$GITHUB_WORKSPACE` (else the current folder) so annotations land on the
+    repository's files."""
+    env = os.environ if environ is None else environ
+    source = folder = None
+    if submission is not None:
+        base = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+        full = submission.resolve()
+        try:
+            source = full.relative_to(base).as_posix()
+        except ValueError:
+            source = submission.as_posix()
+        folder = submission.is_dir()
+    text = annotations(report, source, folder=folder if folder is not None else True)
+    summary_path = env.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        with open(summary_path, "a", encoding="utf-8", errors="replace") as f:
+            f.write(step_summary(report))
+    return text
