@@ -58,6 +58,7 @@ def create(index: int) -> str | None:
     base = _base()
     if base is None:
         return None
+    _remove_stale(base)
     group = base / f"{PREFIX}{os.getpid()}-{index}"
     try:
         group.mkdir(exist_ok=True)
@@ -67,6 +68,19 @@ def create(index: int) -> str | None:
         remove(str(group))
         return None
     return str(group)
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove the empty groups of batches that were killed (SIGKILL skips their clean-up)."""
+    try:
+        names = [e.name for e in os.scandir(base) if e.name.startswith(PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            with contextlib.suppress(OSError):
+                os.rmdir(base / name)  # fails while a process is still in it
 
 
 def available() -> bool:

@@ -180,3 +180,25 @@ def test_a_cpu_burner_does_not_slow_down_honest_students_graded_beside_it(fast_o
         f"{BURN_SECONDS:g} s burn (one takes {alone:.2f} s alone)"
     )
     assert slowdown <= 1.5, f"honest students took {slowdown:.2f}x longer beside the burner"
+
+
+@pytest.mark.skipif(not cpugroup.available(), reason="no CPU cgroup can be made here")
+def test_groups_left_by_a_killed_batch_are_removed_by_the_next(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    stale = cpugroup._base() / f"{cpugroup.PREFIX}{dead}-0"
+    stale.mkdir()
+    group = cpugroup.create(0)
+    try:
+        assert group is not None and not stale.exists()
+    finally:
+        cpugroup.remove(group)
+        if stale.exists():
+            stale.rmdir()
