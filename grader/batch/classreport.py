@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from grader.batch.duplicates import Duplicate
 from grader.batch.gradebook import format_points
 from grader.diagnosis import describe
 from grader.render import environment
@@ -37,9 +39,15 @@ class ClassRow:
 
 
 def render_class_report(rows: list[ClassRow], *, title: str, layout: str,
-                        fingerprint: str, version: str, feedback_dir: str = "feedback") -> str:
+                        fingerprint: str, version: str, feedback_dir: str = "feedback",
+                        duplicates: Sequence[Duplicate] = ()) -> str:
+    """The page. `duplicates`: students listed by several entries (shown with all of them)."""
     view = class_view(rows, title=title, layout=layout, fingerprint=fingerprint,
                       version=version, feedback_dir=feedback_dir)
+    view["duplicates"] = [
+        {"student": d.label(), "entries": [{"key": k, "display": v} for k, v in d.entries]}
+        for d in duplicates
+    ]
     return environment(autoescape=True).get_template(TEMPLATE).render(**view)
 
 

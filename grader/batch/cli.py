@@ -73,6 +73,9 @@ def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignm
                    f"out of {graded[0].report.max_score:g}.")
     for o in result.not_graded:
         click.echo(f"  not graded: {o.display or o.source} ({o.source}): {o.message}", err=True)
+    for d in result.writes.duplicates:
+        click.echo(f"  in {len(d.entries)} submissions, so no score in gradebook.csv: "
+                   f"{d.label()}: {d.describe()}", err=True)
     click.echo(f"Wrote {out}/results.jsonl, gradebook.csv, feedback/, report.html "
                f"({len(result.writes.written)} file(s) changed).")
     for e in result.writes.errors:

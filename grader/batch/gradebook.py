@@ -41,6 +41,7 @@ class GradebookLine:
     identity: Identity
     score: float | None  # None: not graded (unreadable, internal error)
     note: str = ""
+    withheld: bool = False  # graded, but the score is for the instructor to place (notes only)
 
 
 def assignment_header(title: str) -> str:
@@ -70,7 +71,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _name_keys(name: str) -> set[str]:
+def name_keys(name: str) -> set[str]:
     """`Doe, Jane` -> {doejane, janedoe}; `Jane Doe` -> {janedoe, doejane}."""
     if not name.strip():
         return set()
@@ -105,7 +106,7 @@ class Roster:
                 local = login.split("@", 1)[0]
                 if local != login:
                     self._by["login"].setdefault(local, []).append(r)
-            for k in _name_keys(r.name):
+            for k in name_keys(r.name):
                 self._by["name"].setdefault(k, []).append(r)
 
     @classmethod
@@ -158,7 +159,7 @@ class Roster:
                 tries.append(("login", login.lower()))
                 tries.append(("login", login.lower().split("@", 1)[0]))
         for name in (who.name, *extra_names):
-            for k in sorted(_name_keys(name)):
+            for k in sorted(name_keys(name)):
                 tries.append(("name", k))
         for kind, value in tries:
             found = self._by[kind].get(value, [])
@@ -201,25 +202,17 @@ def render_gradebook(lines: list[GradebookLine], assignment: str,
     notes = io.StringIO()
     nw = csv.writer(notes, lineterminator="\r\n")
     nw.writerow(NOTES_HEADER)
-    seen: set[tuple[str, str, str, str]] = set()
     for line in sorted(lines, key=lambda g: (_norm(g.identity.name), g.key)):
         who = line.identity
-        ident = (who.canvas_id, who.sis_user_id, who.sis_login_id, who.name)
         score = "" if line.score is None else format_points(line.score)
         note = line.note
-        if line.score is not None:
-            if ident in seen:
+        if line.score is not None and not line.withheld:
+            w.writerow([*map(_cell, (who.name or line.key, who.canvas_id, who.sis_user_id,
+                                     who.sis_login_id, who.section)), score])
+            if not (who.canvas_id or who.sis_user_id or who.sis_login_id):
                 note = (note + "; " if note else "") + (
-                    "this student appears in more than one submission; only the first is in "
-                    "gradebook.csv")
-            else:
-                seen.add(ident)
-                w.writerow([*map(_cell, (who.name or line.key, who.canvas_id, who.sis_user_id,
-                                         who.sis_login_id, who.section)), score])
-                if not (who.canvas_id or who.sis_user_id or who.sis_login_id):
-                    note = (note + "; " if note else "") + (
-                        "no Canvas ID or SIS id known: Canvas will match this row by name only; "
-                        "check it in the import preview (or pass --roster)")
+                    "no Canvas ID or SIS id known: Canvas will match this row by name only; "
+                    "check it in the import preview (or pass --roster)")
         if note:
             nw.writerow([*map(_cell, (who.name, who.canvas_id, who.sis_user_id,
                                       who.sis_login_id, line.key)), score, _cell(note)])

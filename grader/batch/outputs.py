@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.batch.classreport import ClassRow, render_class_report
+from grader.batch.duplicates import Duplicate, find_duplicates
 from grader.batch.gradebook import GradebookLine, Roster, points_possible, render_gradebook, resolve
 from grader.batch.intake import Identity
 from grader.output import write_atomic
@@ -49,6 +50,7 @@ class WriteResult:
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)  # students in several entries
 
 
 def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
@@ -74,16 +76,26 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     lines = [json.dumps(o.report.to_dict(), ensure_ascii=False) for o in graded]
     write_if_changed(out / "results.jsonl", "".join(line + "\n" for line in lines), result)
 
+    people = [(o, resolve(who, roster, entry_name=o.display)) for o in outcomes
+              for who in o.members]
+    dups = find_duplicates([(o.key, o.display, who) for o, who in people])
+    result.duplicates = dups.students
     book: list[GradebookLine] = []
-    for o in outcomes:
-        for who in o.members:
-            full = resolve(who, roster, entry_name=o.display)
-            if o.report is not None:
-                note = "late (Canvas)" if o.late else ""
-                book.append(GradebookLine(o.key, full, o.report.score, note))
-            else:
-                book.append(GradebookLine(o.key, full, None, f"not graded ({o.status}): "
-                                                             f"{o.message}"))
+    for i, (o, full) in enumerate(people):
+        if i in dups.repeats:
+            continue
+        dup = dups.by_position.get(i)
+        if o.report is not None:
+            note = "late (Canvas)" if o.late else ""
+            if dup is not None:
+                note = (note + "; " if note else "") + _duplicate_note(dup)
+            book.append(GradebookLine(o.key, full, o.report.score, note,
+                                      withheld=dup is not None))
+        else:
+            note = f"not graded ({o.status}): {o.message}"
+            if dup is not None:
+                note += "; " + _duplicate_note(dup)
+            book.append(GradebookLine(o.key, full, None, note))
     pts = points_possible([o.report.max_score for o in graded])
     csv_text, notes_text = render_gradebook(book, assignment, pts)
     write_if_changed(out / "gradebook.csv", csv_text, result)
@@ -96,7 +108,7 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     try:
         html = render_class_report(rows, title=assignment, layout=layout,
                                    fingerprint=fingerprint, version=version,
-                                   feedback_dir=FEEDBACK_DIR)
+                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates)
     except Exception as exc:  # noqa: BLE001 - the other outputs are still useful
         result.errors.append(f"report.html: {type(exc).__name__}: {exc}")
     else:
@@ -118,10 +130,17 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
             }
             for o in outcomes
         ],
+        "duplicates": [d.to_dict() for d in result.duplicates],
     }
     write_if_changed(out / "manifest.json",
                      json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", result)
     return result
+
+
+def _duplicate_note(dup: Duplicate) -> str:
+    return (f"this student is in {len(dup.entries)} submissions: {dup.describe()}; no score in "
+            "gradebook.csv until the instructor decides which counts (fix the group in "
+            "Gradescope and re-export, or enter the grade by hand)")
 
 
 def _write_feedback(folder: Path, graded: list[EntryOutcome],

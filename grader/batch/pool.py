@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from grader.batch import cpugroup
 from grader.loading import CODE_PARTS, Submission
 from grader.sandbox.launch import Launched, launch_zygote
 
@@ -204,14 +205,16 @@ def _stop(proc: Any) -> None:
 
 def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
                  close_fds: list[int], cpu: int | None = None,
-                 launched: Launched | None = None) -> None:
+                 launched: Launched | None = None, group: str | None = None) -> None:
     """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop.
 
     `launched`: a zygote the parent started for this worker before forking it (it imports
-    torch while the parent does); otherwise the worker launches its own."""
+    torch while the parent does); otherwise the worker launches its own. `group`: the CPU
+    cgroup of this slot (`cpugroup`), joined like the pin."""
     code = 0
     try:
         _pin(cpu)  # before the zygote starts, so it and its workers inherit it
+        cpugroup.join(group)
         for fd in close_fds:  # the parent's ends of other workers' pipes, its journal...
             try:
                 os.close(fd)
@@ -234,6 +237,7 @@ def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
             grader.zygote.launch(launched)
             if launched is not None:
                 _pin(cpu, launched.proc.pid)  # it forks every sandbox worker of ours
+                cpugroup.join(group, launched.proc.pid)
             grader.start()
         except Exception as exc:  # noqa: BLE001
             _send(conn, {"fatal": f"the sandbox could not start: {type(exc).__name__}: {exc}"})
@@ -333,6 +337,7 @@ class GradingPool:
         self._ctx = multiprocessing.get_context("fork")
         self._workers: list[_Worker] = []
         self._next_slot = 0
+        self._groups: dict[int, str | None] = {}  # pool index -> its CPU cgroup
         self._started = False
         self.stall_seconds = float(options.limits.submission_timeout) + STALL_GRACE_SECONDS
         self.restarts = 0
@@ -368,10 +373,12 @@ class GradingPool:
         inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
         inherited += [z.ctl.fileno() for z in self._head_start]  # other workers' zygotes
         inherited += [ours.fileno(), *self._close_in_workers()]
+        if index not in self._groups:
+            self._groups[index] = cpugroup.create(index)
         proc = self._ctx.Process(
             target=_worker_main,
             args=(theirs, slot, self.options, os.getpid(), inherited, _cpu_for(index),
-                  launched),
+                  launched, self._groups[index]),
             name=f"grader-batch-{index}", daemon=True,
         )
         try:
@@ -394,6 +401,7 @@ class GradingPool:
             w.kill()
         self._workers = []
         self._discard_head_start()
+        cpugroup.remove_all(self._groups)
 
     def close(self) -> None:
         """Stop the workers once they finish what they are doing (at most ~10 s)."""
@@ -414,6 +422,7 @@ class GradingPool:
                 pass
         self._workers = []
         self._discard_head_start()
+        cpugroup.remove_all(self._groups)
 
     def __enter__(self) -> GradingPool:
         return self.start()

@@ -403,6 +403,9 @@ def apply_limits(limits: SandboxLimits, base_address_space: int) -> None:
         (resource.RLIMIT_NOFILE, limits.max_open_files),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NPROC, limits.max_processes),
+        # no raising of its own priority, no real-time scheduling, whatever the user may do
+        (resource.RLIMIT_NICE, 0),
+        (resource.RLIMIT_RTPRIO, 0),
     ):
         _soft, hard = resource.getrlimit(res)
         # For CPU the soft limit sends SIGXCPU and the hard one, 2 s later, SIGKILL.

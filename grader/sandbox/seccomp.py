@@ -11,7 +11,9 @@ EPERM, so the filter cannot be sidestepped through another system call table. So
 than Unix ones fail with EAFNOSUPPORT (vsock and netlink are not confined by the empty network
 namespace), and the kernel keyring (``add_key``, ``request_key``, ``keyctl``: keys outlive the
 worker), ``ptrace``, ``process_vm_readv``/``writev``, ``bpf``, ``perf_event_open``,
-``userfaultfd`` and ``io_uring`` fail with EPERM.
+``userfaultfd`` and ``io_uring`` fail with EPERM, and so do the calls that change scheduling
+(``sched_setaffinity``, ``sched_setscheduler``, ``sched_setparam``, ``sched_setattr``,
+``setpriority``, ``ioprio_set``): a worker stays on the CPU its batch slot was pinned to.
 
 Installed by the worker on itself after its other confinement and before any student code
 runs, with ``SECCOMP_FILTER_FLAG_TSYNC`` so that every thread is covered; filters are
@@ -54,23 +56,33 @@ _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
         "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
         "perf_event_open": 298, "process_vm_readv": 310, "process_vm_writev": 311, "bpf": 321,
         "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427,
+        "io_uring_register": 427, "setpriority": 141, "sched_setparam": 142,
+        "sched_setscheduler": 144, "sched_setaffinity": 203, "ioprio_set": 251,
+        "sched_setattr": 314,
     }),
     "aarch64": (0xC00000B7, 277, {
         "clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "ptrace": 117,
         "add_key": 217, "request_key": 218, "keyctl": 219, "perf_event_open": 241,
         "process_vm_readv": 270, "process_vm_writev": 271, "bpf": 280, "userfaultfd": 282,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "ioprio_set": 30, "sched_setparam": 118, "sched_setscheduler": 119,
+        "sched_setaffinity": 122, "setpriority": 140, "sched_setattr": 274,
     }),
 }  # fmt: skip
 # Refused outright (EPERM), besides fork and vfork: kernel facilities that no namespace of the
 # jail isolates, or that reach into other processes or the kernel. The kernel keyring is the
 # worst: a key added with add_key outlives the worker and the next submission under the same
-# sandbox uid could read it.
+# sandbox uid could read it. The scheduling calls come last (rare, so the common calls are
+# decided a few instructions sooner): a batch pins each grading slot to one CPU, and a worker
+# that widened its affinity could spin threads on the CPUs of classmates graded in parallel.
+# An unprivileged worker can only lower its own priority (its RLIMIT_NICE and RLIMIT_RTPRIO
+# are 0), but where the grader's user has real-time rights (basic mode) SCHED_FIFO would starve a
+# CPU, and none of these has a use in student code.
 _DENIED = (
     "fork", "vfork", "ptrace", "add_key", "request_key", "keyctl", "perf_event_open",
     "process_vm_readv", "process_vm_writev", "bpf", "userfaultfd", "io_uring_setup",
-    "io_uring_enter", "io_uring_register",
+    "io_uring_enter", "io_uring_register", "sched_setaffinity", "sched_setscheduler",
+    "sched_setparam", "sched_setattr", "setpriority", "ioprio_set",
 )  # fmt: skip
 
 

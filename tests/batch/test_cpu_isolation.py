@@ -1,0 +1,204 @@
+"""A CPU-burning submission in a batch must not slow down the classmates graded beside it.
+
+The pool pins each grading slot (its trusted side, its zygote and every sandbox worker) to one
+CPU; the seccomp filter stops a worker from widening its affinity or changing its scheduling,
+so a burner spins only on its own slot's CPU, against its own grading.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.batch import cpugroup
+from grader.batch.pool import GradingPool, Job
+from grader.loading import load_submission
+from grader.sandbox.client import SandboxSession, StudentException, Zygote
+from grader.sandbox.jail import can_jail
+from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.seccomp import _TABLES, filter_program
+
+REPO = Path(__file__).resolve().parents[2]
+BURN_SECONDS = 5.0  # the burner's import spins until this call timeout kills it
+
+# Widens its affinity to every CPU, then keeps them busy from as many threads as RLIMIT_NPROC
+# allows: torch matrix products release the GIL, so each thread really wants a core of its own.
+BURNER = """
+import os as _os, threading as _threading, torch as _torch
+
+try:
+    _os.sched_setaffinity(0, range(_os.cpu_count() or 2))
+except OSError:
+    pass
+_torch.set_num_threads(1)  # one predictable thread per spinner
+
+
+def _spin():
+    a = _torch.ones(160, 160)
+    while True:
+        a @ a
+
+
+for _ in range(12):
+    try:
+        _threading.Thread(target=_spin, daemon=True).start()
+    except RuntimeError:  # RLIMIT_NPROC
+        break
+_spin()
+"""
+
+
+def _cpu_cgroup(pid: int) -> str:
+    """The path of `pid`'s cpu cgroup (v1), or its unified one (v2)."""
+    with open(f"/proc/{pid}/cgroup", encoding="utf-8") as f:
+        lines = [line.rstrip("\n").split(":", 2) for line in f]
+    return next(
+        (path for _, ctrls, path in lines if "cpu" in ctrls.split(",")),
+        next((path for n, _, path in lines if n == "0"), ""),
+    )
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return 1
+
+
+SECCOMP = os.uname().machine in _TABLES
+
+
+def test_the_filter_refuses_every_call_that_changes_scheduling():
+    """sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr, setpriority and
+    ioprio_set get EPERM on both architectures; reading the affinity stays allowed."""
+    for machine, arch, refused, allowed in (
+        ("x86_64", 0xC000003E, (203, 144, 142, 314, 141, 251), (204, 24)),
+        ("aarch64", 0xC00000B7, (122, 119, 118, 274, 140, 30), (123, 124)),
+    ):
+        program = filter_program(machine)
+        for nr in refused:
+            assert _run_bpf(program, nr, arch) == 0x00050000 | 1, (machine, nr)
+        for nr in allowed:
+            assert _run_bpf(program, nr, arch) == 0x7FFF0000, (machine, nr)
+
+
+def _run_bpf(program, nr, arch):
+    data = {0: nr, 4: arch, 16: 0}
+    acc, pc = 0, 0
+    while True:
+        code, jt, jf, k = program[pc]
+        if code == 0x20:
+            acc = data[k]
+        elif code == 0x06:
+            return k
+        else:
+            ok = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += jt if ok else jf
+        pc += 1
+
+
+@pytest.mark.skipif(not SECCOMP, reason="the seccomp filter is Linux x86_64/aarch64 only")
+@pytest.mark.parametrize("jailed", [True, False] if can_jail() else [False])
+def test_student_code_cannot_widen_its_affinity_or_raise_its_priority(jailed):
+    src = (
+        "import os, resource\n"
+        "def widen():\n"
+        "    os.sched_setaffinity(0, range(os.cpu_count()))\n"
+        "def fifo():\n"
+        "    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))\n"
+        "def nicer():\n"
+        "    os.setpriority(os.PRIO_PROCESS, 0, 0)\n"
+        "def limits():\n"
+        "    return [resource.getrlimit(r)[1] for r in (resource.RLIMIT_NICE,\n"
+        "                                              resource.RLIMIT_RTPRIO)]\n"
+        "def affinity():\n"
+        "    return sorted(os.sched_getaffinity(0))\n"
+    )
+    with Zygote(jail=jailed) as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
+        for name in ("widen", "fifo", "nicer"):
+            with pytest.raises(StudentException, match="PermissionError"):
+                s.call("masks", name, (), {})
+        assert s.call("masks", "limits", (), {}).value == [0, 0]
+        assert s.call("masks", "affinity", (), {}).value == sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(_cpus() < 2, reason="needs two CPUs to grade two submissions in parallel")
+@pytest.mark.skipif(not SECCOMP, reason="the seccomp filter is Linux x86_64/aarch64 only")
+@pytest.mark.skipif(
+    not cpugroup.available(),
+    reason="no CPU cgroup can be made here: the slots "
+    "are only pinned, and other load on the machine is pushed onto them",
+)
+def test_a_cpu_burner_does_not_slow_down_honest_students_graded_beside_it(fast_options):
+    options = replace(
+        fast_options,
+        grade_written=False,
+        limits=replace(fast_options.limits, call_timeout=BURN_SECONDS),
+    )
+    honest = load_submission(REPO / "solutions", name="honest")
+    burner = replace(
+        honest, name="burner", sources={**honest.sources, "masks": honest.sources["masks"] + BURNER}
+    )
+    jobs = [Job(f"h{i:02d}", honest) for i in range(4)]
+    jobs.append(Job("burner", burner))
+    jobs += [Job(f"h{i:02d}", honest) for i in range(4, 18)]
+    spans: dict[str, tuple[float, float]] = {}
+    failed: list[str] = []
+
+    groups: set[str] = set()
+
+    def done(d) -> None:
+        end = time.monotonic()
+        if not groups:  # every slot, with its zygote, runs in a cgroup of its own
+            for pid in [*pool.worker_pids(), *pool.zygote_pids()]:
+                groups.add(_cpu_cgroup(pid))
+        spans[d.key] = (end - d.seconds, end)
+        if d.report is None or (d.key != "burner" and d.report["score"] != d.report["max_score"]):
+            failed.append(f"{d.key}: {d.error or d.report['score']}")
+
+    with GradingPool(options, 2) as pool:
+        pool.run(jobs, done)
+    assert failed == []
+    ours = cpugroup.PREFIX + str(os.getpid())
+    assert len(groups) == 2 and all(ours in g for g in groups), groups
+    assert not [g for g in cpugroup._base().iterdir() if g.name.startswith(ours)], "left behind"
+    start, end = spans.pop("burner")
+    assert end - start >= BURN_SECONDS  # it really burned for its whole call timeout
+    # honest submissions graded (mostly) while the burner burned, and those graded before/after
+    during = [b - a for a, b in spans.values() if min(b, end) - max(a, start) >= (b - a) / 2]
+    beside = [b - a for a, b in spans.values() if b <= start or a >= end]
+    alone = statistics.median(beside)
+    # median of several on each side; the requirement is at most +50%
+    slowdown = statistics.median(during) / alone if during else float("inf")
+    assert len(during) >= 3, (
+        f"only {len(during)} honest submissions were graded during the "
+        f"{BURN_SECONDS:g} s burn (one takes {alone:.2f} s alone)"
+    )
+    assert slowdown <= 1.5, f"honest students took {slowdown:.2f}x longer beside the burner"
+
+
+@pytest.mark.skipif(not cpugroup.available(), reason="no CPU cgroup can be made here")
+def test_groups_left_by_a_killed_batch_are_removed_by_the_next(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    stale = cpugroup._base() / f"{cpugroup.PREFIX}{dead}-0"
+    stale.mkdir()
+    group = cpugroup.create(0)
+    try:
+        assert group is not None and not stale.exists()
+    finally:
+        cpugroup.remove(group)
+        if stale.exists():
+            stale.rmdir()
