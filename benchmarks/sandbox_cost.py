@@ -138,7 +138,7 @@ def bench_components(
 ) -> tuple[float, float, float]:
     """Medians: seconds to start one ready worker, per trivial call, and per trivial call
     that also receives the standard test model (as most generation calls do)."""
-    from grader.sandbox.models import shared_standard_model
+    from grader.trusted_tinylm import shared_standard_model
 
     src = "def f(x, model=None):\n    return x\n"
     model = shared_standard_model("causal")

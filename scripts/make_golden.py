@@ -4,7 +4,7 @@
     python scripts/make_golden.py --check    # exit 1 if the file differs from a fresh build
 
 Inputs come from ``grader/suites/golden_inputs.py`` (closed-form, no RNG); the models are
-``grader.sandbox.models.standard_models()``. Besides computing the expected values, the build
+``grader.trusted_tinylm.standard_models()``. Besides computing the expected values, the build
 checks that every case still tests what it claims (greedy choices far from ties, an eos that
 really finishes one row early, a prompt longer than ``max_seq_len``, ...) and refuses to
 write a fixture that does not.
@@ -19,7 +19,6 @@ from typing import Any
 
 import torch
 
-from grader.sandbox.models import standard_models
 from grader.suites.golden_inputs import (
     GAP_CASES,
     GENERATION_CASES,
@@ -29,6 +28,7 @@ from grader.suites.golden_inputs import (
     build_generation_inputs,
     build_loss_inputs,
 )
+from grader.trusted_tinylm import standard_models
 from solutions import generation, losses
 
 FORMAT = "golden/1"

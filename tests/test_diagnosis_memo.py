@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from grader.diagnosis import memo, variants
-from grader.sandbox.models import shared_standard_model
+from grader.trusted_tinylm import shared_standard_model
 
 
 def test_the_key_sees_every_bit_of_every_input():

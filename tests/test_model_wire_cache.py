@@ -24,17 +24,12 @@ import pytest
 import torch
 
 from exercises.tinylm import TinyLM, TinyLMConfig
+from grader import trusted_tinylm as trusted
 from grader.sandbox import jail, models, wire
 from grader.sandbox.client import SandboxSession, StudentCrash, Zygote
 from grader.sandbox.limits import SandboxLimits
-from grader.sandbox.models import (
-    STANDARD_CONFIGS,
-    build_trusted_model,
-    model_from_spec,
-    model_to_spec,
-    trusted_attention,
-    trusted_mask,
-)
+from grader.sandbox.models import STANDARD_CONFIGS, model_from_spec, model_to_spec
+from grader.trusted_tinylm import build_trusted_model, trusted_attention, trusted_mask
 
 CAUSAL = STANDARD_CONFIGS["causal"]
 BIDI = STANDARD_CONFIGS["bidirectional"]
@@ -147,7 +142,9 @@ def test_template_copies_take_the_functions_they_are_given(monkeypatch):
     assert fast.mask_fn is mask and fast.attention_fn is attention
     assert fingerprint(fast) == fingerprint(slow)
     plain = model_from_spec(header, tensors)
-    assert plain.mask_fn is trusted_mask and plain.attention_fn is trusted_attention
+    # what a worker rebuilds: the sandbox's own functions, never the trusted ones
+    assert plain.mask_fn is models.sandbox_mask
+    assert plain.attention_fn is models.sandbox_attention
 
 
 def test_a_mutated_model_never_reaches_the_next_copy():
@@ -224,7 +221,7 @@ def test_a_model_the_copy_cannot_reproduce_takes_the_constructor_path(monkeypatc
 @pytest.mark.parametrize("config", [CAUSAL, DROPOUT], ids=["causal", "dropout"])
 def test_build_trusted_model_is_the_constructor_every_time(monkeypatch, config):
     with monkeypatch.context() as m:
-        m.setattr(models, "_weights_key", lambda config, seed: None)
+        m.setattr(trusted, "_weights_key", lambda config, seed: None)
         slow = build_trusted_model(config, 77)
     rng = torch.get_rng_state()
     built = [build_trusted_model(config, 77) for _ in range(3)]

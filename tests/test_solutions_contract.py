@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from exercises.tinylm import TinyLM, TinyLMConfig
-from grader.sandbox.models import standard_models
+from grader.trusted_tinylm import standard_models
 from solutions import corruption, generation, losses, masks
 
 DELTA = 1e-7

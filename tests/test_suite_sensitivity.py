@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.sandbox.models import shared_standard_model
 from grader.suites.hidden import test_generation as hidden
+from grader.trusted_tinylm import shared_standard_model
 from solutions import generation
 
 DEFAULTS = {"temperature": 1.0, "top_k": None, "top_p": None}

@@ -12,8 +12,8 @@ import textwrap
 import pytest
 import torch
 
-from grader.sandbox.models import standard_models
 from grader.suite.proxy import ReferenceProxy
+from grader.trusted_tinylm import standard_models
 
 
 def _memo_len(proxy: ReferenceProxy) -> int:
@@ -102,7 +102,8 @@ def test_model_forward_memo_matches_a_fresh_forward():
 def test_model_forward_with_active_dropout_is_not_memoised():
     from dataclasses import replace
 
-    from grader.sandbox.models import STANDARD_CONFIGS, build_trusted_model
+    from grader.sandbox.models import STANDARD_CONFIGS
+    from grader.trusted_tinylm import build_trusted_model
 
     ref = ReferenceProxy()
     model = build_trusted_model(replace(STANDARD_CONFIGS["causal"], dropout=0.3), 0).train()

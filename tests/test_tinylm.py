@@ -9,7 +9,7 @@ import torch
 
 import exercises.masks
 from exercises.tinylm import TinyLM, TinyLMConfig
-from grader.sandbox import models as trusted
+from grader import trusted_tinylm as trusted
 from solutions import masks as ref
 
 CFG = TinyLMConfig(vocab_size=24, max_seq_len=12, d_model=32, n_heads=2, n_layers=2, causal=True)

@@ -1,4 +1,4 @@
-"""The fast forward `grader.sandbox.models` installs on TinyLM (`_fast_forward`) gives exactly
+"""The fast forward `grader.trusted_tinylm` installs on TinyLM (`_fast_forward`) gives exactly
 the original TinyLM.forward's logits (and gradients) on the trusted functions, and steps aside
 whenever it could not: other mask or attention functions, dropout that draws, hooks on
 submodules, unusual calls.
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exercises.tinylm import TinyLM, TinyLMConfig
-from grader.sandbox import models
-from grader.sandbox.models import (
+from grader import trusted_tinylm as models
+from grader.trusted_tinylm import (
     STANDARD_CONFIGS,
     build_trusted_model,
     model_from_spec,

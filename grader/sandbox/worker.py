@@ -25,7 +25,9 @@ from grader.sandbox.invoke import invoke
 PART_MODULES = ("masks", "corruption", "losses", "generation")
 # What the worker refuses to import even where the files would be reachable (non-jail mode;
 # in jail mode these paths are simply not mounted).
-BLOCKED_PREFIXES = ("solutions", "grader.suites", "grader.suite", "grader.rubric", "tests")
+BLOCKED_PREFIXES = (
+    "solutions", "grader.suites", "grader.suite", "grader.rubric", "grader.trusted_tinylm", "tests"
+)
 _REQUEST_LIMITS = wire.Limits(max_frame_bytes=512 * 1024 * 1024)
 
 

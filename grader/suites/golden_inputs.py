@@ -11,7 +11,7 @@ case's parameters; rebuild its inputs with the matching ``build_*_inputs`` funct
         fn = getattr(student.losses, case["params"]["function"])
         assert_close(fn(**kwargs), case["expected"], ...)
 
-    models = standard_models()                                # grader.sandbox.models
+    models = standard_models()                                # grader.trusted_tinylm
     for name, case in golden["generation"].items():
         model_name, kwargs = build_generation_inputs(case["params"])
         got = student.generation.greedy_generate(models[model_name], **kwargs)
@@ -192,7 +192,7 @@ def build_loss_inputs(params: dict[str, Any]) -> dict[str, Tensor]:
 
 
 # ----------------------------------------------------------------------------- generation
-# Models are grader.sandbox.models.standard_models(): vocab 24, max_seq_len 12.
+# Models are grader.trusted_tinylm.standard_models(): vocab 24, max_seq_len 12.
 
 _LONG_PROMPT = [[(7 * i + 3) % 24 for i in range(15)]]  # 15 tokens > max_seq_len = 12
 

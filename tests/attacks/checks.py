@@ -204,6 +204,10 @@ def check_attack(name: str, grader: Grader, baseline: dict, reference_dir: Path,
                 f"{tid}: unclear message: {g['message'][:500]}"
             )
     assert len(affected) >= exp.min_affected, "the attack did not fire"
+    security_doc = (harness.REPO / "docs" / "security.md").read_text(encoding="utf-8")
+    for tid in exp.forged:
+        assert got[tid]["status"] == "passed", f"{tid}: the documented forgery did not work"
+        assert f"`{tid}`" in security_doc, f"docs/security.md does not list {tid} as forgeable"
     parts = report.to_dict()["parts"]
     kept = sum(parts[p]["score"] for p in attack.parts if p in parts)
     total = sum(parts[p]["max_score"] for p in attack.parts if p in parts)

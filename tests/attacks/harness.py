@@ -52,6 +52,8 @@ class Expect:
     load_error: regex; loading must raise SubmissionError with a matching message instead.
     forbidden: strings that must appear nowhere in the JSON report.
     forbidden_html: strings that must appear nowhere in the HTML report.
+    forged: ids of tests the attack passes by forging a signal that stays self-reported: each
+        must pass, and docs/security.md must name it (so the docs' list is the truth).
     """
 
     parts: tuple[str, ...] = ()
@@ -64,6 +66,7 @@ class Expect:
     load_error: str = ""
     forbidden: tuple[str, ...] = ()
     forbidden_html: tuple[str, ...] = ()
+    forged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ def load(name: str) -> Attack:
     if unknown:
         raise ValueError(f"{name}/attack.toml: unknown keys {sorted(unknown)}")
     exp = dict(spec.get("expect", {}))
-    for key in ("parts", "statuses", "forbidden", "forbidden_html"):
+    for key in ("parts", "statuses", "forbidden", "forbidden_html", "forged"):
         if key in exp:
             exp[key] = tuple(exp[key])
     expect = Expect(**exp)

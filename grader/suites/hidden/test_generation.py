@@ -24,13 +24,7 @@ import torch
 from grader.diagnosis import evidence
 from grader.diagnosis.variants import SAMPLING_VARIANTS, matching, same, sampling_distribution
 from grader.sandbox.client import StudentException
-from grader.sandbox.models import (
-    STANDARD_CONFIGS,
-    STANDARD_HEAD_SCALE,
-    STANDARD_SEEDS,
-    build_trusted_model,
-)
-from grader.sandbox.models import shared_standard_model as _model
+from grader.sandbox.models import STANDARD_CONFIGS
 from grader.suite.checks import (
     binomial_band,
     check_close,
@@ -45,6 +39,8 @@ from grader.suites.golden_inputs import (
     build_gap_inputs,
     build_generation_inputs,
 )
+from grader.trusted_tinylm import STANDARD_HEAD_SCALE, STANDARD_SEEDS, build_trusted_model
+from grader.trusted_tinylm import shared_standard_model as _model
 
 GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exists() else {}
 GOLDEN_GENERATION = GOLDEN.get("generation", {})

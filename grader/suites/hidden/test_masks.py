@@ -14,7 +14,6 @@ import pytest
 import torch
 
 from grader.diagnosis.variants import matching, model_forward_matching
-from grader.sandbox.models import shared_standard_model as _model
 from grader.suite.checks import (
     check_broadcasts,
     check_close,
@@ -24,6 +23,7 @@ from grader.suite.checks import (
     fail,
     show,
 )
+from grader.trusted_tinylm import shared_standard_model as _model
 
 LEAK_ATOL = 1e-9  # rows of one call: a correct implementation moves by ~1e-16
 # float64 values vs the reference: loose enough for an implementation that computes in float32
