@@ -122,12 +122,18 @@ def check_tensor(
     shape: Sequence[int] | None = None,
     dtype: torch.dtype | Sequence[torch.dtype] | None = None,
     finite: bool = False,
+    dim: int | None = None,
 ) -> torch.Tensor:
-    """Fail unless `got` is a tensor with the given shape/dtype (and finite values)."""
+    """Fail unless `got` is a tensor with the given shape / number of dimensions / dtype (and
+    finite values). Every student value a hidden test reads goes through this (or
+    `check_tuple`) first, so an odd return is the student's failed test, never a grader error.
+    """
     if not isinstance(got, torch.Tensor):
         fail(f"{what} should return a torch.Tensor, but returned {type(got).__name__}: {show(got)}")
     if shape is not None and tuple(got.shape) != tuple(shape):
         fail(f"{what} returned shape {tuple(got.shape)}; expected {tuple(shape)}")
+    if dim is not None and got.dim() != dim:
+        fail(f"{what} must return a {dim}-D tensor, got shape {tuple(got.shape)}")
     if dtype is not None:
         allowed = (dtype,) if isinstance(dtype, torch.dtype) else tuple(dtype)
         if got.dtype not in allowed:
@@ -137,6 +143,16 @@ def check_tensor(
         bad = (~torch.isfinite(got)).nonzero()[0].tolist()
         fail(f"{what} contains NaN or inf (first at index {bad}): {show(got)}")
     return got
+
+
+def check_tuple(got: Any, length: int, *, what: str, names: str = "") -> tuple[Any, ...]:
+    """``got`` as a tuple, failing unless it is a tuple or list of exactly ``length`` items
+    (``names``: how the contract calls them, e.g. "(output, weights)"). The items still need
+    their own `check_tensor`."""
+    if not isinstance(got, (tuple, list)) or len(got) != length:
+        kind = f"a {length}-tuple {names}".rstrip() if length != 2 else f"a pair {names}".rstrip()
+        fail(f"{what} must return {kind}, got {type(got).__name__}: {show(got)}")
+    return tuple(got)
 
 
 def assert_close(

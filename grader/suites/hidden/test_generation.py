@@ -50,6 +50,7 @@ GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exis
 GOLDEN_GENERATION = GOLDEN.get("generation", {})
 GOLDEN_GAPS = GOLDEN.get("gaps", {})
 ALPHA = 1e-9
+FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 N_DRAWS = 6000
 GREEDY_POINTS = {
     "causal_one_token_prompt": 0.5, "causal_single": 0.5, "causal_batch_crop": 1,
@@ -340,6 +341,8 @@ def test_generate_output_contract(student):
     prompt = torch.tensor([[5, 9, 2, 20]])
     got = _generate(student, "greedy_generate", model, (prompt, 0), {})
     aliases = student.last_effects.result_aliases if student.last_effects is not None else ()
+    check_tensor(got, what=f"greedy_generate(causal model, {prompt.tolist()}, max_new_tokens=0)",
+                 shape=prompt.shape, dtype=prompt.dtype)
     if not torch.equal(got, prompt) or aliases:
         fail(f"greedy_generate(causal model, {prompt.tolist()}, max_new_tokens=0) must return a "
              "new tensor equal to the prompt" + (": it returned the prompt tensor itself (or a "
@@ -468,7 +471,8 @@ def test_sampling_generator_only(student):
     check_effects(student.last_effects, what="sample_next_token", mutation=False)
     b = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
     c = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(6))
-    check_tensor(a, what="sample_next_token", shape=(256,), dtype=torch.int64)
+    for got in (a, b, c):
+        check_tensor(got, what="sample_next_token", shape=(256,), dtype=torch.int64)
     if not torch.equal(a, b):
         fail("two calls with generators seeded identically drew different tokens",
              ["ignores_generator"])  # fmt: skip
@@ -549,7 +553,7 @@ def test_prefix_consistency_gap_no_autograd(student):
 def test_prefix_consistency_gap_restores_mode(student):
     model = _dropout_model(training=True)
     got = student.generation.prefix_consistency_gap(model, torch.tensor([[3, 17, 8, 20]]))
-    check_tensor(got, what="prefix_consistency_gap", shape=(4,))
+    check_tensor(got, what="prefix_consistency_gap", shape=(4,), dtype=FLOATS)
     if student.last_effects is not None and student.last_effects.global_rng_changed:
         fail("prefix_consistency_gap ran a train-mode model with dropout active; run it in eval "
              "mode.", ["no_eval_mode"])  # fmt: skip

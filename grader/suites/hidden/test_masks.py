@@ -21,6 +21,7 @@ from grader.suite.checks import (
     check_effects,
     check_raises,
     check_tensor,
+    check_tuple,
     fail,
     show,
 )
@@ -260,8 +261,8 @@ def test_no_future_leak(student, reference, where):
     if where.startswith("attention"):
         q, k, v = _perturbed_qkv(T, designed=where.endswith("large_scores"))
         mask = reference.masks.causal_mask(T)
-        got = student.masks.masked_attention(q, k, v, mask)
-        out = got[0] if isinstance(got, (tuple, list)) else got
+        got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
+        out = got[0]
         check_tensor(out, what="masked_attention output", shape=q.shape, dtype=q.dtype)
         pairs = _leak_pairs(out, 2)
         want = reference.masks.masked_attention(q, k, v, mask)
@@ -408,9 +409,7 @@ def _attention_case(name: str, dtype=torch.float64):
 
 
 def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol):
-    got = student.masks.masked_attention(q, k, v, mask)
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        fail(f"masked_attention must return a pair (output, weights), got {show(got)}")
+    got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     want = reference.masks.masked_attention(q, k, v, mask)
     args = (q, k, v, mask)
     diag = lambda: matching(  # noqa: E731
@@ -450,8 +449,8 @@ def test_masked_attention_empty_rows(student, reference):
     diag = lambda: matching(  # noqa: E731
         "masks.masked_attention", (out, w), (q, k, v, mask), want=(want_out, want_w), atol=1e-9
     )
-    for name, got in (("weights", w), ("output", out)):
-        check_tensor(got, what=f"attention {name}", dtype=torch.float64)
+    for name, got, want in (("weights", w, want_w), ("output", out, want_out)):
+        check_tensor(got, what=f"attention {name}", shape=want.shape, dtype=torch.float64)
         if not torch.isfinite(got).all():
             bad = (~torch.isfinite(got)).nonzero()[0].tolist()
             fail(
@@ -530,8 +529,8 @@ def test_masked_attention_no_overflow(student, reference):
     v = torch.randn(1, 2, 4, 16, generator=g).half()
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
-    for name, got in (("output", out), ("weights", w)):
-        check_tensor(got, what=f"attention {name} (float16)", dtype=torch.float16)
+    for name, got, shape in (("output", out, v.shape), ("weights", w, (1, 2, 4, 4))):
+        check_tensor(got, what=f"attention {name} (float16)", shape=shape, dtype=torch.float16)
         if not torch.isfinite(got).all():
             want = reference.masks.masked_attention(q, k, v, mask)
             fail(
@@ -568,9 +567,7 @@ def test_no_input_mutation(student, reference):
 
 def _pair(out, what: str):
     """A (output, weights) pair, or a clear failure (never an unpacking error)."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        fail(f"{what} must return a pair (output, weights), got {show(out)}")
-    return out
+    return check_tuple(out, 2, what=what, names="(output, weights)")
 
 
 # ============================================================================ whole model
