@@ -90,8 +90,8 @@ def grader():
 @pytest.mark.parametrize("cadence", sorted(CADENCES))
 @pytest.mark.parametrize("value", sorted(ODD_VALUES))
 def test_odd_return_is_a_student_failure(grader, value, cadence):
-    sub = Submission(name=f"odd-{value}-{cadence}", origin="tests",
-                     sources=_sources(ODD_VALUES[value], CADENCES[cadence]), missing={})  # fmt: skip
+    sources = _sources(ODD_VALUES[value], CADENCES[cadence])
+    sub = Submission(name=f"odd-{value}-{cadence}", origin="tests", sources=sources, missing={})
     report = grader.grade(sub)
     assert report.tests, "no test ran"
     internal = [e for e in report.errors if e.startswith("internal")]
