@@ -45,7 +45,7 @@ ODD_VALUES = {
     "pair_with_hole": "(_first(out), None)",
 }
 CADENCES = {"always": "True", "even_calls": "n % 2 == 0", "odd_calls": "n % 2 == 1"}
-WRAPPER = '''
+WRAPPER = """
 
 import torch as _odd_torch
 
@@ -67,7 +67,7 @@ def _odd(function):
         return out
 
     return wrapped
-'''
+"""
 ALLOWED = {"passed", "failed", "missing", "timeout", "error"}
 
 
