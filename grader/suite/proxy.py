@@ -82,6 +82,21 @@ class _Side:
 
     last_effects: Effects | None = None
 
+    def once(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` at most once per proxy (a StudentProxy is one submission): later
+        calls with the same key return its result, or raise its exception again. For verdicts
+        several tests share (`grader.suite.working`)."""
+        memo = self.__dict__.setdefault("_once", {})
+        if key not in memo:
+            try:
+                memo[key] = (True, compute())
+            except Exception as exc:  # noqa: BLE001 - re-raised in every reader
+                memo[key] = (False, exc)
+        ok, value = memo[key]
+        if ok:
+            return value
+        raise value
+
     def __getattr__(self, name: str) -> _Module:
         if name in PART_MODULES:
             return _Module(self, name)

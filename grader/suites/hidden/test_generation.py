@@ -40,6 +40,7 @@ from grader.suite.checks import (
     fail,
     show,
 )
+from grader.suite.working import require_working
 from grader.suites.golden_inputs import (
     GOLDEN_PATH,
     build_gap_inputs,
@@ -172,14 +173,16 @@ def _require_golden_train_mode(got) -> None:
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_input_mutation(student):
+def test_greedy_no_input_mutation(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     _require_golden_train_mode(got)
     check_effects(effects, what="greedy_generate", rng=False)
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_autograd(student):
+def test_greedy_no_autograd(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     _require_golden_train_mode(got)
     if effects is not None and any(effects.model_forward_with_grad.values()):
@@ -188,8 +191,9 @@ def test_greedy_no_autograd(student):
 
 
 @pytest.mark.points(0.5)
-def test_greedy_runs_in_eval_mode(student):
+def test_greedy_runs_in_eval_mode(student, reference):
     """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     if effects is not None and effects.global_rng_changed:
         fail("greedy_generate ran a train-mode model without switching it to eval mode: dropout "
@@ -204,7 +208,8 @@ def test_greedy_runs_in_eval_mode(student):
 
 
 @pytest.mark.points(0.5)
-def test_greedy_restores_model_mode(student):
+def test_greedy_restores_model_mode(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, _, model = _train_mode_call(student)
     _require_golden_train_mode(got)
     if not model.training:
@@ -291,9 +296,10 @@ def _ignored_setting(reference, case: str, got: torch.Tensor) -> list[str]:
 
 
 @pytest.mark.points(1)
-def test_sample_generate_inference_contract(student):
+def test_sample_generate_inference_contract(student, reference):
     """sample_generate on a train-mode model with dropout 0.3, at temperature 0: eval mode
     inside (no dropout draws), no autograd, the model's mode restored, the greedy tokens."""
+    require_working(student, reference, "generation.sample_generate")
     model = _dropout_model(training=True)
     ids = torch.tensor([[3, 17, 8]])
     got = _generate(student, "sample_generate", model, (ids, 3),
@@ -325,9 +331,10 @@ def _golden_prefix(case: str, new_tokens: int) -> torch.Tensor | None:
 
 
 @pytest.mark.points(1)
-def test_generate_output_contract(student):
+def test_generate_output_contract(student, reference):
     """The output has the prompt's dtype (an int32 prompt gives int32 ids), and
     max_new_tokens=0 returns a copy of the prompt, never the prompt tensor itself."""
+    require_working(student, reference, "generation.greedy_generate", "generation.sample_generate")
     model = _model("causal")
     want = _golden_prefix("causal_single", 3)
     ids = torch.tensor([[3, 17, 8]], dtype=torch.int32)
@@ -433,8 +440,9 @@ def test_sampling_distribution(student, case):
 
 
 @pytest.mark.points(0.5)
-def test_sample_next_token_single_row(student):
+def test_sample_next_token_single_row(student, reference):
     """A batch of one row gives a (1,) tensor, sampled and at temperature 0 alike."""
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.tensor([[0.2, 1.5, -0.3, 0.9, 0.0]])
     for kw in ({"temperature": 0.8, "top_k": 3}, {"temperature": 0.0}):
         got = student.generation.sample_next_token(logits, generator=_gen(7), **kw)
@@ -465,7 +473,8 @@ def test_tiny_top_p_and_top_k_one_are_greedy(student):
 
 
 @pytest.mark.points(1)
-def test_sampling_generator_only(student):
+def test_sampling_generator_only(student, reference):
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.randn(256, 7, generator=_gen(29))
     a = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
     check_effects(student.last_effects, what="sample_next_token", mutation=False)
@@ -494,7 +503,8 @@ def test_sample_next_token_seeded(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_sampling_no_input_mutation(student):
+def test_sampling_no_input_mutation(student, reference):
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.randn(8, 10, generator=_gen(37))
     got = student.generation.sample_next_token(logits.clone(), temperature=0.7, top_k=4,
                                                top_p=0.8, generator=_gen(1))  # fmt: skip
@@ -519,8 +529,9 @@ def _check_gap(student, model, ids, want, *, atol: float, what: str):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("case", ["causal_gap", "bidirectional_gap"])
-def test_prefix_consistency_gap(student, case):
+def test_prefix_consistency_gap(student, reference, case):
     """~0 everywhere for the causal model; the golden (clearly positive) gaps for the other."""
+    require_working(student, reference, "generation.prefix_consistency_gap")
     entry = GOLDEN_GAPS[case]
     model_name, kwargs = build_gap_inputs(entry["params"])
     want = torch.tensor(entry["expected"], dtype=torch.float32)
@@ -530,15 +541,17 @@ def test_prefix_consistency_gap(student, case):
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_single_token(student):
+def test_prefix_consistency_gap_single_token(student, reference):
+    require_working(student, reference, "generation.prefix_consistency_gap")
     ids = torch.tensor([[7]])
     _check_gap(student, _model("bidirectional"), ids, torch.zeros(1), atol=1e-5,
                what="prefix_consistency_gap(bidirectional model, [[7]])")  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_no_autograd(student):
+def test_prefix_consistency_gap_no_autograd(student, reference):
     """The gap is measured under torch.no_grad(): no graph is built."""
+    require_working(student, reference, "generation.prefix_consistency_gap")
     ids = torch.tensor([[3, 17, 8, 20]])
     _check_gap(student, _model("causal"), ids, torch.zeros(4), atol=1e-5,
                what=f"prefix_consistency_gap(causal model, {ids.tolist()})")  # fmt: skip
@@ -550,7 +563,8 @@ def test_prefix_consistency_gap_no_autograd(student):
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_restores_mode(student):
+def test_prefix_consistency_gap_restores_mode(student, reference):
+    require_working(student, reference, "generation.prefix_consistency_gap")
     model = _dropout_model(training=True)
     got = student.generation.prefix_consistency_gap(model, torch.tensor([[3, 17, 8, 20]]))
     check_tensor(got, what="prefix_consistency_gap", shape=(4,), dtype=FLOATS)
@@ -572,8 +586,15 @@ def test_prefix_consistency_gap_restores_mode(student):
 
 
 @pytest.mark.points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """Invalid arguments raise the documented ValueError instead of producing something."""
+    require_working(
+        student,
+        reference,
+        "generation.sample_next_token",
+        "generation.greedy_generate",
+        "generation.prefix_consistency_gap",
+    )
     gen = student.generation
     logits = torch.tensor([[0.5, 1.0, -0.5]])
     model = _model("causal")

@@ -17,6 +17,7 @@ import torch
 
 from grader.diagnosis.variants import matching
 from grader.suite.checks import check_close, check_effects, check_raises, check_tensor, fail
+from grader.suite.working import require_working
 from grader.suites.golden_inputs import GOLDEN_PATH, build_loss_inputs
 
 GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exists() else {}
@@ -218,7 +219,7 @@ def test_gradient(student, reference, function, dtype):
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("case", ["causal_single_token", "causal_all_targets_padding",
                                   "masked_no_label"])  # fmt: skip
-def test_empty_targets(student, case):
+def test_empty_targets(student, reference, case):
     """Nothing counts: the loss is a zero that is still differentiable (zero gradients)."""
     g = _gen(11)
     if case == "causal_single_token":
@@ -233,6 +234,7 @@ def test_empty_targets(student, case):
     else:
         function, kwargs = "masked_lm_loss", {"logits": torch.randn(2, 3, 5, generator=g),
                                               "labels": torch.full((2, 3), -100)}  # fmt: skip
+    require_working(student, reference, f"losses.{function}")  # a constant 0 is no loss
     value, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
     want = torch.tensor(0.0)
     what = f"{function} when no target counts ({case.replace('_', ' ')})"
@@ -281,6 +283,7 @@ def test_large_logits(student, reference, function):
 @pytest.mark.points(0.5)
 def test_no_input_mutation(student, reference):
     """Only a loss with the right value earns the contract points."""
+    require_working(student, reference, "losses.causal_lm_loss", "losses.masked_lm_loss")
     for name, kwargs in (
         ("causal_lm_loss", _causal_inputs(*CAUSAL_CONFIGS[2], torch.float32)),
         ("masked_lm_loss", _masked_inputs(*MASKED_CONFIGS[0], torch.float32)),
@@ -298,8 +301,9 @@ def test_no_input_mutation(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """Mismatched shapes raise the documented ValueError instead of a loss."""
+    require_working(student, reference, "losses.causal_lm_loss", "losses.masked_lm_loss")
     g = torch.Generator().manual_seed(5)
     logits = torch.randn(2, 4, 7, generator=g)
     cases = [

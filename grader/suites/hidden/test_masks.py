@@ -25,8 +25,16 @@ from grader.suite.checks import (
     fail,
     show,
 )
+from grader.suite.working import require_working
 
-LEAK_ATOL = 1e-9  # rows of one call: a correct implementation moves by ~1e-16
+LEAK_ATOL = 1e-9
+# a leak test pays only working functions: a mask that hides everything never leaks
+LEAK_FUNCTIONS = {
+    "mask": ("masks.build_attention_mask",),
+    "attention": ("masks.masked_attention",),
+    "attention_large_scores": ("masks.masked_attention",),
+    "model": ("masks.build_attention_mask", "masks.masked_attention"),
+}  # rows of one call: a correct implementation moves by ~1e-16
 # float64 values vs the reference: loose enough for an implementation that computes in float32
 # internally (the contract only fixes the output dtype); every mistake differs by >= 1e-3
 F64_RTOL, F64_ATOL = 1e-5, 1e-6
@@ -243,6 +251,7 @@ def _perturbed_qkv(seq_len: int, *, dim: int = 4, heads: int = 2, seed: int = 11
 )
 def test_no_future_leak(student, reference, where):
     T = 6
+    require_working(student, reference, *LEAK_FUNCTIONS[where])
     if where == "mask":
         mask = student.masks.build_attention_mask(None, T, True)
         what = "build_attention_mask(None, 6, causal=True)"
@@ -318,6 +327,7 @@ def _pad_perturbed(am: torch.Tensor, seq_len: int):
 def test_no_padding_leak(student, reference, where):
     """Changing a padding token (or its key/value) must not change any real position."""
     T = 6
+    require_working(student, reference, *LEAK_FUNCTIONS[where])
     am = torch.cat([_lengths_mask([4], T, "right"), _lengths_mask([3], T, "left")])  # (2, T)
     rows, pads = _pad_perturbed(am, T)
     n = len(rows)
@@ -548,6 +558,7 @@ def test_masked_attention_no_overflow(student, reference):
 @pytest.mark.points(0.5)
 def test_no_input_mutation(student, reference):
     """Only functions that return the right values earn the contract points."""
+    require_working(student, reference, "masks.masked_attention", "masks.build_attention_mask")
     q, k, v, mask = _attention_case("padded")
     got = _pair(student.masks.masked_attention(q.clone(), k.clone(), v.clone(), mask.clone()),
                 "masked_attention")  # fmt: skip
@@ -596,8 +607,16 @@ def test_model_forward(student, reference, name):
 
 
 @_points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """Invalid arguments raise the documented error instead of producing a mask or output."""
+    require_working(
+        student,
+        reference,
+        "masks.causal_mask",
+        "masks.padding_mask",
+        "masks.build_attention_mask",
+        "masks.masked_attention",
+    )
     m = student.masks
     q, k, v = _qkv(1, 1, 3, 3, 4, seed=11)
     additive = torch.zeros(1, 1, 3, 3, dtype=torch.float64).masked_fill(
