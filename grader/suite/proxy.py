@@ -20,6 +20,7 @@ import torch
 from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke
+from grader.suite.cases import FIXED_CASES, Cases
 
 PART_MODULES = ("masks", "corruption", "losses", "generation")
 _PATH = re.compile(r"^(args)\[(\d+)\]$|^(kwargs)\['(.+)'\]$")
@@ -81,6 +82,7 @@ class _Side:
     """Common surface of both proxies."""
 
     last_effects: Effects | None = None
+    cases: Cases = FIXED_CASES
 
     def once(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` at most once per proxy (a StudentProxy is one submission): later
@@ -119,10 +121,14 @@ class _Side:
 
 
 class StudentProxy(_Side):
-    """Calls into the sandboxed submission. Raises `StudentError`s on student failures."""
+    """Calls into the sandboxed submission. Raises `StudentError`s on student failures.
 
-    def __init__(self, session: SandboxSession) -> None:
+    `cases`: this submission's draws of test inputs (`grader.suite.cases`; the `cases`
+    fixture). It stays on the trusted side."""
+
+    def __init__(self, session: SandboxSession, *, cases: Cases = FIXED_CASES) -> None:
         self.session = session
+        self.cases = cases
 
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
         res = self.session.call(

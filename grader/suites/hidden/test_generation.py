@@ -90,16 +90,23 @@ def _generate(student, function: str, model, args: tuple, kwargs: dict):
         raise
 
 
-def _check_ids(got, want, *, what: str, diagnose) -> None:
+def _check_ids(got, want, *, what: str, diagnose, reveal: bool = True) -> None:
+    """Token ids equal to ``want``; ``reveal=False`` for a fixed (pinned) case: the message
+    shows what came back and where it first differs, never the expected tokens."""
     check_tensor(got, what=what, dtype=torch.int64)
+    shown = f"  expected: {want.tolist()}\n" if reveal else ""
     if tuple(got.shape) != tuple(want.shape):
         fail(
             f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}.\n"
-            f"  expected: {want.tolist()}\n  got:      {show(got, limit=4 * want.numel())}",
+            f"{shown}  got:      {show(got, limit=4 * want.numel())}",
             diagnose(),
         )
     if not torch.equal(got, want):
         b, t = (got != want).nonzero()[0].tolist()
+        if not reveal:
+            fail(f"{what} differs from the expected tokens first at row {b}, position {t} (a "
+                 f"fixed case: the expected tokens are not shown).\n  got: {got.tolist()}",
+                 diagnose())  # fmt: skip
         fail(
             f"{what} differs from the expected tokens first at row {b}, position {t}: "
             f"expected {int(want[b, t])}, got {int(got[b, t])}.\n"
@@ -126,7 +133,7 @@ def test_greedy_golden(student, case):
     eos = kwargs.get("eos_token_id")
     what = (f"greedy_generate({model_name} model, prompt {ids.tolist()}, max_new_tokens={n}"
             + (f", eos_token_id={eos})" if eos is not None else ")"))  # fmt: skip
-    _check_ids(got, want, what=what, diagnose=lambda: matching(
+    _check_ids(got, want, what=what, reveal=False, diagnose=lambda: matching(
         "generation.greedy_generate", got, (model, ids, n), kwargs, want=want))  # fmt: skip
 
 
@@ -138,9 +145,9 @@ def test_greedy_eos_in_prompt(student, reference):
     got = _generate(student, "greedy_generate", model, (ids, 4), {"eos_token_id": 13})
     want = reference.generation.greedy_generate(model, ids, 4, eos_token_id=13)
     _check_ids(got, want, what=f"greedy_generate(causal model, prompt {ids.tolist()}, 4, "
-               "eos_token_id=13) (the prompt contains eos)", diagnose=lambda: matching(
-                   "generation.greedy_generate", got, (model, ids, 4), {"eos_token_id": 13},
-                   want=want))  # fmt: skip
+               "eos_token_id=13) (the prompt contains eos)", reveal=False,
+               diagnose=lambda: matching("generation.greedy_generate", got, (model, ids, 4),
+                                         {"eos_token_id": 13}, want=want))  # fmt: skip
 
 
 _CACHE: dict[str, tuple] = {}
@@ -167,7 +174,7 @@ def _require_golden_train_mode(got) -> None:
     """Contract points are only earned by a greedy_generate that gives the right tokens."""
     entry = GOLDEN_GENERATION.get("causal_single")
     if entry is not None:
-        _check_ids(got, torch.tensor(entry["expected"]), diagnose=tuple,
+        _check_ids(got, torch.tensor(entry["expected"]), diagnose=tuple, reveal=False,
                    what="greedy_generate on a train-mode model with dropout (required before "
                    "its contract points)")  # fmt: skip
 
@@ -203,7 +210,7 @@ def test_greedy_runs_in_eval_mode(student, reference):
         want = torch.tensor(entry["expected"])
         ids = torch.tensor([[3, 17, 8]])
         _check_ids(got, want, what="greedy_generate on a train-mode model with dropout",
-                   diagnose=lambda: matching("generation.greedy_generate", got,
+                   reveal=False, diagnose=lambda: matching("generation.greedy_generate", got,
                                              (_model("causal"), ids, 8), want=want))  # fmt: skip
 
 
@@ -266,7 +273,7 @@ def test_sample_generate_seeded(student, reference, case):
     want = _reference_sample(reference, case)
     settings = ", ".join(f"{k}={v}" for k, v in kw.items())
     _check_ids(
-        got, want,
+        got, want, reveal=False,  # designed seeds (tests/test_suite_sensitivity.py): pinned
         what=f"sample_generate(causal model, prompt {prompt.tolist()}, {n}, {settings}, "
              f"generator seeded {seed})",
         diagnose=lambda: matching("generation.sample_generate", got, (model, prompt, n),
@@ -311,7 +318,7 @@ def test_sample_generate_inference_contract(student, reference):
              "drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
     want = _golden_prefix("causal_single", 3)
     if want is not None:
-        _check_ids(got, want, what=what, diagnose=tuple)
+        _check_ids(got, want, what=what, diagnose=tuple, reveal=False)
     if effects is not None and any(effects.model_forward_with_grad.values()):
         fail(f"{what} ran the model with autograd enabled.", ["grad_enabled_in_generation"])
     if not model.training:
@@ -344,7 +351,7 @@ def test_generate_output_contract(student, reference):
         what = f"{function}(causal model, an int32 prompt {ids.tolist()}, 3)"
         check_tensor(got, what=what, dtype=torch.int32)
         if want is not None:
-            _check_ids(got.long(), want, what=what, diagnose=tuple)
+            _check_ids(got.long(), want, what=what, diagnose=tuple, reveal=False)
     prompt = torch.tensor([[5, 9, 2, 20]])
     got = _generate(student, "greedy_generate", model, (prompt, 0), {})
     aliases = student.last_effects.result_aliases if student.last_effects is not None else ()
@@ -394,11 +401,16 @@ def _consistent(counts: torch.Tensor, probs: torch.Tensor, n: int) -> list[str]:
     "case",
     [pytest.param(c, marks=pytest.mark.points(v[2])) for c, v in DISTRIBUTION_CASES.items()],
 )
-def test_sampling_distribution(student, case):
-    row, settings, _ = DISTRIBUTION_CASES[case]
-    V = row.numel()
+def test_sampling_distribution(student, cases, case):
+    designed, settings, _ = DISTRIBUTION_CASES[case]
+    V = designed.numel()
+    # the vocabulary order is drawn per submission: the designed probabilities (and ties) stay,
+    # the ids that carry them change, so last report's frequencies do not apply
+    row = designed[cases.permutation(f"generation.distribution/{case}", V)]
     logits = row.expand(N_DRAWS, V).clone()
-    got = student.generation.sample_next_token(logits, generator=_gen(17), **settings)
+    got = student.generation.sample_next_token(
+        logits, generator=cases.generator(f"generation.distribution/{case}/draws"), **settings
+    )
     shown = [round(p, 3) for p in row.softmax(-1).tolist()]
     what = (f"sample_next_token with probabilities {shown} and "
             f"{', '.join(f'{k}={v}' for k, v in settings.items())}")  # fmt: skip
@@ -453,16 +465,18 @@ def test_sample_next_token_single_row(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_temperature_zero_is_argmax(student):
-    logits = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0], [-5.0, -4.0, -6.0, -4.5]])
+def test_temperature_zero_is_argmax(student, cases):
+    designed = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0],
+                             [-5.0, -4.0, -6.0, -4.5]])  # fmt: skip  (a tie in rows 0 and 1)
+    logits = designed[:, cases.permutation("generation.argmax/columns", 4)]
     got = student.generation.sample_next_token(logits, temperature=0.0, generator=_gen(0))
-    want = torch.tensor([1, 0, 1])
+    want = logits.argmax(-1)  # the first (lowest) id among tied maxima
     check_close(got, want, what="sample_next_token(temperature=0) (ties go to the lowest id)")
 
 
 @pytest.mark.points(0.5)
-def test_tiny_top_p_and_top_k_one_are_greedy(student):
-    g = _gen(23)
+def test_tiny_top_p_and_top_k_one_are_greedy(student, cases):
+    g = cases.generator("generation.greedy_filters")
     logits = torch.randn(64, 9, generator=g) * 2
     want = logits.argmax(-1)
     for kw in ({"top_p": 1e-3}, {"top_k": 1, "temperature": 1.5}):
@@ -491,14 +505,15 @@ def test_sampling_generator_only(student, reference):
 
 
 @pytest.mark.points(1)
-def test_sample_next_token_seeded(student, reference):
+def test_sample_next_token_seeded(student, reference, cases):
     """torch.multinomial(probs, 1, generator=generator) on the filtered probabilities."""
-    logits = torch.randn(64, 10, generator=_gen(31)) * 1.5
+    logits = torch.randn(64, 10, generator=cases.generator("generation.seeded/logits")) * 1.5
     kw = {"temperature": 0.9, "top_k": 6, "top_p": 0.85}
-    got = student.generation.sample_next_token(logits, generator=_gen(3), **kw)
-    want = reference.generation.sample_next_token(logits, generator=_gen(3), **kw)
+    seed = cases.integer("generation.seeded/seed", 0, 1 << 31)
+    got = student.generation.sample_next_token(logits, generator=_gen(seed), **kw)
+    want = reference.generation.sample_next_token(logits, generator=_gen(seed), **kw)
     check_close(got, want, what="sample_next_token(temperature=0.9, top_k=6, top_p=0.85) with "
-                "a generator seeded 3 (draw with torch.multinomial(probs, 1, "
+                f"a generator seeded {seed} (draw with torch.multinomial(probs, 1, "
                 "generator=generator))")  # fmt: skip
 
 
@@ -519,12 +534,12 @@ def test_sampling_no_input_mutation(student, reference):
 # ============================================================================ prefix gap
 
 
-def _check_gap(student, model, ids, want, *, atol: float, what: str):
+def _check_gap(student, model, ids, want, *, atol: float, what: str, reveal: bool = True):
     got = student.generation.prefix_consistency_gap(model, ids)
     check_tensor(got, what=what, shape=(ids.shape[1],), dtype=torch.float32)
-    check_close(got, want, what=what, atol=atol, rtol=1e-4, diagnose=lambda: matching(
-        "generation.prefix_consistency_gap", got, (model, ids), want=want, rtol=1e-4,
-        atol=atol))  # fmt: skip
+    check_close(got, want, what=what, atol=atol, rtol=1e-4, reveal=reveal,
+                diagnose=lambda: matching("generation.prefix_consistency_gap", got, (model, ids),
+                                          want=want, rtol=1e-4, atol=atol))  # fmt: skip
 
 
 @pytest.mark.points(1)
@@ -537,7 +552,8 @@ def test_prefix_consistency_gap(student, reference, case):
     want = torch.tensor(entry["expected"], dtype=torch.float32)
     ids = kwargs["input_ids"]
     _check_gap(student, _model(model_name), ids, want, atol=entry.get("atol", 1e-4),
-               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})")  # fmt: skip
+               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})",
+               reveal=case != "bidirectional_gap")  # fmt: skip  (a golden value stays hidden)
 
 
 @pytest.mark.points(0.5)
