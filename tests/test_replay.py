@@ -239,3 +239,19 @@ def test_the_secret_never_reaches_a_report(grader):
     assert SECRET not in a.to_json() and SECRET not in repr(grader.options)
     seed = Cases.for_submission(SECRET.encode(), sub.sources)
     assert str(seed.seed("x")) not in a.to_json() and "per-submission" in repr(seed)
+
+
+def test_a_new_secret_invalidates_the_batch_cache(monkeypatch, tmp_path):
+    """Reports graded under one secret are never reused under another (other inputs)."""
+    from grader.batch.cache import grader_fingerprint
+
+    monkeypatch.delenv("GRADER_CASE_SECRET_FILE", raising=False)
+    monkeypatch.setenv("GRADER_CASE_SECRET", "one")
+    one = grader_fingerprint()
+    monkeypatch.setenv("GRADER_CASE_SECRET", "two")
+    two = grader_fingerprint()
+    secret_file = tmp_path / "secret"
+    secret_file.write_text("one\n")
+    monkeypatch.setenv("GRADER_CASE_SECRET_FILE", str(secret_file))
+    assert one != two and grader_fingerprint() == one  # the file wins, stripped
+    assert grader_fingerprint(GradeOptions(case_secret="two")) != grader_fingerprint()
