@@ -71,7 +71,8 @@ def _first_mask_difference(got: torch.Tensor, want: torch.Tensor) -> tuple[int, 
 
 def _check_mask(got, want, *, what, function, args, project=None, full_shape=None, reveal=True):
     """A bool mask equal to the reference (after `project`), explained in query/key terms
-    (``reveal=False``: a fixed case, whose expected mask the message never shows)."""
+    (``reveal=False``: the message names the first wrong (query, key) entry but never shows
+    the expected mask - the masks' small size space could repeat for a later submission)."""
     check_tensor(got, what=what, dtype=torch.bool)
     project = project or (lambda x: x)
     try:
