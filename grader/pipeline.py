@@ -19,6 +19,7 @@ from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
+from grader.suite.cases import Cases, resolve_secret
 from grader.suite.proxy import ReferenceProxy, StudentProxy
 from grader.suite.runner import PreparedSuite, Suite
 
@@ -37,6 +38,9 @@ class GradeOptions:
     jail: bool = True
     grade_written: bool = True
     keyword: str | None = None
+    # Seeds the per-submission test inputs (grader.suite.cases); None: $GRADER_CASE_SECRET_FILE,
+    # $GRADER_CASE_SECRET or the public default. Never written to a report.
+    case_secret: str | None = field(default=None, repr=False)
 
 
 class Grader:
@@ -55,6 +59,7 @@ class Grader:
         self.zygote = Zygote(jail=self.options.jail, huge_pages=long_lived)
         self.reference = ReferenceProxy()
         self._suites: dict[tuple[str, str | None], PreparedSuite] = {}
+        self._secrets: dict[str | None, bytes] = {}  # resolved once per explicit value
 
     def start(self) -> Grader:
         self.zygote.start()
@@ -79,6 +84,12 @@ class Grader:
             gc.freeze()
         return self._suites[key]
 
+    def _case_secret(self) -> bytes:
+        explicit = self.options.case_secret
+        if explicit not in self._secrets:
+            self._secrets[explicit] = resolve_secret(explicit)
+        return self._secrets[explicit]
+
     def __enter__(self) -> Grader:
         return self.start()
 
@@ -98,7 +109,8 @@ class Grader:
             slot=slot,
             missing=submission.missing,
         ) as session:
-            run = self._prepared_suite().run(StudentProxy(session))
+            cases = Cases.for_submission(self._case_secret(), submission.sources)
+            run = self._prepared_suite().run(StudentProxy(session, cases=cases))
         written = {}
         if self.options.grade_written and self.options.suite == "hidden":
             written["explanation"] = grade_explanation(submission)

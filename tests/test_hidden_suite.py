@@ -50,10 +50,11 @@ def _load_mutants():
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module.build_all()
+    return module.build_all(), module.VACUOUS
 
 
-MUTANTS = _load_mutants()  # built in memory from solutions/ (see tests/mutants/catalogue.py)
+# built in memory from solutions/ (see tests/mutants/catalogue.py)
+MUTANTS, VACUOUS = _load_mutants()
 MANIFEST = {
     name: {"module": m.module, "part": m.module, "diagnosis": m.diagnosis, "bug": m.bug}
     for name, m in MUTANTS.items()
@@ -226,6 +227,21 @@ def test_every_mutant_loses_points_on_its_part(mutant_reports):
         assert not mutant_reports[name].errors, (name, mutant_reports[name].errors)
     free = [r[0] for r in rows if r[2] <= 0]
     assert not free, f"mutants with full marks on their part: {free}\n{table}"
+
+
+def test_vacuous_mutants_lose_the_property_points(mutant_reports, reference_report):
+    """A mask that hides everything, an identity, a constant, a stub that always raises the
+    documented error: none earns the points of a property it satisfies only vacuously."""
+    known = {t.id for t in reference_report.tests}
+    for name, test_ids in VACUOUS.items():
+        report = mutant_reports[name]
+        status = {t.id: t for t in report.tests}
+        for tid in test_ids:
+            assert tid in known, (name, tid)
+            t = status[tid]
+            assert t.status != "passed", f"{name} passed {tid}"
+            if t.status == "failed" and tid.split(".")[1].startswith(("no_", "contract", "empty")):
+                assert "does not work yet" in t.message, (name, tid, t.message)
 
 
 def test_mutants_are_diagnosed(mutant_reports):

@@ -27,6 +27,7 @@ from grader import __version__
 from grader.errors import UsageError
 from grader.loading import Submission
 from grader.report import GradeReport
+from grader.suite.cases import resolve_secret, secret_id
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FINGERPRINT_SOURCES = (
@@ -48,6 +49,8 @@ def grader_fingerprint(options: Any = None, *, root: Path = REPO) -> str:
     """A hash of everything besides the submission that decides a grade."""
     h = hashlib.sha256()
     h.update(f"grader {__version__}\0journal {JOURNAL_VERSION}\0".encode())
+    # another instructor secret draws other test inputs: never reuse a report made with it
+    h.update(f"cases {secret_id(resolve_secret(getattr(options, 'case_secret', None)))}\0".encode())
     if options is not None:
         h.update(json.dumps(_options_dict(options), sort_keys=True, default=str).encode())
         h.update(b"\0")
@@ -74,7 +77,9 @@ def _options_dict(options: Any) -> Any:
     if isinstance(options, dict):
         return options
     try:
-        return asdict(options)
+        spec = asdict(options)
+        spec.pop("case_secret", None)  # hashed as its secret_id above, never as itself
+        return spec
     except TypeError:
         return {"repr": repr(options)}
 

@@ -492,10 +492,13 @@ def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform
 
 
 def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side: str = "target",
-                use_mask: bool = True, truncate: str = "", **ce: Any) -> Tensor:  # fmt: skip
+                use_mask: bool = True, truncate: str = "", shifted_mask: bool = False,
+                **ce: Any) -> Tensor:  # fmt: skip
     """``causal_lm_loss`` with knobs: shift 0/1/2 or -1 (wrong side), mask side, reduction.
 
-    ``truncate`` ("last"/"first") with shift 0: no shift, but one position dropped as if shifted.
+    ``truncate`` ("last"/"first") with shift 0: no shift, but one position dropped as if shifted;
+    ``shifted_mask``: the padding mask still read on the target side (``[:, 1:]``), as when only
+    the targets line of a shifted loss was changed.
     """
     B, T, V = logits.shape
     ids = input_ids.long()
@@ -503,6 +506,8 @@ def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side:
     if shift == 0 and truncate:
         cut = slice(None, -1) if truncate == "last" else slice(1, None)
         lg, tg, keep = logits[:, cut], ids[:, cut], real[:, cut]
+        if shifted_mask:
+            keep = real[:, 1:]
     elif shift == 0:
         lg, tg, keep = logits, ids, real
     elif shift > 0:
@@ -541,6 +546,7 @@ _CAUSAL_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("forgot_shift", {"shift": 0, "use_mask": False}),
     ("forgot_shift", {"shift": 0, "truncate": "last"}),
     ("forgot_shift", {"shift": 0, "truncate": "first"}),
+    ("forgot_shift", {"shift": 0, "truncate": "last", "shifted_mask": True}),
     *_COMMON_LOSS,
 ]
 for _mid, _kw in _CAUSAL_LOSS:

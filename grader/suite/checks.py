@@ -122,12 +122,18 @@ def check_tensor(
     shape: Sequence[int] | None = None,
     dtype: torch.dtype | Sequence[torch.dtype] | None = None,
     finite: bool = False,
+    dim: int | None = None,
 ) -> torch.Tensor:
-    """Fail unless `got` is a tensor with the given shape/dtype (and finite values)."""
+    """Fail unless `got` is a tensor with the given shape / number of dimensions / dtype (and
+    finite values). Every student value a hidden test reads goes through this (or
+    `check_tuple`) first, so an odd return is the student's failed test, never a grader error.
+    """
     if not isinstance(got, torch.Tensor):
         fail(f"{what} should return a torch.Tensor, but returned {type(got).__name__}: {show(got)}")
     if shape is not None and tuple(got.shape) != tuple(shape):
         fail(f"{what} returned shape {tuple(got.shape)}; expected {tuple(shape)}")
+    if dim is not None and got.dim() != dim:
+        fail(f"{what} must return a {dim}-D tensor, got shape {tuple(got.shape)}")
     if dtype is not None:
         allowed = (dtype,) if isinstance(dtype, torch.dtype) else tuple(dtype)
         if got.dtype not in allowed:
@@ -137,6 +143,16 @@ def check_tensor(
         bad = (~torch.isfinite(got)).nonzero()[0].tolist()
         fail(f"{what} contains NaN or inf (first at index {bad}): {show(got)}")
     return got
+
+
+def check_tuple(got: Any, length: int, *, what: str, names: str = "") -> tuple[Any, ...]:
+    """``got`` as a tuple, failing unless it is a tuple or list of exactly ``length`` items
+    (``names``: how the contract calls them, e.g. "(output, weights)"). The items still need
+    their own `check_tensor`."""
+    if not isinstance(got, (tuple, list)) or len(got) != length:
+        kind = f"a {length}-tuple {names}".rstrip() if length != 2 else f"a pair {names}".rstrip()
+        fail(f"{what} must return {kind}, got {type(got).__name__}: {show(got)}")
+    return tuple(got)
 
 
 def assert_close(
@@ -149,8 +165,12 @@ def assert_close(
     check_dtype: bool = True,
     diagnoses: Iterable[str] = (),
     hint: str = "",
+    reveal: bool = True,
 ) -> None:
-    """Fail unless `got` matches `want` in shape, dtype (optionally) and value."""
+    """Fail unless `got` matches `want` in shape, dtype (optionally) and value.
+
+    ``reveal=False`` for a pinned case (fixed inputs, `grader.suite.cases`): the message says
+    where the value is wrong and what came back, never the expected value."""
     check_tensor(got, what=what, shape=tuple(want.shape), dtype=want.dtype if check_dtype else None)
     if got.dtype == want.dtype and torch.equal(got, want):
         return  # bit-for-bit equal (never the case with a NaN): close under any tolerance
@@ -162,18 +182,28 @@ def assert_close(
         bad = ~(torch.isclose(g, w, rtol=rtol, atol=atol) | both_nan)
     if bad.any():
         idx = tuple(bad.nonzero()[0].tolist())
-        if want.dim() == 0:
+        if not reveal:
+            msg = _concealed(what, got, g, idx, bad)
+        elif want.dim() == 0:
             msg = f"{what} is wrong: expected {w.item():.6g}, got {g.item():.6g}."
         else:
             msg = (
                 f"{what} is wrong: at index {list(idx)} expected {w[idx].item():.6g}, "
                 f"got {g[idx].item():.6g} ({int(bad.sum())} of {bad.numel()} values differ)."
             )
-        if 1 < want.numel() <= 64:
+        if reveal and 1 < want.numel() <= 64:
             msg += f"\n  expected: {show(want)}\n  got:      {show(got)}"
         if hint:
             msg += f"\n  {hint}"
         fail(msg, diagnoses)
+
+
+def _concealed(what: str, got: torch.Tensor, g: torch.Tensor, idx: tuple, bad: torch.Tensor) -> str:
+    """A wrong value of a pinned case, without the expected one."""
+    if g.dim() == 0:
+        return f"{what} is wrong: got {g.item():.6g} (a fixed case: its value is not shown)."
+    return (f"{what} is wrong at index {list(idx)} ({int(bad.sum())} of {bad.numel()} values "
+            f"differ; a fixed case: the expected values are not shown).\n  got: {show(got)}")
 
 
 def assert_equal(got: Any, want: Any, *, what: str, diagnoses: Iterable[str] = ()) -> None:
@@ -197,6 +227,7 @@ def check_close(
     check_dtype: bool = True,
     diagnose: Callable[[], Iterable[str]] | None = None,
     hint: str = "",
+    reveal: bool = True,
 ) -> None:
     """`assert_close`, but misconception ids are computed only on failure by ``diagnose()``.
 
@@ -204,7 +235,8 @@ def check_close(
     equals what came back.
     """
     try:
-        assert_close(got, want, what=what, rtol=rtol, atol=atol, check_dtype=check_dtype, hint=hint)
+        assert_close(got, want, what=what, rtol=rtol, atol=atol, check_dtype=check_dtype,
+                     hint=hint, reveal=reveal)  # fmt: skip
     except GradeFailure as exc:
         ids: tuple[str, ...] = ()
         if diagnose is not None:

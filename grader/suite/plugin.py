@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover
 from grader.diagnosis import evidence
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
+from grader.suite.cases import FIXED_CASES
 from grader.suite.checks import GradeFailure
 
 
@@ -66,8 +67,14 @@ def _fixtures(plugin: GradingPlugin) -> types.ModuleType:
         """The trusted reference implementation (a ReferenceProxy)."""
         return plugin._reference
 
+    @pytest.fixture(scope="session")
+    def cases() -> Any:
+        """This submission's draws of test inputs (`grader.suite.cases.Cases`)."""
+        return getattr(plugin._student, "cases", FIXED_CASES)
+
     module.student = student  # type: ignore[attr-defined]
     module.reference = reference  # type: ignore[attr-defined]
+    module.cases = cases  # type: ignore[attr-defined]
     return module
 
 

@@ -20,6 +20,7 @@ import torch
 from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke
+from grader.suite.cases import FIXED_CASES, Cases
 
 PART_MODULES = ("masks", "corruption", "losses", "generation")
 _PATH = re.compile(r"^(args)\[(\d+)\]$|^(kwargs)\['(.+)'\]$")
@@ -81,6 +82,22 @@ class _Side:
     """Common surface of both proxies."""
 
     last_effects: Effects | None = None
+    cases: Cases = FIXED_CASES
+
+    def once(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` at most once per proxy (a StudentProxy is one submission): later
+        calls with the same key return its result, or raise its exception again. For verdicts
+        several tests share (`grader.suite.working`)."""
+        memo = self.__dict__.setdefault("_once", {})
+        if key not in memo:
+            try:
+                memo[key] = (True, compute())
+            except Exception as exc:  # noqa: BLE001 - re-raised in every reader
+                memo[key] = (False, exc)
+        ok, value = memo[key]
+        if ok:
+            return value
+        raise value
 
     def __getattr__(self, name: str) -> _Module:
         if name in PART_MODULES:
@@ -104,10 +121,14 @@ class _Side:
 
 
 class StudentProxy(_Side):
-    """Calls into the sandboxed submission. Raises `StudentError`s on student failures."""
+    """Calls into the sandboxed submission. Raises `StudentError`s on student failures.
 
-    def __init__(self, session: SandboxSession) -> None:
+    `cases`: this submission's draws of test inputs (`grader.suite.cases`; the `cases`
+    fixture). It stays on the trusted side."""
+
+    def __init__(self, session: SandboxSession, *, cases: Cases = FIXED_CASES) -> None:
         self.session = session
+        self.cases = cases
 
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
         res = self.session.call(

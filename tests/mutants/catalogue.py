@@ -311,7 +311,56 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
        "    if top_k is not None and top_k < 1:\n        raise ValueError(f\"top_k must be >= 1 (or None), got {top_k}\")\n"
        "    if top_p is not None and not top_p > 0:\n        raise ValueError(f\"top_p must be > 0 (or None), got {top_p}\")\n",
        "")]),
+    # ------------------------------------------------------------------ vacuous answers
+    # (each must lose the property points listed in VACUOUS below, not only points elsewhere)
+    ("mask_all_false", "masks", "none", "build_attention_mask hides every key (all False)",
+     [("    \"\"\"Task 1.3: causal AND padding -> bool ``(B or 1, 1, T, T)``.\"\"\"\n",
+       "    B = 1 if attention_mask is None else attention_mask.shape[0]\n"
+       "    return torch.zeros(B, 1, seq_len, seq_len, dtype=torch.bool)\n")]),
+    ("mask_all_true", "masks", "none", "build_attention_mask lets every query see every key",
+     [("    \"\"\"Task 1.3: causal AND padding -> bool ``(B or 1, 1, T, T)``.\"\"\"\n",
+       "    B = 1 if attention_mask is None else attention_mask.shape[0]\n"
+       "    return torch.ones(B, 1, seq_len, seq_len, dtype=torch.bool)\n")]),
+    ("corruption_identity", "corruption", "none",
+     "mask_tokens selects nothing: the ids unchanged, every label -100",
+     [("    return inputs, labels\n", "    return ids.clone(), torch.full_like(ids, -100)\n")]),
+    ("corruption_always_value_error", "corruption", "none",
+     "mask_tokens raises ValueError for every input (a stub that looks like a contract check)",
+     [("    if not 0.0 <= mlm_probability <= 1.0:\n",
+       "    raise ValueError(\"not implemented yet\")\n    if not 0.0 <= mlm_probability <= 1.0:\n")]),
+    ("loss_constant_zero", "losses", "none", "causal_lm_loss returns a zero connected to the logits",
+     [("    return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))\n",
+       "    return logits.sum() * 0.0\n")]),
+    ("gap_constant_zero", "generation", "none", "prefix_consistency_gap returns zeros",
+     [("    with _inference(model):\n        full = model(input_ids)[0].double()",
+       "    return torch.zeros(T)\n    with _inference(model):\n        full = model(input_ids)[0].double()")]),
+    ("sampler_constant", "generation", "none", "sample_next_token returns id 0 for every row",
+     [("return torch.multinomial(probs, 1, generator=generator).squeeze(-1)",
+       "return torch.zeros(probs.shape[0], dtype=torch.int64)")]),
 ]
+
+# vacuous mutant -> the property tests it must not pass (a function that does not work earns no
+# property points; tests/test_hidden_suite.py checks every entry)
+VACUOUS: dict[str, tuple[str, ...]] = {
+    "mask_all_false": ("masks.no_future_leak[mask]", "masks.no_padding_leak[mask]",
+                       "masks.contract_errors"),
+    "mask_all_true": ("masks.no_future_leak[mask]", "masks.no_padding_leak[mask]"),
+    "corruption_identity": ("corruption.output_contract", "corruption.specials_never_selected",
+                            "corruption.labels", "corruption.no_input_mutation",
+                            "corruption.generator_only", "corruption.edge_cases[p0]",
+                            "corruption.contract_errors"),
+    "corruption_always_value_error": ("corruption.contract_errors",),
+    "loss_constant_zero": ("losses.empty_targets[causal_single_token]",
+                           "losses.empty_targets[causal_all_targets_padding]",
+                           "losses.contract_errors"),
+    "gap_constant_zero": ("generation.prefix_consistency_gap[causal_gap]",
+                          "generation.prefix_consistency_gap_single_token",
+                          "generation.prefix_consistency_gap_no_autograd",
+                          "generation.prefix_consistency_gap_restores_mode",
+                          "generation.contract_errors"),
+    "sampler_constant": ("generation.sample_next_token_single_row",
+                         "generation.sampling_generator_only", "generation.contract_errors"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from grader.suite.checks import (
     poisson_binomial_upper,
     show,
 )
+from grader.suite.working import require_working
 
 ALPHA = 1e-8
 IGNORE = -100
@@ -159,8 +160,9 @@ def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_s
 
 
 @pytest.mark.points(1)
-def test_output_contract(student):
+def test_output_contract(student, reference):
     """A small int32 batch: (inputs, labels) are int64 tensors of the input's shape."""
+    require_working(student, reference, "corruption.mask_tokens")
     ids = torch.tensor([[CLS, 7, 8, 9, 10, SEP, PAD], [CLS, 11, 12, SEP, PAD, PAD, PAD]],
                        dtype=torch.int32)  # fmt: skip
     inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
@@ -173,7 +175,8 @@ def test_output_contract(student):
 
 
 @pytest.mark.points(1.5)
-def test_specials_never_selected(student):
+def test_specials_never_selected(student, reference):
+    require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
     special = ~_eligible(ids)
@@ -192,8 +195,9 @@ def test_specials_never_selected(student):
 
 
 @pytest.mark.points(1.5)
-def test_labels(student):
+def test_labels(student, reference):
     """labels = original id at selected positions, -100 everywhere else."""
+    require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
     bad = (labels != IGNORE) & (labels != ids)
@@ -231,7 +235,8 @@ def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.T
 
 
 @pytest.mark.points(1.5)
-def test_unselected_unchanged(student):
+def test_unselected_unchanged(student, reference):
+    require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
     inputs, labels = _cached(student, "big")
     _require_corruption(ids, inputs, labels)
@@ -277,8 +282,9 @@ def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
 
 
 @pytest.mark.points(1)
-def test_replacement_ids(student):
+def test_replacement_ids(student, reference):
     """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
+    require_working(student, reference, "corruption.mask_tokens")
     inputs, labels = _cached(student, "small")
     _require_corruption(SMALL["ids"], inputs, labels)
     _check_replacements(SMALL["ids"], inputs, labels, SMALL["V"], "vocabulary of 20")
@@ -338,19 +344,22 @@ def _valid_call_effects(student, seed: int) -> Any:
 
 
 @pytest.mark.points(1)
-def test_no_input_mutation(student):
+def test_no_input_mutation(student, reference):
+    require_working(student, reference, "corruption.mask_tokens")
     check_effects(_valid_call_effects(student, 3), what="mask_tokens", rng=False)
 
 
 @pytest.mark.points(0.75)
-def test_generator_only(student):
+def test_generator_only(student, reference):
+    require_working(student, reference, "corruption.mask_tokens")
     check_effects(_valid_call_effects(student, 4), what="mask_tokens", mutation=False)
 
 
 @pytest.mark.points(1.5)
-def test_deterministic(student):
+def test_deterministic(student, reference):
     """The same seed gives the same result; another seed gives another one; a second call
     with the same generator continues its stream (a different result)."""
+    require_working(student, reference, "corruption.mask_tokens")
     ids = SMALL["ids"][:16].clone()
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS,
           "mlm_probability": 0.5}  # fmt: skip
@@ -562,9 +571,15 @@ def test_split_80_10_10(student, share):
 
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("case", ["p0", "p1", "all_padding_row_and_single_token"])
-def test_edge_cases(student, case):
-    ids = torch.tensor([[CLS, 5, 6, 7, 8, 10, SEP], [CLS, 11, 12, SEP, PAD, PAD, PAD],
-                        [PAD] * 7])  # fmt: skip
+def test_edge_cases(student, reference, cases, case):
+    require_working(student, reference, "corruption.mask_tokens")
+    layout = torch.tensor([[CLS, 5, 6, 7, 8, 10, SEP], [CLS, 11, 12, SEP, PAD, PAD, PAD],
+                           [PAD] * 7])  # fmt: skip
+    # the ordinary ids (their labels are shown on failure) are drawn per submission
+    ordinary = torch.tensor([i for i in range(20) if i not in SPECIALS])
+    drawn = ordinary[torch.randint(len(ordinary), layout.shape,
+                                   generator=cases.generator(f"corruption.edge/{case}"))]
+    ids = torch.where(torch.isin(layout, torch.tensor(SPECIALS)), layout, drawn)
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
     eligible = _eligible(ids)
     if case == "p0":
@@ -589,19 +604,20 @@ def test_edge_cases(student, case):
         fail(f"an all-padding row must stay untouched with labels -100, got inputs "
              f"{inputs[2].tolist()} and labels {labels[2].tolist()}",
              _unselected_diagnosis(ids[2:], inputs[2:], labels[2:]))  # fmt: skip
-    one = torch.tensor([[12]])
+    one = drawn[:1, :1].clone()
     inputs, labels = _call(student, one, mlm_probability=1.0, generator=_gen(4), **kw)
-    if labels.tolist() != [[12]]:
+    if labels.tolist() != one.tolist():
         fail(f"a (1, 1) batch holding one ordinary token with mlm_probability=1 must be "
-             f"selected: expected labels [[12]], got {labels.tolist()}")  # fmt: skip
+             f"selected: expected labels {one.tolist()}, got {labels.tolist()}")  # fmt: skip
 
 
 # ============================================================================ contract errors
 
 
 @pytest.mark.points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """An mlm_probability outside [0, 1] raises the documented ValueError."""
+    require_working(student, reference, "corruption.mask_tokens")
     ids = torch.tensor([[CLS, 7, 8, 9, SEP]])
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
     for p in (1.5, -0.1):

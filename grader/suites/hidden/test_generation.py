@@ -34,6 +34,7 @@ from grader.suite.checks import (
     fail,
     show,
 )
+from grader.suite.working import require_working
 from grader.suites.golden_inputs import (
     GOLDEN_PATH,
     build_gap_inputs,
@@ -46,6 +47,7 @@ GOLDEN = json.loads(GOLDEN_PATH.read_text(encoding="utf-8")) if GOLDEN_PATH.exis
 GOLDEN_GENERATION = GOLDEN.get("generation", {})
 GOLDEN_GAPS = GOLDEN.get("gaps", {})
 ALPHA = 1e-9
+FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 N_DRAWS = 6000
 GREEDY_POINTS = {
     "causal_one_token_prompt": 0.5, "causal_single": 0.5, "causal_batch_crop": 1,
@@ -84,16 +86,23 @@ def _generate(student, function: str, model, args: tuple, kwargs: dict):
         raise
 
 
-def _check_ids(got, want, *, what: str, diagnose) -> None:
+def _check_ids(got, want, *, what: str, diagnose, reveal: bool = True) -> None:
+    """Token ids equal to ``want``; ``reveal=False`` for a fixed (pinned) case: the message
+    shows what came back and where it first differs, never the expected tokens."""
     check_tensor(got, what=what, dtype=torch.int64)
+    shown = f"  expected: {want.tolist()}\n" if reveal else ""
     if tuple(got.shape) != tuple(want.shape):
         fail(
             f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}.\n"
-            f"  expected: {want.tolist()}\n  got:      {show(got, limit=4 * want.numel())}",
+            f"{shown}  got:      {show(got, limit=4 * want.numel())}",
             diagnose(),
         )
     if not torch.equal(got, want):
         b, t = (got != want).nonzero()[0].tolist()
+        if not reveal:
+            fail(f"{what} differs from the expected tokens first at row {b}, position {t} (a "
+                 f"fixed case: the expected tokens are not shown).\n  got: {got.tolist()}",
+                 diagnose())  # fmt: skip
         fail(
             f"{what} differs from the expected tokens first at row {b}, position {t}: "
             f"expected {int(want[b, t])}, got {int(got[b, t])}.\n"
@@ -120,7 +129,7 @@ def test_greedy_golden(student, case):
     eos = kwargs.get("eos_token_id")
     what = (f"greedy_generate({model_name} model, prompt {ids.tolist()}, max_new_tokens={n}"
             + (f", eos_token_id={eos})" if eos is not None else ")"))  # fmt: skip
-    _check_ids(got, want, what=what, diagnose=lambda: matching(
+    _check_ids(got, want, what=what, reveal=False, diagnose=lambda: matching(
         "generation.greedy_generate", got, (model, ids, n), kwargs, want=want))  # fmt: skip
 
 
@@ -132,9 +141,9 @@ def test_greedy_eos_in_prompt(student, reference):
     got = _generate(student, "greedy_generate", model, (ids, 4), {"eos_token_id": 13})
     want = reference.generation.greedy_generate(model, ids, 4, eos_token_id=13)
     _check_ids(got, want, what=f"greedy_generate(causal model, prompt {ids.tolist()}, 4, "
-               "eos_token_id=13) (the prompt contains eos)", diagnose=lambda: matching(
-                   "generation.greedy_generate", got, (model, ids, 4), {"eos_token_id": 13},
-                   want=want))  # fmt: skip
+               "eos_token_id=13) (the prompt contains eos)", reveal=False,
+               diagnose=lambda: matching("generation.greedy_generate", got, (model, ids, 4),
+                                         {"eos_token_id": 13}, want=want))  # fmt: skip
 
 
 _CACHE: dict[str, tuple] = {}
@@ -161,20 +170,22 @@ def _require_golden_train_mode(got) -> None:
     """Contract points are only earned by a greedy_generate that gives the right tokens."""
     entry = GOLDEN_GENERATION.get("causal_single")
     if entry is not None:
-        _check_ids(got, torch.tensor(entry["expected"]), diagnose=tuple,
+        _check_ids(got, torch.tensor(entry["expected"]), diagnose=tuple, reveal=False,
                    what="greedy_generate on a train-mode model with dropout (required before "
                    "its contract points)")  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_input_mutation(student):
+def test_greedy_no_input_mutation(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     _require_golden_train_mode(got)
     check_effects(effects, what="greedy_generate", rng=False)
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_autograd(student):
+def test_greedy_no_autograd(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     _require_golden_train_mode(got)
     if effects is not None and any(effects.model_forward_with_grad.values()):
@@ -183,8 +194,9 @@ def test_greedy_no_autograd(student):
 
 
 @pytest.mark.points(0.5)
-def test_greedy_runs_in_eval_mode(student):
+def test_greedy_runs_in_eval_mode(student, reference):
     """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
+    require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(student)
     if effects is not None and effects.global_rng_changed:
         fail("greedy_generate ran a train-mode model without switching it to eval mode: dropout "
@@ -194,12 +206,13 @@ def test_greedy_runs_in_eval_mode(student):
         want = torch.tensor(entry["expected"])
         ids = torch.tensor([[3, 17, 8]])
         _check_ids(got, want, what="greedy_generate on a train-mode model with dropout",
-                   diagnose=lambda: matching("generation.greedy_generate", got,
+                   reveal=False, diagnose=lambda: matching("generation.greedy_generate", got,
                                              (_model("causal"), ids, 8), want=want))  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_greedy_restores_model_mode(student):
+def test_greedy_restores_model_mode(student, reference):
+    require_working(student, reference, "generation.greedy_generate")
     got, _, model = _train_mode_call(student)
     _require_golden_train_mode(got)
     if not model.training:
@@ -256,7 +269,7 @@ def test_sample_generate_seeded(student, reference, case):
     want = _reference_sample(reference, case)
     settings = ", ".join(f"{k}={v}" for k, v in kw.items())
     _check_ids(
-        got, want,
+        got, want, reveal=False,  # designed seeds (tests/test_suite_sensitivity.py): pinned
         what=f"sample_generate(causal model, prompt {prompt.tolist()}, {n}, {settings}, "
              f"generator seeded {seed})",
         diagnose=lambda: matching("generation.sample_generate", got, (model, prompt, n),
@@ -286,9 +299,10 @@ def _ignored_setting(reference, case: str, got: torch.Tensor) -> list[str]:
 
 
 @pytest.mark.points(1)
-def test_sample_generate_inference_contract(student):
+def test_sample_generate_inference_contract(student, reference):
     """sample_generate on a train-mode model with dropout 0.3, at temperature 0: eval mode
     inside (no dropout draws), no autograd, the model's mode restored, the greedy tokens."""
+    require_working(student, reference, "generation.sample_generate")
     model = _dropout_model(training=True)
     ids = torch.tensor([[3, 17, 8]])
     got = _generate(student, "sample_generate", model, (ids, 3),
@@ -300,7 +314,7 @@ def test_sample_generate_inference_contract(student):
              "drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
     want = _golden_prefix("causal_single", 3)
     if want is not None:
-        _check_ids(got, want, what=what, diagnose=tuple)
+        _check_ids(got, want, what=what, diagnose=tuple, reveal=False)
     if effects is not None and any(effects.model_forward_with_grad.values()):
         fail(f"{what} ran the model with autograd enabled.", ["grad_enabled_in_generation"])
     if not model.training:
@@ -320,9 +334,10 @@ def _golden_prefix(case: str, new_tokens: int) -> torch.Tensor | None:
 
 
 @pytest.mark.points(1)
-def test_generate_output_contract(student):
+def test_generate_output_contract(student, reference):
     """The output has the prompt's dtype (an int32 prompt gives int32 ids), and
     max_new_tokens=0 returns a copy of the prompt, never the prompt tensor itself."""
+    require_working(student, reference, "generation.greedy_generate", "generation.sample_generate")
     model = _model("causal")
     want = _golden_prefix("causal_single", 3)
     ids = torch.tensor([[3, 17, 8]], dtype=torch.int32)
@@ -332,10 +347,12 @@ def test_generate_output_contract(student):
         what = f"{function}(causal model, an int32 prompt {ids.tolist()}, 3)"
         check_tensor(got, what=what, dtype=torch.int32)
         if want is not None:
-            _check_ids(got.long(), want, what=what, diagnose=tuple)
+            _check_ids(got.long(), want, what=what, diagnose=tuple, reveal=False)
     prompt = torch.tensor([[5, 9, 2, 20]])
     got = _generate(student, "greedy_generate", model, (prompt, 0), {})
     aliases = student.last_effects.result_aliases if student.last_effects is not None else ()
+    check_tensor(got, what=f"greedy_generate(causal model, {prompt.tolist()}, max_new_tokens=0)",
+                 shape=prompt.shape, dtype=prompt.dtype)
     if not torch.equal(got, prompt) or aliases:
         fail(f"greedy_generate(causal model, {prompt.tolist()}, max_new_tokens=0) must return a "
              "new tensor equal to the prompt" + (": it returned the prompt tensor itself (or a "
@@ -380,11 +397,19 @@ def _consistent(counts: torch.Tensor, probs: torch.Tensor, n: int) -> list[str]:
     "case",
     [pytest.param(c, marks=pytest.mark.points(v[2])) for c, v in DISTRIBUTION_CASES.items()],
 )
-def test_sampling_distribution(student, case):
-    row, settings, _ = DISTRIBUTION_CASES[case]
-    V = row.numel()
-    logits = row.expand(N_DRAWS, V).clone()
-    got = student.generation.sample_next_token(logits, generator=_gen(17), **settings)
+def test_sampling_distribution(student, cases, case):
+    designed, settings, _ = DISTRIBUTION_CASES[case]
+    V = designed.numel()
+    # the vocabulary order is drawn per submission: the designed probabilities (and ties) stay,
+    # the ids that carry them change, so last report's frequencies do not apply
+    offset = (cases.integer(f"generation.distribution/{case}/offset", 0, 1 << 20) / (1 << 18)) - 2
+    row = designed[cases.permutation(f"generation.distribution/{case}", V)]
+    # a common offset changes no probability, top-k or top-p set, only the bytes: the bands
+    # below are computed without it (the same bands for every submission, cached)
+    logits = (row + offset).expand(N_DRAWS, V).clone()
+    got = student.generation.sample_next_token(
+        logits, generator=cases.generator(f"generation.distribution/{case}/draws"), **settings
+    )
     shown = [round(p, 3) for p in row.softmax(-1).tolist()]
     what = (f"sample_next_token with probabilities {shown} and "
             f"{', '.join(f'{k}={v}' for k, v in settings.items())}")  # fmt: skip
@@ -426,8 +451,9 @@ def test_sampling_distribution(student, case):
 
 
 @pytest.mark.points(0.5)
-def test_sample_next_token_single_row(student):
+def test_sample_next_token_single_row(student, reference):
     """A batch of one row gives a (1,) tensor, sampled and at temperature 0 alike."""
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.tensor([[0.2, 1.5, -0.3, 0.9, 0.0]])
     for kw in ({"temperature": 0.8, "top_k": 3}, {"temperature": 0.0}):
         got = student.generation.sample_next_token(logits, generator=_gen(7), **kw)
@@ -438,16 +464,23 @@ def test_sample_next_token_single_row(student):
 
 
 @pytest.mark.points(0.5)
-def test_temperature_zero_is_argmax(student):
-    logits = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0], [-5.0, -4.0, -6.0, -4.5]])
+def test_temperature_zero_is_argmax(student, cases):
+    designed = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0],
+                             [-5.0, -4.0, -6.0, -4.5]])  # fmt: skip  (a tie in rows 0 and 1)
+    # 8 lower logits per row and a column order drawn per row and per submission: the ties
+    # stay, the ids that hold them change (~10^5 possible answers)
+    wide = torch.cat([designed, designed.min(-1, keepdim=True).values - 1 - torch.rand(
+        3, 8, generator=cases.generator("generation.argmax/low"))], dim=-1)  # fmt: skip
+    logits = torch.stack([row[cases.permutation(f"generation.argmax/row{i}", 12)]
+                          for i, row in enumerate(wide)])  # fmt: skip
     got = student.generation.sample_next_token(logits, temperature=0.0, generator=_gen(0))
-    want = torch.tensor([1, 0, 1])
+    want = logits.argmax(-1)  # the first (lowest) id among tied maxima
     check_close(got, want, what="sample_next_token(temperature=0) (ties go to the lowest id)")
 
 
 @pytest.mark.points(0.5)
-def test_tiny_top_p_and_top_k_one_are_greedy(student):
-    g = _gen(23)
+def test_tiny_top_p_and_top_k_one_are_greedy(student, cases):
+    g = cases.generator("generation.greedy_filters")
     logits = torch.randn(64, 9, generator=g) * 2
     want = logits.argmax(-1)
     for kw in ({"top_p": 1e-3}, {"top_k": 1, "temperature": 1.5}):
@@ -458,13 +491,15 @@ def test_tiny_top_p_and_top_k_one_are_greedy(student):
 
 
 @pytest.mark.points(1)
-def test_sampling_generator_only(student):
+def test_sampling_generator_only(student, reference):
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.randn(256, 7, generator=_gen(29))
     a = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
     check_effects(student.last_effects, what="sample_next_token", mutation=False)
     b = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(5))
     c = student.generation.sample_next_token(logits, temperature=1.0, generator=_gen(6))
-    check_tensor(a, what="sample_next_token", shape=(256,), dtype=torch.int64)
+    for got in (a, b, c):
+        check_tensor(got, what="sample_next_token", shape=(256,), dtype=torch.int64)
     if not torch.equal(a, b):
         fail("two calls with generators seeded identically drew different tokens",
              ["ignores_generator"])  # fmt: skip
@@ -474,19 +509,21 @@ def test_sampling_generator_only(student):
 
 
 @pytest.mark.points(1)
-def test_sample_next_token_seeded(student, reference):
+def test_sample_next_token_seeded(student, reference, cases):
     """torch.multinomial(probs, 1, generator=generator) on the filtered probabilities."""
-    logits = torch.randn(64, 10, generator=_gen(31)) * 1.5
+    logits = torch.randn(64, 10, generator=cases.generator("generation.seeded/logits")) * 1.5
     kw = {"temperature": 0.9, "top_k": 6, "top_p": 0.85}
-    got = student.generation.sample_next_token(logits, generator=_gen(3), **kw)
-    want = reference.generation.sample_next_token(logits, generator=_gen(3), **kw)
+    seed = cases.integer("generation.seeded/seed", 0, 1 << 31)
+    got = student.generation.sample_next_token(logits, generator=_gen(seed), **kw)
+    want = reference.generation.sample_next_token(logits, generator=_gen(seed), **kw)
     check_close(got, want, what="sample_next_token(temperature=0.9, top_k=6, top_p=0.85) with "
-                "a generator seeded 3 (draw with torch.multinomial(probs, 1, "
+                f"a generator seeded {seed} (draw with torch.multinomial(probs, 1, "
                 "generator=generator))")  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_sampling_no_input_mutation(student):
+def test_sampling_no_input_mutation(student, reference):
+    require_working(student, reference, "generation.sample_next_token")
     logits = torch.randn(8, 10, generator=_gen(37))
     got = student.generation.sample_next_token(logits.clone(), temperature=0.7, top_k=4,
                                                top_p=0.8, generator=_gen(1))  # fmt: skip
@@ -501,37 +538,41 @@ def test_sampling_no_input_mutation(student):
 # ============================================================================ prefix gap
 
 
-def _check_gap(student, model, ids, want, *, atol: float, what: str):
+def _check_gap(student, model, ids, want, *, atol: float, what: str, reveal: bool = True):
     got = student.generation.prefix_consistency_gap(model, ids)
     check_tensor(got, what=what, shape=(ids.shape[1],), dtype=torch.float32)
-    check_close(got, want, what=what, atol=atol, rtol=1e-4, diagnose=lambda: matching(
-        "generation.prefix_consistency_gap", got, (model, ids), want=want, rtol=1e-4,
-        atol=atol))  # fmt: skip
+    check_close(got, want, what=what, atol=atol, rtol=1e-4, reveal=reveal,
+                diagnose=lambda: matching("generation.prefix_consistency_gap", got, (model, ids),
+                                          want=want, rtol=1e-4, atol=atol))  # fmt: skip
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("case", ["causal_gap", "bidirectional_gap"])
-def test_prefix_consistency_gap(student, case):
+def test_prefix_consistency_gap(student, reference, case):
     """~0 everywhere for the causal model; the golden (clearly positive) gaps for the other."""
+    require_working(student, reference, "generation.prefix_consistency_gap")
     entry = GOLDEN_GAPS[case]
     model_name, kwargs = build_gap_inputs(entry["params"])
     want = torch.tensor(entry["expected"], dtype=torch.float32)
     ids = kwargs["input_ids"]
     _check_gap(student, _model(model_name), ids, want, atol=entry.get("atol", 1e-4),
-               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})")  # fmt: skip
+               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})",
+               reveal=False)  # fmt: skip  (fixed golden inputs: the value stays hidden)
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_single_token(student):
-    ids = torch.tensor([[7]])
+def test_prefix_consistency_gap_single_token(student, reference, cases):
+    require_working(student, reference, "generation.prefix_consistency_gap")
+    ids = torch.tensor([[cases.integer("generation.gap_single_token", 0, 24)]])
     _check_gap(student, _model("bidirectional"), ids, torch.zeros(1), atol=1e-5,
-               what="prefix_consistency_gap(bidirectional model, [[7]])")  # fmt: skip
+               what=f"prefix_consistency_gap(bidirectional model, {ids.tolist()})")  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_no_autograd(student):
+def test_prefix_consistency_gap_no_autograd(student, reference, cases):
     """The gap is measured under torch.no_grad(): no graph is built."""
-    ids = torch.tensor([[3, 17, 8, 20]])
+    require_working(student, reference, "generation.prefix_consistency_gap")
+    ids = torch.randint(24, (1, 4), generator=cases.generator("generation.gap_no_autograd"))
     _check_gap(student, _model("causal"), ids, torch.zeros(4), atol=1e-5,
                what=f"prefix_consistency_gap(causal model, {ids.tolist()})")  # fmt: skip
     effects = student.last_effects
@@ -542,10 +583,11 @@ def test_prefix_consistency_gap_no_autograd(student):
 
 
 @pytest.mark.points(0.5)
-def test_prefix_consistency_gap_restores_mode(student):
+def test_prefix_consistency_gap_restores_mode(student, reference):
+    require_working(student, reference, "generation.prefix_consistency_gap")
     model = _dropout_model(training=True)
     got = student.generation.prefix_consistency_gap(model, torch.tensor([[3, 17, 8, 20]]))
-    check_tensor(got, what="prefix_consistency_gap", shape=(4,))
+    check_tensor(got, what="prefix_consistency_gap", shape=(4,), dtype=FLOATS)
     if student.last_effects is not None and student.last_effects.global_rng_changed:
         fail("prefix_consistency_gap ran a train-mode model with dropout active; run it in eval "
              "mode.", ["no_eval_mode"])  # fmt: skip
@@ -564,8 +606,15 @@ def test_prefix_consistency_gap_restores_mode(student):
 
 
 @pytest.mark.points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """Invalid arguments raise the documented ValueError instead of producing something."""
+    require_working(
+        student,
+        reference,
+        "generation.sample_next_token",
+        "generation.greedy_generate",
+        "generation.prefix_consistency_gap",
+    )
     gen = student.generation
     logits = torch.tensor([[0.5, 1.0, -0.5]])
     model = _model("causal")

@@ -20,12 +20,21 @@ from grader.suite.checks import (
     check_effects,
     check_raises,
     check_tensor,
+    check_tuple,
     fail,
     show,
 )
+from grader.suite.working import require_working
 from grader.trusted_tinylm import shared_standard_model as _model
 
 LEAK_ATOL = 1e-9  # rows of one call: a correct implementation moves by ~1e-16
+# a leak test pays only working functions: a mask that hides everything never leaks
+LEAK_FUNCTIONS = {
+    "mask": ("masks.build_attention_mask",),
+    "attention": ("masks.masked_attention",),
+    "attention_large_scores": ("masks.masked_attention",),
+    "model": ("masks.build_attention_mask", "masks.masked_attention"),
+}
 # float64 values vs the reference: loose enough for an implementation that computes in float32
 # internally (the contract only fixes the output dtype); every mistake differs by >= 1e-3
 F64_RTOL, F64_ATOL = 1e-5, 1e-6
@@ -60,8 +69,10 @@ def _first_mask_difference(got: torch.Tensor, want: torch.Tensor) -> tuple[int, 
     return tuple((got != want).nonzero()[0].tolist())
 
 
-def _check_mask(got, want, *, what, function, args, project=None, full_shape=None):
-    """A bool mask equal to the reference (after `project`), explained in query/key terms."""
+def _check_mask(got, want, *, what, function, args, project=None, full_shape=None, reveal=True):
+    """A bool mask equal to the reference (after `project`), explained in query/key terms
+    (``reveal=False``: the message names the first wrong (query, key) entry but never shows
+    the expected mask - the masks' small size space could repeat for a later submission)."""
     check_tensor(got, what=what, dtype=torch.bool)
     project = project or (lambda x: x)
     try:
@@ -90,33 +101,51 @@ def _check_mask(got, want, *, what, function, args, project=None, full_shape=Non
                f"{bool(g[idx])} ({counts}).")  # fmt: skip
     else:
         expect = "may attend" if bool(w[idx]) else "must NOT attend"
-        msg = (f"{what} is wrong{where}: query {qi} {expect} key {kj} (expected {bool(w[idx])}, "
-               f"got {bool(g[idx])}; {counts}).")  # fmt: skip
-    if w.numel() <= 64:
+        msg = (f"{what} is wrong{where}: query {qi} {expect} key {kj} ({counts}).")  # fmt: skip
+    if reveal and w.numel() <= 64:
         msg += f"\n  expected: {show(want)}\n  got:      {show(got)}"
+    elif w.numel() <= 64:
+        msg += f"\n  got: {show(got)}"
     fail(msg, matching(function, got, args, want=want, project=project))
 
 
 # ============================================================================ causal_mask
 
 
+def _causal_mask_args(case: str, cases) -> tuple[int, ...]:
+    """The sizes of a causal_mask case, drawn per submission (the id names the kind: square,
+    a KV cache with Tq < Tk, one query, more queries than keys); 1x1 is the one fixed case."""
+    draw = lambda what, lo, hi: cases.integer(f"masks.causal_mask/{case}/{what}", lo, hi)  # noqa: E731
+    if case == "1x1":
+        return (1,)
+    if case == "5x5":
+        return (draw("T", 4, 9),)
+    if case == "kv_cache_2x5":
+        q = draw("Tq", 2, 4)
+        return (q, q + draw("extra", 2, 5))
+    if case == "kv_cache_1x6":
+        return (1, draw("Tk", 4, 9))
+    q = draw("Tq", 4, 7)
+    return (q, draw("Tk", 2, q))
+
+
 @pytest.mark.parametrize(
-    "q_len,k_len",
+    "case",
     [
-        pytest.param(1, None, id="1x1", marks=_points(0.5)),
-        pytest.param(5, None, id="5x5", marks=_points(1)),
-        pytest.param(2, 5, id="kv_cache_2x5", marks=_points(1)),
-        pytest.param(1, 6, id="kv_cache_1x6", marks=_points(0.5)),
-        pytest.param(5, 3, id="more_queries_5x3", marks=_points(0.5)),
+        pytest.param("1x1", marks=_points(0.5)),
+        pytest.param("5x5", marks=_points(1)),
+        pytest.param("kv_cache_2x5", marks=_points(1)),
+        pytest.param("kv_cache_1x6", marks=_points(0.5)),
+        pytest.param("more_queries_5x3", marks=_points(0.5)),
     ],
 )
-def test_causal_mask(student, reference, q_len, k_len):
-    args = (q_len,) if k_len is None else (q_len, k_len)
+def test_causal_mask(student, reference, cases, case):
+    args = _causal_mask_args(case, cases)
     got = student.masks.causal_mask(*args)
     want = reference.masks.causal_mask(*args)
     _check_mask(
         got, want, what=f"causal_mask{args}".replace(",)", ")"),
-        function="masks.causal_mask", args=args,
+        function="masks.causal_mask", args=args, reveal=False,
     )
 
 
@@ -128,16 +157,19 @@ def test_causal_mask(student, reference, q_len, k_len):
     "name",
     ["right_padding_int", "left_padding_bool", "all_padding_row"],
 )
-def test_padding_mask(student, reference, name):
+def test_padding_mask(student, reference, cases, name):
+    draw = lambda what, lo, hi: cases.integer(f"masks.padding_mask/{name}/{what}", lo, hi)  # noqa: E731
+    T = draw("T", 4, 7)
     am = {
-        "right_padding_int": _lengths_mask([5, 3, 1], 5, "right"),
-        "left_padding_bool": _lengths_mask([2, 5], 5, "left", torch.bool),
-        "all_padding_row": _lengths_mask([4, 0], 4, "right"),
-    }[name]
+        "right_padding_int": lambda: _lengths_mask([T, draw("n", 2, T), 1], T, "right"),
+        "left_padding_bool": lambda: _lengths_mask([draw("n", 1, T), T], T, "left", torch.bool),
+        "all_padding_row": lambda: _lengths_mask([draw("n", 1, T + 1), 0], T, "right"),
+    }[name]()
     got = student.masks.padding_mask(am)
     want = reference.masks.padding_mask(am)
     _check_mask(
-        got, want, what=f"padding_mask({am.tolist()})", function="masks.padding_mask", args=(am,)
+        got, want, what=f"padding_mask({am.tolist()})", function="masks.padding_mask", args=(am,),
+        reveal=False,
     )
 
 
@@ -153,11 +185,14 @@ def test_padding_mask(student, reference, name):
         pytest.param("bidirectional_padded", marks=_points(1)),
     ],
 )
-def test_build_attention_mask(student, reference, name):
-    T = 5
-    am = None if "no_padding" in name else _lengths_mask([5, 3, 2], T, "right")
+def test_build_attention_mask(student, reference, cases, name):
+    draw = lambda what, lo, hi: cases.integer(f"masks.build_attention_mask/{name}/{what}", lo, hi)  # noqa: E731
+    T = draw("T", 4, 7)
+    am = None
+    if name == "causal_padded":
+        am = _lengths_mask([T, draw("n1", 2, T), draw("n2", 1, T)], T, "right")
     if name == "bidirectional_padded":
-        am = _lengths_mask([3, 5, 4], T, "left", torch.bool)
+        am = _lengths_mask([draw("n0", 1, T), T, draw("n2", 1, T)], T, "left", torch.bool)
     causal = name.startswith("causal")
     args = (am, T, causal)
     got = student.masks.build_attention_mask(*args)
@@ -170,7 +205,7 @@ def test_build_attention_mask(student, reference, name):
     _check_mask(
         got, want, what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
         function="masks.build_attention_mask", args=args,
-        project=lambda x: torch.broadcast_to(x, full), full_shape=full,
+        project=lambda x: torch.broadcast_to(x, full), full_shape=full, reveal=False,
     )
 
 
@@ -240,13 +275,14 @@ def _perturbed_qkv(seq_len: int, *, dim: int = 4, heads: int = 2, seed: int = 11
         pytest.param("model", marks=_points(1.5)),
     ],
 )
-def test_no_future_leak(student, reference, where):
+def test_no_future_leak(student, reference, cases, where):
     T = 6
+    require_working(student, reference, *LEAK_FUNCTIONS[where])
     if where == "mask":
         mask = student.masks.build_attention_mask(None, T, True)
         what = "build_attention_mask(None, 6, causal=True)"
         check_tensor(mask, what=what, dtype=torch.bool)
-        q, k, v = _perturbed_qkv(T)
+        q, k, v = _perturbed_qkv(T, seed=cases.seed("masks.future_leak/mask"))
         full = check_broadcasts(mask, (q.shape[0], q.shape[1], T, T), what=what)
         out, _ = reference.masks.masked_attention(q, k, v, full)
         pairs = _leak_pairs(out, 2)
@@ -258,10 +294,11 @@ def test_no_future_leak(student, reference, where):
         _report_leaks(pairs, "your causal mask (reference attention)", diag() if pairs else ())
         return
     if where.startswith("attention"):
-        q, k, v = _perturbed_qkv(T, designed=where.endswith("large_scores"))
+        q, k, v = _perturbed_qkv(T, designed=where.endswith("large_scores"),
+                                 seed=cases.seed(f"masks.future_leak/{where}"))  # fmt: skip
         mask = reference.masks.causal_mask(T)
-        got = student.masks.masked_attention(q, k, v, mask)
-        out = got[0] if isinstance(got, (tuple, list)) else got
+        got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
+        out = got[0]
         check_tensor(out, what="masked_attention output", shape=q.shape, dtype=q.dtype)
         pairs = _leak_pairs(out, 2)
         want = reference.masks.masked_attention(q, k, v, mask)
@@ -317,6 +354,7 @@ def _pad_perturbed(am: torch.Tensor, seq_len: int):
 def test_no_padding_leak(student, reference, where):
     """Changing a padding token (or its key/value) must not change any real position."""
     T = 6
+    require_working(student, reference, *LEAK_FUNCTIONS[where])
     am = torch.cat([_lengths_mask([4], T, "right"), _lengths_mask([3], T, "left")])  # (2, T)
     rows, pads = _pad_perturbed(am, T)
     n = len(rows)
@@ -385,41 +423,41 @@ def test_no_padding_leak(student, reference, where):
 # ============================================================================ masked_attention
 
 
-def _attention_case(name: str, dtype=torch.float64):
+def _attention_case(name: str, cases, dtype=torch.float64):
+    """q, k, v drawn per submission (their values are shown on failure), designed masks."""
+    seed = cases.seed(f"masks.attention/{name}")
     if name == "no_mask":
-        q, k, v = _qkv(2, 2, 3, 5, 4, seed=1, dtype=dtype)
+        q, k, v = _qkv(2, 2, 3, 5, 4, seed=seed, dtype=dtype)
         return q, k, v, None
     if name == "causal":
-        q, k, v = _qkv(2, 2, 5, 5, 3, seed=2, dtype=dtype)
+        q, k, v = _qkv(2, 2, 5, 5, 3, seed=seed, dtype=dtype)
         return q, k, v, torch.ones(5, 5, dtype=torch.bool).tril()[None, None]
     if name == "padded":
-        q, k, v = _qkv(3, 2, 6, 6, 4, seed=3, dtype=dtype)
+        q, k, v = _qkv(3, 2, 6, 6, 4, seed=seed, dtype=dtype)
         am = _lengths_mask([6, 4, 2], 6, "right")
         keys = (am != 0)[:, None, None, :]
         return q, k, v, keys & torch.ones(6, 6, dtype=torch.bool).tril()
     if name == "tq_ne_tk":
-        q, k, v = _qkv(2, 3, 2, 5, 4, seed=4, dtype=dtype)
+        q, k, v = _qkv(2, 3, 2, 5, 4, seed=seed, dtype=dtype)
         i, j = torch.arange(2)[:, None], torch.arange(5)[None, :]
         return q, k, v, (j <= i + 3)  # 2-D mask, bottom-right aligned
     if name == "seq1_batch1":
-        q, k, v = _qkv(1, 1, 1, 1, 2, seed=5, dtype=dtype)
+        q, k, v = _qkv(1, 1, 1, 1, 2, seed=seed, dtype=dtype)
         return q, k, v, torch.ones(1, 1, dtype=torch.bool)
     raise ValueError(name)
 
 
-def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol):
-    got = student.masks.masked_attention(q, k, v, mask)
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        fail(f"masked_attention must return a pair (output, weights), got {show(got)}")
+def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol, reveal=True):
+    got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     want = reference.masks.masked_attention(q, k, v, mask)
     args = (q, k, v, mask)
     diag = lambda: matching(  # noqa: E731
         "masks.masked_attention", got, args, want=want, rtol=rtol, atol=atol
     )
     check_close(got[1], want[1], what=f"attention weights ({what})", rtol=rtol, atol=atol,
-                diagnose=diag)  # fmt: skip
+                diagnose=diag, reveal=reveal)  # fmt: skip
     check_close(got[0], want[0], what=f"attention output ({what})", rtol=rtol, atol=atol,
-                diagnose=diag)  # fmt: skip
+                diagnose=diag, reveal=reveal)  # fmt: skip
     return got
 
 
@@ -433,16 +471,16 @@ def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol):
         pytest.param("seq1_batch1", marks=_points(0.5)),
     ],
 )
-def test_masked_attention(student, reference, name):
-    q, k, v, mask = _attention_case(name)
+def test_masked_attention(student, reference, cases, name):
+    q, k, v, mask = _attention_case(name, cases)
     _check_attention(student, reference, q, k, v, mask, what=f"{name}, float64",
                      rtol=F64_RTOL, atol=F64_ATOL)  # fmt: skip
 
 
 @pytest.mark.points(1)
-def test_masked_attention_empty_rows(student, reference):
+def test_masked_attention_empty_rows(student, reference, cases):
     """Left padding + causal and an all-padding row: rows with no allowed key are all zero."""
-    q, k, v = _qkv(3, 2, 5, 5, 4, seed=6)
+    q, k, v = _qkv(3, 2, 5, 5, 4, seed=cases.seed("masks.empty_rows"))
     am = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]])
     mask = (am != 0)[:, None, None, :] & torch.ones(5, 5, dtype=torch.bool).tril()
     out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
@@ -450,8 +488,8 @@ def test_masked_attention_empty_rows(student, reference):
     diag = lambda: matching(  # noqa: E731
         "masks.masked_attention", (out, w), (q, k, v, mask), want=(want_out, want_w), atol=1e-9
     )
-    for name, got in (("weights", w), ("output", out)):
-        check_tensor(got, what=f"attention {name}", dtype=torch.float64)
+    for name, got, want in (("weights", w, want_w), ("output", out, want_out)):
+        check_tensor(got, what=f"attention {name}", shape=want.shape, dtype=torch.float64)
         if not torch.isfinite(got).all():
             bad = (~torch.isfinite(got)).nonzero()[0].tolist()
             fail(
@@ -467,12 +505,13 @@ def test_masked_attention_empty_rows(student, reference):
 
 
 @pytest.mark.points(1)
-def test_masked_attention_gradients(student, reference):
+def test_masked_attention_gradients(student, reference, cases):
     """Gradients w.r.t. q, k, v match the reference and are finite, empty rows included."""
-    q, k, v = _qkv(2, 2, 4, 4, 3, seed=7)
+    q, k, v = _qkv(2, 2, 4, 4, 3, seed=cases.seed("masks.gradients/qkv"))
     am = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 0]])
     mask = (am != 0)[:, None, None, :] & torch.ones(4, 4, dtype=torch.bool).tril()
-    go = torch.randn(2, 2, 4, 3, generator=_gen(8), dtype=torch.float64)
+    go = torch.randn(2, 2, 4, 3, generator=cases.generator("masks.gradients/go"),
+                     dtype=torch.float64)  # fmt: skip
     value, grads = student.masks.masked_attention.backward(
         q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
     )
@@ -497,8 +536,8 @@ def test_masked_attention_gradients(student, reference):
 
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_masked_attention_half(student, reference, dtype):
-    q, k, v, mask = _attention_case("padded", dtype)
+def test_masked_attention_half(student, reference, cases, dtype):
+    q, k, v, mask = _attention_case("padded", cases, dtype)
     tol = 1e-2 if dtype == torch.float16 else 5e-2
     _check_attention(student, reference, q, k, v, mask, what=f"padded, {dtype}".replace(
         "torch.", ""), rtol=tol, atol=tol)  # fmt: skip
@@ -515,7 +554,7 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
     v = torch.eye(4, dtype=torch.bfloat16)
     q, k, v = q[None, None], k[None, None], v[None, None]
     _check_attention(student, reference, q, k, v, None, what="bfloat16, close scores",
-                     rtol=2e-2, atol=2e-2)  # fmt: skip
+                     rtol=2e-2, atol=2e-2, reveal=False)  # fmt: skip  (designed, fixed inputs)
 
 
 @pytest.mark.points(0.5)
@@ -530,8 +569,8 @@ def test_masked_attention_no_overflow(student, reference):
     v = torch.randn(1, 2, 4, 16, generator=g).half()
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
-    for name, got in (("output", out), ("weights", w)):
-        check_tensor(got, what=f"attention {name} (float16)", dtype=torch.float16)
+    for name, got, shape in (("output", out, v.shape), ("weights", w, (1, 2, 4, 4))):
+        check_tensor(got, what=f"attention {name} (float16)", shape=shape, dtype=torch.float16)
         if not torch.isfinite(got).all():
             want = reference.masks.masked_attention(q, k, v, mask)
             fail(
@@ -547,30 +586,30 @@ def test_masked_attention_no_overflow(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_no_input_mutation(student, reference):
+def test_no_input_mutation(student, reference, cases):
     """Only functions that return the right values earn the contract points."""
-    q, k, v, mask = _attention_case("padded")
+    require_working(student, reference, "masks.masked_attention", "masks.build_attention_mask")
+    q, k, v, mask = _attention_case("padded", cases)
     got = _pair(student.masks.masked_attention(q.clone(), k.clone(), v.clone(), mask.clone()),
                 "masked_attention")  # fmt: skip
     effects = student.last_effects
     want = reference.masks.masked_attention(q, k, v, mask)
     check_close(got[0], want[0], what="masked_attention output", rtol=1e-4, atol=1e-5)
     check_effects(effects, what="masked_attention", rng=False)
-    am = _lengths_mask([3, 5], 5, "left")
+    am = _lengths_mask([cases.integer("masks.no_input_mutation/n", 1, 5), 5], 5, "left")
     got_mask = student.masks.build_attention_mask(am.clone(), 5, True)
     effects = student.last_effects
     check_tensor(got_mask, what="build_attention_mask", dtype=torch.bool)
     want_mask = reference.masks.build_attention_mask(am, 5, True)
     if tuple(got_mask.shape) != tuple(want_mask.shape) or not torch.equal(got_mask, want_mask):
-        fail(f"build_attention_mask is wrong: expected {show(want_mask)}, got {show(got_mask)}")
+        fail(f"build_attention_mask({am.tolist()}, 5, causal=True) is wrong (the value must be "
+             f"right before side effects count): got {show(got_mask)}")
     check_effects(effects, what="build_attention_mask", rng=False)
 
 
 def _pair(out, what: str):
     """A (output, weights) pair, or a clear failure (never an unpacking error)."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        fail(f"{what} must return a pair (output, weights), got {show(out)}")
-    return out
+    return check_tuple(out, 2, what=what, names="(output, weights)")
 
 
 # ============================================================================ whole model
@@ -599,8 +638,16 @@ def test_model_forward(student, reference, name):
 
 
 @_points(0.5)
-def test_contract_errors(student):
+def test_contract_errors(student, reference):
     """Invalid arguments raise the documented error instead of producing a mask or output."""
+    require_working(
+        student,
+        reference,
+        "masks.causal_mask",
+        "masks.padding_mask",
+        "masks.build_attention_mask",
+        "masks.masked_attention",
+    )
     m = student.masks
     q, k, v = _qkv(1, 1, 3, 3, 4, seed=11)
     additive = torch.zeros(1, 1, 3, 3, dtype=torch.float64).masked_fill(
