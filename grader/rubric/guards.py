@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from grader.resources import data_path
 from grader.rubric.analysis import Analysis
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
@@ -22,7 +23,7 @@ from grader.rubric.text import (
     words,
 )
 
-PUBLISHED_SOLUTION_PATH = Path(__file__).with_name("published_solution.txt")
+PUBLISHED_SOLUTION_PATH = data_path("grader.rubric", "published_solution.txt")
 # Text that only restates the prompt earns nothing: a sentence made of the question's own words
 # (at least this share of the question's content words, at most one other, no "because" or
 # "so" link), or one copied from the instructions (at least this share of its word trigrams

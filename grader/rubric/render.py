@@ -19,11 +19,12 @@ from typing import Any, Literal
 import jinja2
 
 from grader.report import WrittenResult
+from grader.resources import data_path
 from grader.rubric.feedback import split_feedback
 from grader.rubric.model import Rubric, load_rubric
 
 Format = Literal["text", "md", "html"]
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "feedback_templates" / "written"
+TEMPLATE_DIR = data_path("feedback_templates", "written")
 _TEMPLATES: dict[str, str] = {
     "text": "explanation.txt.j2",
     "md": "explanation.md.j2",
