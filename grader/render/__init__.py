@@ -13,7 +13,7 @@ import jinja2
 from grader.render.view import report_view
 from grader.report import GradeReport
 from grader.resources import data_path
-from grader.rubric.render import md_escape
+from grader.textsafe import md_escape
 
 TEMPLATES = data_path("feedback_templates")
 _FILES = {

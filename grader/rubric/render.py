@@ -22,6 +22,7 @@ from grader.report import WrittenResult
 from grader.resources import data_path
 from grader.rubric.feedback import split_feedback
 from grader.rubric.model import Rubric, load_rubric
+from grader.textsafe import md_escape
 
 Format = Literal["text", "md", "html"]
 TEMPLATE_DIR = data_path("feedback_templates", "written")
@@ -37,12 +38,6 @@ VERDICT_LABELS = {
     "contradicted": "contains an error",
 }
 _QUOTE = re.compile(r'^(?P<text>.*?)\s*You wrote: "(?P<quote>.*)"$', re.DOTALL)
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
-
-
-def md_escape(s: str) -> str:
-    """Escape Markdown/HTML control characters so student text renders literally."""
-    return _MD_SPECIAL.sub(r"\\\1", s).replace("&", "&amp;")
 
 
 def _fmt_points(x: float) -> str:
