@@ -63,6 +63,11 @@ def public_sources() -> list[Path]:
     return out
 
 
+def _label(path: Path) -> str:
+    root = data_path("grader").parent
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
+
 def _lines(text: str) -> Iterator[str]:
     for line in text.splitlines():
         line = line.strip()
@@ -125,7 +130,7 @@ def distinctive_lines() -> dict[str, str]:
                     continue
                 tokens = _WORD.findall(line)
                 if len(tokens) >= MIN_TOKENS or not public_words.issuperset(tokens):
-                    out.setdefault(line, p.name)
+                    out.setdefault(line, _label(p))
     return out
 
 
