@@ -204,6 +204,26 @@ def demo(out: Path | None) -> None:
     run_demo(out=out, color=_color(), echo=click.echo)
 
 
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder to write the handout to (must be new or empty).",
+)
+@click.option("--force", is_flag=True, help="Replace --out if it is not empty.")
+def release(out: Path, force: bool) -> None:
+    """Write the student handout: stubs, notebook, public self-check; no answers.
+
+    \b
+    Example:
+      grader release --out handout/ && pip install handout/
+    """
+    from grader.release import build_handout
+
+    click.echo(f"wrote the student handout to {build_handout(out, force=force)}")
+
+
 def _color() -> bool:
     import os
 

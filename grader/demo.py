@@ -26,10 +26,11 @@ from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
 from grader.render.view import likely_misconceptions
 from grader.report import GradeReport
+from grader.resources import data_path
 from grader.sandbox.limits import SandboxLimits
 from grader.testing import SOLUTIONS, STUBS, reference_submission
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo_class"
+DEMO_DIR = data_path("grader", "demo_class")
 STUB_STUDENTS = {"ben"}
 
 

@@ -20,6 +20,7 @@ from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
 from grader.suite.cases import Cases, resolve_secret
+from grader.suite.pinned import PinnedReference
 from grader.suite.proxy import ReferenceProxy, StudentProxy
 from grader.suite.runner import PreparedSuite, Suite
 
@@ -75,8 +76,11 @@ class Grader:
         """The collected suite for the current options (collected once per suite/keyword)."""
         key = (self.options.suite, self.options.keyword)
         if key not in self._suites:
+            # The public self-check answers from pinned values, as it must in the student
+            # handout (no solutions there): both run exactly the same tests the same way.
+            reference = PinnedReference() if self.options.suite == "public" else self.reference
             self._suites[key] = PreparedSuite(
-                self.options.suite, self.reference, keyword=self.options.keyword
+                self.options.suite, reference, keyword=self.options.keyword
             )
             # Everything alive now (torch, pytest, the collected tests) lives as long as the
             # grader: keep it out of the collector's generations so later collections are cheap.

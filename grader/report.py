@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
+
+from grader.resources import data_path
 
 TestStatus = Literal["passed", "failed", "error", "timeout", "missing"]
 Verdict = Literal["met", "partial", "missing", "contradicted"]
@@ -229,7 +230,7 @@ def _round(x: float) -> float:
     return round(float(x) + 0.0, 4)
 
 
-SCHEMA_PATH = Path(__file__).with_name("schema") / "grade_report.schema.json"
+SCHEMA_PATH = data_path("grader", "schema", "grade_report.schema.json")
 
 
 def validate_report_dict(data: dict[str, Any]) -> None:

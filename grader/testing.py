@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.loading import CODE_PARTS, Submission, assemble
+from grader.resources import data_path
 
-REPO = Path(__file__).resolve().parent.parent
-SOLUTIONS = REPO / "solutions"
-STUBS = REPO / "exercises"
+# Where the packages are: the repository in a checkout, site-packages in an installed wheel.
+SOLUTIONS = data_path("solutions")
+STUBS = data_path("exercises")
+REPO = data_path("grader").parent
 
 
 def part_sources(base: Path) -> dict[str, bytes]:

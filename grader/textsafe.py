@@ -25,3 +25,11 @@ def clean_text(text: Any, limit: int | None = None) -> str:
         s = s[: limit * 2]
     s = _CONTROL.sub("", _ANSI.sub("", s))
     return s if limit is None else s[:limit]
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
+
+
+def md_escape(s: str) -> str:
+    """Escape Markdown/HTML control characters so student text renders literally."""
+    return _MD_SPECIAL.sub(r"\\\1", s).replace("&", "&amp;")

@@ -33,8 +33,9 @@ import jinja2
 
 from grader import __version__
 from grader.errors import InternalError, UsageError
+from grader.resources import data_path
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = data_path("grader.autograder", "templates")
 PROJECT = "objectives-grader"
 CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")

@@ -27,9 +27,11 @@ from grader import __version__
 from grader.errors import UsageError
 from grader.loading import Submission
 from grader.report import GradeReport
+from grader.resources import data_path
 from grader.suite.cases import resolve_secret, secret_id
 
-REPO = Path(__file__).resolve().parent.parent.parent
+# The folder holding the grader, solutions and exercises packages (a checkout or site-packages).
+REPO = data_path("grader").parent
 FINGERPRINT_SOURCES = (
     "grader/suites",
     "grader/suite",

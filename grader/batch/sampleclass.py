@@ -19,11 +19,11 @@ from pathlib import Path
 
 from grader.loading.model import CODE_PARTS
 from grader.loading.notebook import notebook_json
+from grader.resources import data_path
 
-REPO = Path(__file__).resolve().parent.parent.parent
-SOLUTIONS = REPO / "solutions"
-STUBS = REPO / "exercises"
-DEMO = REPO / "grader" / "demo_class"
+SOLUTIONS = data_path("solutions")
+STUBS = data_path("exercises")
+DEMO = data_path("grader", "demo_class")
 
 GOOD_EXPLANATION = """# Exercise 2
 

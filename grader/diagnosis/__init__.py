@@ -11,9 +11,10 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
-CATALOGUE = Path(__file__).with_name("catalogue.toml")
+from grader.resources import data_path
+
+CATALOGUE = data_path("grader.diagnosis", "catalogue.toml")
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,15 @@ answer's section is rendered by `grader.rubric.render` from `feedback_templates/
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import jinja2
 
 from grader.render.view import report_view
 from grader.report import GradeReport
-from grader.rubric.render import md_escape
+from grader.resources import data_path
+from grader.textsafe import md_escape
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "feedback_templates"
+TEMPLATES = data_path("feedback_templates")
 _FILES = {
     "text": "report/report.txt.j2",
     "md": "report/report.md.j2",

@@ -21,10 +21,11 @@ from typing import Any, Literal
 
 from grader.diagnosis import explain_ids, strip_explanations
 from grader.report import PART_TITLES, GradeReport, TestResult, WrittenResult
+from grader.resources import data_path
 
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 VISIBILITIES: tuple[str, ...] = ("hidden", "after_due_date", "after_published", "visible")
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "gradescope_results.schema.json"
+SCHEMA_PATH = data_path("grader", "schema", "gradescope_results.schema.json")
 METADATA_MAX_BYTES = 1_000_000
 INTERNAL_NOTE = (
     "The grader had an internal problem with this submission (see the notes below); points "

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.report import WrittenResult
+from grader.resources import data_path
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.scorer import score_explanation
 from grader.rubric.text import detect_non_english
 
-DEVSET_DIR = Path(__file__).with_name("devset")
+DEVSET_DIR = data_path("grader.rubric", "devset")
 ORDINAL = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
 
 

@@ -5,13 +5,13 @@ review reasons.
 
 from __future__ import annotations
 
-import difflib
 import importlib.resources
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from grader.resources import data_path
 from grader.rubric.analysis import Analysis
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
@@ -22,7 +22,7 @@ from grader.rubric.text import (
     words,
 )
 
-PUBLISHED_SOLUTION_PATH = Path(__file__).with_name("published_solution.txt")
+PUBLISHED_SOLUTION_PATH = data_path("grader.rubric", "published_solution.txt")
 # Text that only restates the prompt earns nothing: a sentence made of the question's own words
 # (at least this share of the question's content words, at most one other, no "because" or
 # "so" link), or one copied from the instructions (at least this share of its word trigrams
@@ -32,6 +32,10 @@ ECHO_MAX_NEW_WORDS = 1
 ECHO_INSTRUCTIONS_CONTAINMENT = 0.75
 _LINKS = frozenset("because so since therefore hence thus why means".split())
 SHINGLE = 4  # words per shingle for copy containment
+# A sentence of at least this many words, most of whose 4-grams come from one shipped text,
+# is a copied passage and earns nothing.
+COPY_SENTENCE_WORDS = 8
+COPY_SENTENCE_SHARE = 0.6
 MAX_CHARS = 60_000  # text analysed per answer (~10,000 words; "very long" is 1,200 words)
 # Concepts that show an answer is about this question at all.
 TOPIC_KEYS = (
@@ -42,8 +46,9 @@ TOPIC_KEYS = (
 
 @dataclass(frozen=True)
 class CopyMatch:
-    containment: float  # share of the answer's word 4-grams found in the published solution
-    longest_run: int  # longest run of identical consecutive words
+    containment: float  # share of the answer's word 4-grams found in `source`
+    longest_run: int  # longest run of consecutive words copied from one shipped text
+    source: str = ""  # the shipped text most of them come from
 
 
 @dataclass
@@ -125,31 +130,110 @@ def echoed_sentences(sentences: list[Sentence], prompt: str | None = None) -> se
     return out
 
 
-@lru_cache(maxsize=4)
-def _published(path: Path) -> tuple[list[str], frozenset[tuple[str, ...]]]:
-    try:
-        ws = words(path.read_text(encoding="utf-8"))
-    except OSError:
-        return [], frozenset()
-    return ws, frozenset(_shingles(ws))
-
-
 def _shingles(ws: list[str]) -> set[tuple[str, ...]]:
     return {tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)}
 
 
-def copy_match(text: str, path: Path = PUBLISHED_SOLUTION_PATH) -> CopyMatch:
-    """How much of `text` is taken from the published solution (word 4-gram containment and
-    the longest identical run of words, via difflib)."""
-    pub_words, pub_sh = _published(path)
+def shipped_text_paths() -> list[tuple[str, Path, bool]]:
+    """(label, path, quotable) of every text the course ships or publishes here.
+
+    Not quotable, so a sentence copied from it earns nothing: the model answer and the
+    reference code in `solutions/` (a student who has them has a leak, not an answer), the
+    exercises (prompt, README, the stubs' docstrings, the drill) and the student-facing
+    README and docs/student.md. Quotable, so a copy is flagged for review and the verdicts
+    stand (the course tells students so, and an instructor decides): the published solution
+    (the course notes) and the instructor docs (they quote example answers).
+    """
+    out = [("the published solution", PUBLISHED_SOLUTION_PATH, True)]
+    for package, label in (("solutions", "the model answer"), ("exercises", "the exercises")):
+        try:
+            root = data_path(package)
+        except (ModuleNotFoundError, RuntimeError):
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".md", ".py", ".txt") and "__pycache__" not in path.parts:
+                rel = f"{package}/{path.relative_to(root).as_posix()}"
+                out.append((f"{label} ({rel})", path, False))
+    handout = data_path("grader.release", "files", "README.md")  # the handout's README
+    out.append(("the handout README", handout, False))
+    checkout = data_path("grader").parent  # a checkout's README and docs (not in a wheel)
+    for path in [checkout / "README.md", *sorted((checkout / "docs").glob("*.md"))]:
+        if path.is_file():
+            rel = path.relative_to(checkout).as_posix()
+            quotable = rel not in ("README.md", "docs/student.md")
+            out.append((f"the course docs ({rel})", path, quotable))
+    return out
+
+
+@lru_cache(maxsize=1)  # built once per process: the shipped texts do not change while grading
+def _shipped_index() -> tuple[
+    tuple[str, ...], tuple[bool, ...], dict[tuple[str, ...], frozenset[int]]
+]:
+    """The labels of the shipped texts, whether each is quotable, and each word 4-gram ->
+    the texts that contain it."""
+    labels: list[str] = []
+    quotable: list[bool] = []
+    index: dict[tuple[str, ...], set[int]] = {}
+    for label, path, may_quote in shipped_text_paths():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for sh in _shingles(words(text)):
+            index.setdefault(sh, set()).add(len(labels))
+        labels.append(label)
+        quotable.append(may_quote)
+    return tuple(labels), tuple(quotable), {k: frozenset(v) for k, v in index.items()}
+
+
+def copy_match(text: str) -> CopyMatch:
+    """How much of `text` is taken from one shipped text: the share of its word 4-grams found
+    in that text, and its longest run of words whose every 4-gram is there (the text with the
+    highest share is named)."""
+    labels, _, index = _shipped_index()
     ws = words(text)
-    sh = _shingles(ws)
-    if not sh or not pub_sh:
+    grams = [tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)]
+    if not grams:
         return CopyMatch(0.0, 0)
-    containment = len(sh & pub_sh) / len(sh)
-    matcher = difflib.SequenceMatcher(None, ws, pub_words, autojunk=False)
-    longest = max((b.size for b in matcher.get_matching_blocks()), default=0)
-    return CopyMatch(round(containment, 3), longest)
+    distinct = set(grams)
+    hits = [0] * len(labels)
+    for g in distinct:
+        for src in index.get(g, ()):
+            hits[src] += 1
+    runs = [0] * len(labels)
+    current: dict[int, int] = {}
+    for g in grams:
+        found = index.get(g, frozenset())
+        current = {src: current.get(src, 0) + 1 for src in found}
+        for src, n in current.items():
+            runs[src] = max(runs[src], n)
+    best = max(range(len(labels)), key=lambda i: (hits[i], runs[i]))
+    longest = max(runs)
+    return CopyMatch(
+        round(hits[best] / len(distinct), 3),
+        longest + SHINGLE - 1 if longest else 0,
+        labels[best] if hits[best] or longest else "",
+    )
+
+
+def copied_sentences(sentences: list[Sentence]) -> set[int]:
+    """Indices of sentences taken from a shipped text that is not quotable (most of their
+    word 4-grams are one such text's): such a sentence earns nothing, whatever it says."""
+    _, quotable, index = _shipped_index()
+    out = set()
+    for s in sentences:
+        ws = words(s.norm)
+        grams = [tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)]
+        if len(ws) < COPY_SENTENCE_WORDS or not grams:
+            continue
+        counts: dict[int, int] = {}
+        for g in grams:
+            for src in index.get(g, ()):
+                if not quotable[src]:
+                    counts[src] = counts.get(src, 0) + 1
+        if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(grams):
+            out.add(s.index)
+    return out
 
 
 def assess(
@@ -160,11 +244,13 @@ def assess(
     rubric: Rubric,
     any_credit: bool = False,
     echoed: set[int] = frozenset(),
+    copied: set[int] = frozenset(),
 ) -> Guards:
     """Run every answer-level check; `reasons` are written for the instructor.
 
     `any_credit` tells whether some criterion earned something: an answer that did is never
-    called off-topic.
+    called off-topic. `echoed` / `copied`: sentences that earned nothing because they restate
+    the prompt / are taken from a shipped text (`copied_sentences`).
     """
     th = rubric.thresholds
     n = word_count(text)
@@ -187,6 +273,12 @@ def assess(
             f"(sentence {', '.join(str(i + 1) for i in sorted(echoed))}); "
             "that text earned nothing."
         )
+    if copied:
+        g.reasons.append(
+            "The answer copies course material "
+            f"(sentence {', '.join(str(i + 1) for i in sorted(copied))}); "
+            "the copied sentences earned nothing."
+        )
     g.language = detect_non_english(text, th.english_stopword_ratio)
     if g.language:
         g.reasons.append(
@@ -208,12 +300,12 @@ def assess(
     if n >= 15 and (cm.containment >= th.copy_containment or cm.longest_run >= th.copy_run_words):
         g.copy = cm
         g.reasons.append(
-            f"Possible near-copy of the published solution: {cm.containment:.0%} of the answer's "
-            f"4-word sequences appear in it; longest identical run {cm.longest_run} words."
+            f"Possible near-copy of {cm.source}: {cm.containment:.0%} of the answer's "
+            f"4-word sequences appear in it; longest copied run {cm.longest_run} words."
         )
     scored = an.sentences
     topical = any(s.has(k) for s in scored for k in TOPIC_KEYS)
-    if not g.language and n >= 8 and not topical and not any_credit:
+    if not g.language and n >= 8 and not topical and not any_credit and not copied:
         g.off_topic = True
         g.reasons.append(
             "The answer does not seem to address masked vs causal language models (off-topic?)."

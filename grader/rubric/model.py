@@ -18,8 +18,9 @@ from types import MappingProxyType
 from typing import Any, get_args
 
 from grader.report import Verdict
+from grader.resources import data_path
 
-DEFAULT_RUBRIC_PATH = Path(__file__).with_name("rubric.toml")
+DEFAULT_RUBRIC_PATH = data_path("grader.rubric", "rubric.toml")
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 LEVEL_FIELDS = ("good", "gap", "improve")
 

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from grader.resources import data_path
 from grader.rubric.analysis import _CONTEXT, _DATA, CLM, MLM, Analysis, SentenceFacts
 from grader.rubric.criteria import Judgement
 
-WEIGHTS_PATH = Path(__file__).with_name("reader_weights.json")
+WEIGHTS_PATH = data_path("grader.rubric", "reader_weights.json")
 RAISE_AT = 0.7  # defaults; the weights file carries the values chosen by cross-validation
 SHORTFALL_AT = 0.75  # expected points missed that flag an answer for review
 ORD = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}

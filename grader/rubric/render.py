@@ -19,11 +19,13 @@ from typing import Any, Literal
 import jinja2
 
 from grader.report import WrittenResult
+from grader.resources import data_path
 from grader.rubric.feedback import split_feedback
 from grader.rubric.model import Rubric, load_rubric
+from grader.textsafe import md_escape
 
 Format = Literal["text", "md", "html"]
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "feedback_templates" / "written"
+TEMPLATE_DIR = data_path("feedback_templates", "written")
 _TEMPLATES: dict[str, str] = {
     "text": "explanation.txt.j2",
     "md": "explanation.md.j2",
@@ -36,12 +38,6 @@ VERDICT_LABELS = {
     "contradicted": "contains an error",
 }
 _QUOTE = re.compile(r'^(?P<text>.*?)\s*You wrote: "(?P<quote>.*)"$', re.DOTALL)
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
-
-
-def md_escape(s: str) -> str:
-    """Escape Markdown/HTML control characters so student text renders literally."""
-    return _MD_SPECIAL.sub(r"\\\1", s).replace("&", "&amp;")
 
 
 def _fmt_points(x: float) -> str:

@@ -21,7 +21,14 @@ from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.feedback import criterion_feedback, summary
-from grader.rubric.guards import MAX_CHARS, Guards, assess, echoed_sentences, injected_sentences
+from grader.rubric.guards import (
+    MAX_CHARS,
+    Guards,
+    assess,
+    copied_sentences,
+    echoed_sentences,
+    injected_sentences,
+)
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.text import Sentence, correct_spelling, split_sentences
 
@@ -46,7 +53,8 @@ def score_explanation(
     full_text = text
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
     sentences, injected, an = read_answer(text, rubric)
-    echoed = an.skipped - injected
+    copied = copied_sentences(sentences) & an.skipped - injected
+    echoed = an.skipped - injected - copied
     judgements = judge_all(an, rubric)
     ops = reader.opinions(an, judgements, reader_weights)
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
@@ -56,7 +64,9 @@ def score_explanation(
                 cid, judgements[cid], op, reader_weights, false_premise=premise
             )
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
-    guards = assess(full_text, sentences, injected, an, rubric, any_credit=credit, echoed=echoed)
+    guards = assess(
+        full_text, sentences, injected, an, rubric, any_credit=credit, echoed=echoed, copied=copied
+    )
     if len(full_text) > MAX_CHARS:
         guards.reasons.append(
             f"Only the first {MAX_CHARS} characters of this {len(full_text)}-character answer "
@@ -143,10 +153,10 @@ def score_explanation(
 def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], Analysis]:
     """Sentences (with common slips in domain words undone in their matching text, `norm`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
-    that only restate the question are skipped too: `Analysis.skipped`)."""
+    that only restate the question or copy a shipped text are skipped too: `Analysis.skipped`)."""
     sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
     injected = injected_sentences(sentences, rubric)
-    skip = injected | echoed_sentences(sentences)
+    skip = injected | echoed_sentences(sentences) | copied_sentences(sentences)
     return sentences, injected, analyse(sentences, rubric, skip=skip)
 
 

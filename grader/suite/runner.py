@@ -14,9 +14,10 @@ import pytest
 
 from grader.errors import InternalError
 from grader.report import TestResult
+from grader.resources import data_path
 from grader.suite.plugin import GradingPlugin
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
+SUITES_DIR = data_path("grader", "suites")
 Suite = Literal["public", "hidden"]
 # Built-in plugins a grading run does not need. unraisableexception and threadexception run
 # gc.collect() several times per session (~100 ms), the rest only cost start-up time.

@@ -28,11 +28,12 @@ costs ~10: the loss then reads as ~10 x (wrong / counted) and names the bug.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch import Tensor
+
+from grader.resources import data_path
 
 __all__ = [
     "GAP_CASES",
@@ -48,7 +49,7 @@ __all__ = [
     "wave",
 ]
 
-GOLDEN_PATH = Path(__file__).with_name("golden.json")
+GOLDEN_PATH = data_path("grader", "suites", "golden.json")
 IGNORE_INDEX = -100
 
 

@@ -18,10 +18,10 @@ import pytest
 from grader.batch import BatchOptions, run_batch
 from grader.batch import runner as batch_runner
 from grader.batch.pool import GradingPool, Job, launch_zygotes
-from grader.batch.sampleclass import Student, correct_files, write_folder_class
-from grader.loading import load_submission
+from grader.batch.sampleclass import GOOD_EXPLANATION, Student, correct_files, write_folder_class
 from grader.sandbox.client import Zygote, _running
 from grader.sandbox.launch import Launched, launch_zygote
+from grader.testing import reference_submission
 
 from .conftest import FINGERPRINT
 
@@ -35,7 +35,9 @@ def _reaped(launched: Launched) -> bool:
 
 
 def _grade_all(pool: GradingPool, n: int) -> list:
-    subs = [load_submission(REPO / "solutions", name=f"h{i}") for i in range(n)]
+    # The reference code with an answer of the student's own (the model answer in solutions/
+    # is course material: pasted, it earns nothing).
+    subs = [reference_submission(f"h{i}", explanation=GOOD_EXPLANATION) for i in range(n)]
     done: list = []
     pool.run([Job(f"k{i}", s) for i, s in enumerate(subs)], done.append)
     return done

@@ -1,0 +1,1 @@
+"""Jinja2 templates for every report format (package data, read with importlib.resources)."""
