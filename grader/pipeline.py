@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from grader import __version__
-from grader.loading import Submission, load_submission
+from grader.loading import LoadLimits, Submission, load_one, load_submission
 from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
@@ -142,7 +142,8 @@ def grade_explanation(submission: Submission) -> WrittenResult:
 def grade_path(
     path: str | Path, options: GradeOptions | None = None, *, launched: Launched | None = None
 ) -> GradeReport:
-    """Load and grade one submission folder or zip (raises SubmissionError if unreadable).
+    """Load and grade one submission folder or zip (raises SubmissionError "could not be
+    read: <reason>" if unreadable).
 
     `launched`: a zygote started early with `grader.sandbox.launch.launch_zygote` (the CLI does
     this before importing torch, so both processes import it at the same time).
@@ -150,7 +151,9 @@ def grade_path(
     grader = Grader(options)
     grader.zygote.launch(launched)  # torch imports in the sandbox while we load here
     try:
-        submission = load_submission(path)
+        limits = LoadLimits()
+        # the same guarded loading as one entry of `grader batch` (bounded time and memory)
+        submission = load_one(lambda: load_submission(path, limits=limits), limits)
         return grader.grade(submission)
     finally:
         grader.close()
