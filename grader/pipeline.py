@@ -14,7 +14,14 @@ from pathlib import Path
 import torch
 
 from grader import __version__
-from grader.loading import Submission, SubmissionError, assemble, load_submission
+from grader.loading import (
+    LoadLimits,
+    Submission,
+    SubmissionError,
+    assemble,
+    load_one,
+    load_submission,
+)
 from grader.report import CriterionResult, GradeReport, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
@@ -183,12 +190,10 @@ def grade_path(
     grader = Grader(options)
     grader.zygote.launch(launched)  # torch imports in the sandbox while we load here
     try:
+        limits = LoadLimits()
         try:
-            submission = load_submission(path)
-            if not submission.files and Path(path).is_dir():
-                from grader.batch.intake import load_student_dir
-
-                submission = load_student_dir(Path(path), name=submission.name)
+            # the same guarded loading as one entry of `grader batch` (bounded time and memory)
+            submission = load_one(lambda: load_submission(path, limits=limits), limits)
         except SubmissionError as exc:
             if not grade_unreadable:
                 raise

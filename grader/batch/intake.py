@@ -18,10 +18,7 @@ submission at all becomes a `Skipped` record. Neither is ever fatal to the batch
 
 from __future__ import annotations
 
-import io
-import os
 import re
-import stat
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
@@ -30,10 +27,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.loading import LoadLimits, Submission, SubmissionError, assemble, load_folder
+from grader.loading import LoadLimits, Submission, SubmissionError, assemble, load_submission
 from grader.loading.archive import load_zip_members
+from grader.loading.entry import (
+    ignored,
+    is_notebook,
+    load_dir,
+    load_zip_bytes,
+    read_member,
+    several_notebooks,
+)
 from grader.loading.model import KNOWN_FILES, safe_relpath
-from grader.loading.notebook import load_notebook, load_notebook_bytes
+from grader.loading.notebook import load_notebook_bytes
 from grader.textsafe import clean_text
 
 CANVAS_NAME = re.compile(
@@ -41,7 +46,6 @@ CANVAS_NAME = re.compile(
 )
 CANVAS_DEDUP = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[A-Za-z0-9]+)$")
 GRADESCOPE_META = "submission_metadata.yml"
-_IGNORED_NAMES = {"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"}
 _SUBMISSION_SUFFIXES = (".zip", ".ipynb")
 
 
@@ -142,121 +146,6 @@ def _unique_keys(entries: list[Entry]) -> None:
             seen[e.key.lower()] = 1
 
 
-def _ignored(name: str) -> bool:
-    return name in _IGNORED_NAMES or name.startswith(".") or name.startswith("~$")
-
-
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: LoadLimits,
-                 cap: int | None = None) -> bytes:
-    """Read one archive member with the loaders' rules (no links, no bombs, size caps)."""
-    cap = limits.max_file_bytes if cap is None else cap
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode):
-        raise SubmissionError(f"{info.filename!r} is a symbolic link")
-    if info.file_size > cap:
-        raise SubmissionError(f"{Path(info.filename).name} is larger than {cap // 1000} kB")
-    if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
-        raise SubmissionError(f"{Path(info.filename).name} looks like a zip bomb")
-    try:
-        with zf.open(info) as f:
-            data = f.read(cap + 1)
-    except Exception as exc:  # noqa: BLE001 - zlib.error, NotImplementedError...: hostile bytes
-        raise SubmissionError(f"{Path(info.filename).name} is corrupt ({exc})") from None
-    if len(data) > cap:
-        raise SubmissionError(f"{Path(info.filename).name} is larger than declared")
-    return data
-
-
-def _load_zip_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits) -> Submission:
-    """A student's .zip held in memory (nested in an LMS export)."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
-        raise SubmissionError(
-            f"{Path(origin).name} is not a readable zip archive ({exc})"
-        ) from None
-    with zf:
-        sub = load_zip_members(zf, name=name, origin=origin, limits=limits)
-        if sub.files:
-            return sub
-        notebooks = [i for i in zf.infolist() if _is_notebook(i.filename)]
-        if len(notebooks) == 1:
-            nb = _read_member(zf, notebooks[0], limits, cap=limits.max_total_bytes)
-            return load_notebook_bytes(nb, name=name, origin=origin, limits=limits,
-                                       filename=Path(notebooks[0].filename).name)
-        if len(notebooks) > 1:
-            raise _several_notebooks([i.filename for i in notebooks])
-        return sub
-
-
-def _is_notebook(path: str) -> bool:
-    parts = path.replace("\\", "/").split("/")
-    return (path.lower().endswith(".ipynb") and not any(_ignored(p) for p in parts))
-
-
-def _several_notebooks(paths: list[str]) -> SubmissionError:
-    names = ", ".join(sorted(Path(p).name for p in paths)[:5])
-    return SubmissionError(
-        f"the submission holds several notebooks ({names}) and no exercise files; hand in "
-        "one notebook, or the .py files"
-    )
-
-
-def load_student_dir(path: Path, *, name: str, limits: LoadLimits | None = None) -> Submission:
-    """A student's folder: its exercise files, else its one notebook or its one .zip (also
-    how `grader grade` reads a folder without exercise files). Raises SubmissionError."""
-    return _load_dir(path, name=name, limits=limits or LoadLimits())
-
-
-def _load_dir(path: Path, *, name: str, limits: LoadLimits) -> Submission:
-    """A student's folder: its exercise files, else its one notebook or its one .zip."""
-    sub = load_folder(path, name=name, limits=limits)
-    if sub.files:
-        return sub
-    notebooks: list[Path] = []
-    zips: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not _ignored(d))
-        if Path(dirpath).relative_to(path).parts.__len__() > 2:
-            dirnames[:] = []
-        for f in sorted(filenames):
-            full = Path(dirpath) / f
-            if _ignored(f) or full.is_symlink():
-                continue
-            if f.lower().endswith(".ipynb"):
-                notebooks.append(full)
-            elif f.lower().endswith(".zip"):
-                zips.append(full)
-    if len(notebooks) == 1:
-        return load_notebook(notebooks[0], name=name, limits=limits)
-    if len(notebooks) > 1:
-        raise _several_notebooks([str(p) for p in notebooks])
-    if len(zips) == 1:
-        size = zips[0].stat().st_size
-        if size > limits.max_total_bytes:
-            raise SubmissionError(f"{zips[0].name} is too large")
-        return _load_zip_bytes(zips[0].read_bytes(), name=name, origin=str(zips[0]),
-                               limits=limits)
-    return sub
-
-
-def _load_file(path: Path, *, name: str, limits: LoadLimits) -> Submission:
-    if path.suffix.lower() == ".ipynb":
-        return load_notebook(path, name=name, limits=limits)
-    size = path.stat().st_size
-    if size > limits.max_total_bytes * 5:
-        raise SubmissionError(f"{path.name} is too large")
-    try:
-        zf = zipfile.ZipFile(path)
-    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
-        raise SubmissionError(f"{path.name} is not a readable zip archive ({exc})") from None
-    with zf:
-        sub = load_zip_members(zf, name=name, origin=str(path), limits=limits)
-        if sub.files:
-            return sub
-    return _load_zip_bytes(path.read_bytes(), name=name, origin=str(path), limits=limits)
-
-
 # ----------------------------------------------------------------------------- archives
 
 
@@ -276,7 +165,7 @@ class _ZipTree:
                 continue
             if not rel or info.is_dir():
                 continue
-            if any(_ignored(p) for p in rel.split("/")):
+            if any(ignored(p) for p in rel.split("/")):
                 continue
             self.members[rel] = info
 
@@ -305,33 +194,33 @@ class _ZipTree:
                                limits=wide, prefix=prefix)
         if sub.files:
             return sub
-        notebooks = [r for r in inner if _is_notebook(r)]
+        notebooks = [r for r in inner if is_notebook(r)]
         if len(notebooks) == 1:
-            data = _read_member(self.zf, self.members[notebooks[0]], limits,
+            data = read_member(self.zf, self.members[notebooks[0]], limits,
                                 cap=limits.max_total_bytes)
             return load_notebook_bytes(data, name=name, origin=f"{self.label}:{notebooks[0]}",
                                        limits=limits, filename=Path(notebooks[0]).name)
         if len(notebooks) > 1:
-            raise _several_notebooks(notebooks)
+            raise several_notebooks(notebooks)
         zips = [r for r in inner if r.lower().endswith(".zip")]
         if len(zips) == 1:
-            data = _read_member(self.zf, self.members[zips[0]], limits,
+            data = read_member(self.zf, self.members[zips[0]], limits,
                                 cap=limits.max_total_bytes)
-            return _load_zip_bytes(data, name=name, origin=f"{self.label}:{zips[0]}",
+            return load_zip_bytes(data, name=name, origin=f"{self.label}:{zips[0]}",
                                    limits=limits)
         return sub
 
     def load_member(self, rel: str, *, name: str, limits: LoadLimits) -> Submission:
         """A student's single .zip or .ipynb inside the class archive."""
-        data = _read_member(self.zf, self.members[rel], limits, cap=limits.max_total_bytes)
+        data = read_member(self.zf, self.members[rel], limits, cap=limits.max_total_bytes)
         origin = f"{self.label}:{rel}"
         if rel.lower().endswith(".ipynb"):
             return load_notebook_bytes(data, name=name, origin=origin, limits=limits,
                                        filename=Path(rel).name)
-        return _load_zip_bytes(data, name=name, origin=origin, limits=limits)
+        return load_zip_bytes(data, name=name, origin=origin, limits=limits)
 
     def read(self, rel: str, limits: LoadLimits, cap: int | None = None) -> bytes:
-        return _read_member(self.zf, self.members[rel], limits, cap=cap)
+        return read_member(self.zf, self.members[rel], limits, cap=cap)
 
 
 def _wrapper_prefix(tree: _ZipTree) -> str:
@@ -393,17 +282,17 @@ def _discover_dir(root: Path, limits: LoadLimits, skip: set[Path] | None = None)
     meta = _find_gradescope_dir(root)
     if meta is not None:
         return _gradescope_dir(meta.parent, meta, limits, root)
-    files = sorted(f for f in root.iterdir() if f.is_file() and not _ignored(f.name))
+    files = sorted(f for f in root.iterdir() if f.is_file() and not ignored(f.name))
     if files and _canvas_share([f.name for f in files]) >= 0.5:
         intake = _canvas(root, [(f.name, f) for f in files], None, limits, str(root))
         intake.skipped.extend(
             _canvas_folder(f"{root.name}/{d.name}/") for d in sorted(root.iterdir())
-            if d.is_dir() and not _ignored(d.name) and not (skip and d.resolve() in skip))
+            if d.is_dir() and not ignored(d.name) and not (skip and d.resolve() in skip))
         return intake
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     for child in sorted(root.iterdir()):
-        if _ignored(child.name) or (skip and child.resolve() in skip):
+        if ignored(child.name) or (skip and child.resolve() in skip):
             continue
         if child.is_symlink():
             skipped.append(Skipped(child.name, "a symbolic link; skipped"))
@@ -425,10 +314,8 @@ def _discover_dir(root: Path, limits: LoadLimits, skip: set[Path] | None = None)
 def _folder_entry(label: str, path: Path, limits: LoadLimits) -> Entry:
     key = safe_key(label)
 
-    def loader() -> Submission:
-        if path.is_dir():
-            return _load_dir(path, name=key, limits=limits)
-        return _load_file(path, name=key, limits=limits)
+    def loader() -> Submission:  # exactly what `grader grade PATH` loads
+        return load_submission(path, name=key, limits=limits)
 
     return Entry(key=key, display=label, source=path.name,
                  members=[Identity(name=label, sis_login_id="")], loader=loader)
@@ -548,10 +435,10 @@ def _canvas_loader(key: str, files: list[tuple[str, int, str, object]], tree: _Z
                                        origin=f"{label}:{canvas_name}", limits=limits,
                                        filename=own)
         if not known and len(notebooks) > 1:
-            raise _several_notebooks([f[0] for f in notebooks])
+            raise several_notebooks([f[0] for f in notebooks])
         if not known and len(zips) == 1:
             own, _sid, canvas_name, handle = zips[0]
-            return _load_zip_bytes(read(handle, limits.max_total_bytes), name=key,
+            return load_zip_bytes(read(handle, limits.max_total_bytes), name=key,
                                    origin=f"{label}:{canvas_name}", limits=limits)
         if not known and len(zips) > 1:
             raise SubmissionError("the submission holds several .zip files and no exercise "
@@ -645,7 +532,7 @@ def _find_gradescope_dir(root: Path) -> Path | None:
     direct = root / GRADESCOPE_META
     if direct.is_file():
         return direct
-    subdirs = [d for d in root.iterdir() if d.is_dir() and not _ignored(d.name)]
+    subdirs = [d for d in root.iterdir() if d.is_dir() and not ignored(d.name)]
     if len(subdirs) == 1 and (subdirs[0] / GRADESCOPE_META).is_file():
         return subdirs[0] / GRADESCOPE_META
     return None
@@ -667,7 +554,7 @@ def _gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> I
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     for child in sorted(base.iterdir()):
-        if _ignored(child.name) or child.name == GRADESCOPE_META:
+        if ignored(child.name) or child.name == GRADESCOPE_META:
             continue
         if child.is_symlink() or not child.is_dir():
             skipped.append(Skipped(child.name, "not a submission folder; skipped"))
@@ -676,7 +563,7 @@ def _gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> I
         key, display = _gradescope_identity(child.name, submitters)
 
         def loader(path: Path = child, key: str = key) -> Submission:
-            return _load_dir(path, name=key, limits=limits)
+            return load_dir(path, name=key, limits=limits)
 
         entries.append(Entry(key=key, display=display, source=child.name,
                              members=submitters or [Identity(name=child.name)], loader=loader))

@@ -27,7 +27,7 @@ from grader.batch.pool import (
     launch_zygotes,
 )
 from grader.batch.progress import Progress
-from grader.loading import LoadLimits, Submission, SubmissionError
+from grader.loading import LoadLimits, Submission, load_entries
 from grader.report import GradeReport
 
 CACHE_DIR = ".cache"
@@ -117,17 +117,15 @@ def run_batch(opts: BatchOptions) -> BatchResult:
         outcomes: list[EntryOutcome] = []
         todo: dict[str, Submission] = {}
         waiting: dict[str, list[EntryOutcome]] = {}
-        for entry in intake.entries:
+        # each entry is loaded in a bounded child (time, memory), as `grader grade` loads one
+        loaded = load_entries([e.load for e in intake.entries], opts.load_limits)
+        for entry, result in zip(intake.entries, loaded, strict=True):
             outcome = EntryOutcome(entry.key, entry.display, entry.source, entry.members,
                                    entry.late, "unreadable")
             outcomes.append(outcome)
-            try:
-                sub = entry.load()
-            except SubmissionError as exc:
-                outcome.message = str(exc)
-                continue
-            except (OSError, ValueError, RuntimeError) as exc:  # an unexpected loader failure
-                outcome.message = f"could not be read ({type(exc).__name__}: {exc})"
+            sub = result.submission
+            if sub is None:
+                outcome.message = result.error
                 continue
             key = cache_key(sub, fingerprint)
             outcome.cache_key = key

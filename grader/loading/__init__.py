@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.loading.archive import load_zip
+from grader.loading.entry import load_dir, load_file
 from grader.loading.folder import load_folder
+from grader.loading.guarded import UNREADABLE, Loaded, load_entries, load_one
 from grader.loading.model import (
     CODE_PARTS,
     LoadLimits,
@@ -24,6 +26,10 @@ from grader.loading.notebook import load_notebook
 
 __all__ = [
     "CODE_PARTS",
+    "UNREADABLE",
+    "Loaded",
+    "load_entries",
+    "load_one",
     "LoadLimits",
     "Submission",
     "SubmissionError",
@@ -39,7 +45,9 @@ def load_submission(
     path: str | Path, *, name: str | None = None, limits: LoadLimits | None = None
 ) -> Submission:
     """Load a submission folder, .zip or .ipynb notebook. Raises SubmissionError when it cannot
-    be read."""
+    be read. A folder or .zip without exercise files is read from its one notebook (or one
+    nested .zip) instead; `grader batch` loads each folder-of-submissions entry with this too.
+    Student bytes: call it through `load_one` / `load_entries` (bounded time and memory)."""
     p = Path(path)
     limits = limits or LoadLimits()
     if p.is_symlink():
@@ -48,11 +56,9 @@ def load_submission(
         raise SubmissionError(f"{p} does not exist")
     label = name or (p.stem if p.is_file() else p.name)
     if p.is_dir():
-        return load_folder(p, name=label, limits=limits)
-    if p.suffix.lower() == ".zip":
-        return load_zip(p, name=label, limits=limits)
-    if p.suffix.lower() == ".ipynb":
-        return load_notebook(p, name=label, limits=limits)
+        return load_dir(p, name=label, limits=limits)
+    if p.suffix.lower() in (".zip", ".ipynb"):
+        return load_file(p, name=label, limits=limits)
     if p.suffix.lower() == ".py" or p.suffix.lower() == ".md":
         raise SubmissionError(
             f"{p.name} is a single file; submit the folder (or a .zip of it) holding "

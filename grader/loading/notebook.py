@@ -41,7 +41,7 @@ from grader.loading.model import (
 
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|\w[\w.]*\s*=\s*[%!]|[\w.]+\?{1,2}\s*$|\?{1,2}[\w.]+\s*$)")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING_START = re.compile(r"\s{0,3}(#{1,6})\s+")
 _EXERCISE2 = re.compile(r"\bexercise\s*2\b", re.IGNORECASE)
 _WRITEFILE = re.compile(r"^%%writefile\s+(?:(-a|--append)\s+)?(\S+)\s*$")
 
@@ -221,7 +221,7 @@ def _guard(text: str, exc: str) -> str:
 
 def _explanation(cells: list) -> str | None:
     """The Exercise 2 answer as markdown (see the module docstring), or None."""
-    from grader.loading.model import extract_answer
+    from grader.loading.model import ANSWER_HEADING, extract_answer
 
     markdown = [
         (i, _cell_source(c)) for i, c in enumerate(cells)
@@ -246,7 +246,7 @@ def _explanation(cells: list) -> str | None:
                 break  # the next exercise (a repeated "Exercise 2" heading is the same one)
             following.append(other)
         text = "\n\n".join([src, *following])
-        if re.search(r"^#{1,6}\s*your answer\s*$", text, re.IGNORECASE | re.MULTILINE):
+        if ANSWER_HEADING.search(text):
             return extract_answer(text)
         # The headed cell usually asks the question and the next cell(s) answer it; when
         # nothing follows, the answer is written under the heading itself.
@@ -261,27 +261,38 @@ def _tags(cell: dict) -> list[str]:
     return [str(t).strip().lower() for t in tags] if isinstance(tags, list) else []
 
 
+def _heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line ("## Exercise 2 ##"), or None.
+
+    The closing hashes and spaces are stripped with `rstrip`: the one-regex form
+    `(.*?)\\s*#*\\s*$` is cubic in a long run of spaces inside the title."""
+    m = _HEADING_START.match(line)
+    if m is None:
+        return None
+    return len(m.group(1)), line[m.end():].rstrip().rstrip("#").rstrip()
+
+
 def _exercise2_level(src: str) -> int | None:
     for line in src.split("\n"):
-        m = _HEADING.match(line)
-        if m and _EXERCISE2.search(m.group(2)):
-            return len(m.group(1))
+        h = _heading(line)
+        if h and _EXERCISE2.search(h[1]):
+            return h[0]
     return None
 
 
 def _first_heading(src: str) -> int | None:
     for line in src.split("\n"):
-        m = _HEADING.match(line)
-        if m:
-            return len(m.group(1))
+        h = _heading(line)
+        if h:
+            return h[0]
     return None
 
 
 def _drop_heading(text: str) -> str:
     lines = text.split("\n")
     for k, line in enumerate(lines):
-        m = _HEADING.match(line)
-        if m and _EXERCISE2.search(m.group(2)):
+        h = _heading(line)
+        if h and _EXERCISE2.search(h[1]):
             return "\n".join(lines[k + 1:])
     return text
 

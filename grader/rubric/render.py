@@ -11,7 +11,6 @@ that would let student text become markup. Rendering reads only the result and t
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -37,7 +36,20 @@ VERDICT_LABELS = {
     "missing": "missing",
     "contradicted": "contains an error",
 }
-_QUOTE = re.compile(r'^(?P<text>.*?)\s*You wrote: "(?P<quote>.*)"$', re.DOTALL)
+_QUOTE_MARK = 'You wrote: "'
+
+
+def split_quote(text: str) -> tuple[str, str]:
+    """(feedback, the student's words) of `... You wrote: "<quote>"`, else (text, "").
+
+    Found with `str.find`: the regex `^(.*?)\\s*You wrote: "(.*)"$` is quadratic in a long
+    run of spaces when the marker is absent, and the quote is student text."""
+    body = text[:-1] if text.endswith("\n") else text
+    at = body.find(_QUOTE_MARK)
+    if at < 0 or not body.endswith('"') or len(body) < at + len(_QUOTE_MARK) + 1:
+        return text, ""
+    return body[:at].rstrip(), body[at + len(_QUOTE_MARK) : -1]
+
 
 
 def _fmt_points(x: float) -> str:
@@ -71,14 +83,8 @@ def context(result: WrittenResult, rubric: Rubric, audience: str = "student") ->
             title, weight, points = c.id, 0.0, 0.0
         sections = []
         for label, text in split_feedback(c.feedback):
-            m = _QUOTE.match(text)
-            sections.append(
-                {
-                    "label": label,
-                    "text": m.group("text") if m else text,
-                    "quote": m.group("quote") if m else "",
-                }
-            )
+            said, quote = split_quote(text)
+            sections.append({"label": label, "text": said, "quote": quote})
         rows.append(
             {
                 "id": c.id,

@@ -24,7 +24,10 @@ _ABBREVIATIONS = frozenset(
     "e.g i.e etc vs cf approx fig eq mr mrs ms dr al resp incl ca no".split()
 )
 _BULLET = re.compile(r"^\s*(?:[-*\u2022\u25aa>]+|\d{1,2}[.)]|[a-z][.)]|=>|->)\s+", re.IGNORECASE)
-_SENT_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+# Only the first mark of a run may start a match, and the run is taken possessively: a plain
+# `[.!?]+` rescans the rest of a long "....." from every one of its positions (quadratic).
+_SENT_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s|$)")
+_LAST_WORD_WINDOW = 64  # longer than any abbreviation or initial
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 # Clause boundaries. Strong ones end the scope of a negation; weak ones only change the
@@ -129,7 +132,9 @@ def split_sentences(text: str) -> list[Sentence]:
     for bstart, bend in blocks:
         s = bstart
         for m in _SENT_END.finditer(norm, bstart, bend):
-            before = norm[s : m.start()].split()
+            # only the last word counts, and the window keeps each check short (splitting the
+            # whole sentence so far was quadratic in a sentence of skipped "e.g." / "A.")
+            before = norm[max(s, m.start() - _LAST_WORD_WINDOW) : m.start()].rsplit(None, 1)
             last = before[-1].lower().rstrip(".") if before else ""
             # an initial ("J. Smith") does not end a sentence; a lower-case variable does
             # ("position i can't attend to j > i. An encoder ...")

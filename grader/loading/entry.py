@@ -1,0 +1,132 @@
+"""One entry's loading rules, shared by `grader grade` (`load_submission`) and `grader batch`.
+
+Inside a student's folder or .zip, the exercise files are used when present; otherwise its
+single notebook (or single nested .zip) is loaded instead. No student code runs here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+from grader.loading.archive import load_zip, load_zip_members
+from grader.loading.folder import load_folder
+from grader.loading.model import LoadLimits, Submission, SubmissionError
+from grader.loading.notebook import load_notebook, load_notebook_bytes
+
+IGNORED_NAMES = {"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"}
+
+
+def ignored(name: str) -> bool:
+    """Whether a file or folder name is system clutter (`__MACOSX`, dot files, ...)."""
+    return name in IGNORED_NAMES or name.startswith(".") or name.startswith("~$")
+
+
+def read_member(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: LoadLimits, cap: int | None = None
+) -> bytes:
+    """Read one archive member with the loaders' rules (no links, no bombs, size caps)."""
+    cap = limits.max_file_bytes if cap is None else cap
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise SubmissionError(f"{info.filename!r} is a symbolic link")
+    if info.file_size > cap:
+        raise SubmissionError(f"{Path(info.filename).name} is larger than {cap // 1000} kB")
+    if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
+        raise SubmissionError(f"{Path(info.filename).name} looks like a zip bomb")
+    try:
+        with zf.open(info) as f:
+            data = f.read(cap + 1)
+    except Exception as exc:  # noqa: BLE001 - zlib.error, NotImplementedError...: hostile bytes
+        raise SubmissionError(f"{Path(info.filename).name} is corrupt ({exc})") from None
+    if len(data) > cap:
+        raise SubmissionError(f"{Path(info.filename).name} is larger than declared")
+    return data
+
+
+def load_zip_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits) -> Submission:
+    """A student's .zip held in memory (nested in an LMS export)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
+        raise SubmissionError(
+            f"{Path(origin).name} is not a readable zip archive ({exc})"
+        ) from None
+    with zf:
+        sub = load_zip_members(zf, name=name, origin=origin, limits=limits)
+        if sub.files:
+            return sub
+        notebooks = [i for i in zf.infolist() if is_notebook(i.filename)]
+        if len(notebooks) == 1:
+            nb = read_member(zf, notebooks[0], limits, cap=limits.max_total_bytes)
+            return load_notebook_bytes(
+                nb,
+                name=name,
+                origin=origin,
+                limits=limits,
+                filename=Path(notebooks[0].filename).name,
+            )
+        if len(notebooks) > 1:
+            raise several_notebooks([i.filename for i in notebooks])
+        return sub
+
+
+def is_notebook(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return path.lower().endswith(".ipynb") and not any(ignored(p) for p in parts)
+
+
+def several_notebooks(paths: list[str]) -> SubmissionError:
+    names = ", ".join(sorted(Path(p).name for p in paths)[:5])
+    return SubmissionError(
+        f"the submission holds several notebooks ({names}) and no exercise files; hand in "
+        "one notebook, or the .py files"
+    )
+
+
+def load_dir(path: Path, *, name: str, limits: LoadLimits) -> Submission:
+    """A student's folder: its exercise files, else its one notebook or its one .zip."""
+    sub = load_folder(path, name=name, limits=limits)
+    if sub.files:
+        return sub
+    notebooks: list[Path] = []
+    zips: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not ignored(d))
+        if Path(dirpath).relative_to(path).parts.__len__() > 2:
+            dirnames[:] = []
+        for f in sorted(filenames):
+            full = Path(dirpath) / f
+            if ignored(f) or full.is_symlink():
+                continue
+            if f.lower().endswith(".ipynb"):
+                notebooks.append(full)
+            elif f.lower().endswith(".zip"):
+                zips.append(full)
+    if len(notebooks) == 1:
+        return load_notebook(notebooks[0], name=name, limits=limits)
+    if len(notebooks) > 1:
+        raise several_notebooks([str(p) for p in notebooks])
+    if len(zips) == 1:
+        size = zips[0].stat().st_size
+        if size > limits.max_total_bytes:
+            raise SubmissionError(f"{zips[0].name} is too large")
+        return load_zip_bytes(zips[0].read_bytes(), name=name, origin=str(zips[0]), limits=limits)
+    return sub
+
+
+def load_file(path: Path, *, name: str, limits: LoadLimits) -> Submission:
+    """A student's .ipynb, or .zip: its exercise files, else its one notebook or one .zip."""
+    if path.suffix.lower() == ".ipynb":
+        return load_notebook(path, name=name, limits=limits)
+    sub = load_zip(path, name=name, limits=limits)
+    if sub.files:
+        return sub
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
+    return load_zip_bytes(data, name=name, origin=str(path), limits=limits)
