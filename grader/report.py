@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from grader.resources import data_path
+from grader.textsafe import clean_name
 
 TestStatus = Literal["passed", "failed", "error", "timeout", "missing"]
 Verdict = Literal["met", "partial", "missing", "contradicted"]
@@ -88,6 +89,12 @@ class GradeReport:
     tests: tuple[TestResult, ...]
     written: dict[str, WrittenResult] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # the submission's name is the student's (or their file's): one plain line in every
+        # format, also for a report read back from a results.jsonl someone edited
+        if type(self.submission) is not str or not self.submission.isprintable():
+            object.__setattr__(self, "submission", clean_name(self.submission, 300))
 
     @property
     def parts(self) -> dict[str, PartScore]:

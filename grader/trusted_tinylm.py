@@ -201,12 +201,12 @@ def _fast_forward(self: TinyLM, *args: Any, **kwargs: Any) -> Tensor:
     and no hooks (and there are no global module hooks; the model's own hooks run around
     this forward as usual); every dropout is the identity (eval mode or p == 0: no RNG is
     drawn); ``input_ids`` is a plain 2-D CPU tensor no longer than ``max_seq_len``; no torch
-    function or dispatch mode is active. It then runs the same ops on the same shapes in the
-    same order (so the same floating-point reductions) without the submodule calls, no-op
-    casts and identity dropouts. The only substitutions are exact ones: a cached mask when
-    ``attention_mask`` is None and no masking at all when that mask is all True, the
-    positions' embedding as a slice when autograd is off, q/k/v as views with the same
-    strides. Anything else (including every error case) runs the original TinyLM.forward.
+    function or dispatch mode is active. It then runs the same ops on the same shapes and
+    strides in the same order (so the same floating-point reductions: BLAS picks its kernel
+    from the strides) without the submodule calls, no-op casts and identity dropouts. The
+    only substitutions are exact ones: a cached mask when ``attention_mask`` is None and no
+    masking at all when that mask is all True, the positions' embedding as a slice when
+    autograd is off. Anything else (including every error case) runs the original forward.
     """
     if len(args) == 1 and (not kwargs or kwargs.keys() == {"attention_mask"}):
         input_ids, attention_mask = args[0], kwargs.get("attention_mask")
@@ -354,22 +354,20 @@ def _run_fast(
         B, T, C = h.shape
         qkv_x = _linear(qkv, h)  # (B, T, 3C)
         D = C // n_heads
-        if qkv_x.shape[2] == 3 * C and n_heads * D == C:
-            # the views split(C, dim=2) + view(B, T, H, D) + transpose(1, 2) give: same
-            # storage, offsets and strides, in fewer ops
-            q, k, v = qkv_x.view(B, T, 3, n_heads, D).permute(2, 0, 3, 1, 4).unbind(0)
-        else:  # SelfAttention.forward's ops (and errors)
-            q, k, v = qkv_x.split(C, dim=2)
-            q = q.view(B, T, n_heads, D).transpose(1, 2)
-            k = k.view(B, T, n_heads, D).transpose(1, 2)
-            v = v.view(B, T, n_heads, D).transpose(1, 2)
+        # SelfAttention.forward's own view ops: a shortcut (one view + permute) gives the
+        # same values but other strides on size-1 dims (T == 1), and matmul picks its BLAS
+        # kernel, and so its rounding, from the strides
+        q, k, v = qkv_x.split(C, dim=2)
+        q = q.view(B, T, n_heads, D).transpose(1, 2)
+        k = k.view(B, T, n_heads, D).transpose(1, 2)
+        v = v.view(B, T, n_heads, D).transpose(1, 2)
         if q.dtype in _FINFO_MIN and (
             full or (type(mask) is Tensor and mask.dtype is torch.bool and mask.device == q.device)
         ):
             y = _attention(q, k, v, None if full else mask)
         else:
             y, _ = _TRUSTED_ATTENTION(q, k, v, mask)
-        y = y.transpose(1, 2).reshape(B, T, C)  # the copy .contiguous().view(B, T, C) makes
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # as SelfAttention.forward (strides)
         x = x + _linear(proj, y)
         x = x + _linear(mlp_proj, F.gelu(_linear(fc, _layer_norm(ln_2, x))))
     return _linear(top["lm_head"], _layer_norm(top["ln_f"], x))  # (B, T, V)

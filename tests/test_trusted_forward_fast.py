@@ -199,6 +199,58 @@ def test_inference_mode_then_autograd(fast_runs):
     assert len(fast_runs) == 2
 
 
+def _layout(t: torch.Tensor) -> tuple:
+    return (tuple(t.shape), t.stride(), t.storage_offset(), t.dtype)
+
+
+@pytest.mark.parametrize("batch,length", [(1, 1), (3, 1), (2, 1), (1, 5), (3, 7)])
+@pytest.mark.parametrize("n_heads,head_dim", [(2, 1), (1, 1), (2, 3)])
+def test_reductions_see_the_same_layouts(batch, length, n_heads, head_dim, monkeypatch, fast_runs):
+    """Bit-identity needs more than equal values: BLAS picks its kernel (and so its rounding,
+    e.g. fused multiply-add or not) from the strides, also on size-1 dims. Every tensor that
+    enters a reduction must have the same shape, strides and offset on both paths."""
+    seen: dict[str, list[tuple]] = {"fast": [], "plain": []}
+    where = ["fast"]
+    real_linear, real_ln = torch.nn.functional.linear, torch.nn.functional.layer_norm
+
+    def linear(x, w, b=None):
+        seen[where[0]].append(("linear", _layout(x), _layout(w)))
+        return real_linear(x, w, b)
+
+    def layer_norm(x, *args, **kwargs):
+        seen[where[0]].append(("layer_norm", _layout(x)))
+        return real_ln(x, *args, **kwargs)
+
+    real_fast_attention = models._attention
+
+    def fast_attention(q, k, v, mask):
+        seen["fast"].append(("attention", *map(_layout, (q, k, v))))
+        return real_fast_attention(q, k, v, mask)
+
+    def plain_attention(q, k, v, mask):
+        seen["plain"].append(("attention", *map(_layout, (q, k, v))))
+        return trusted_attention(q, k, v, mask)
+
+    monkeypatch.setattr(torch.nn.functional, "linear", linear)
+    monkeypatch.setattr(torch.nn.functional, "layer_norm", layer_norm)
+    monkeypatch.setattr(models, "_attention", fast_attention)
+    config = TinyLMConfig(5, 8, n_heads * head_dim, n_heads, 2, False)
+    fast = TinyLM(config, mask_fn=trusted_mask, attention_fn=trusted_attention, seed=3).eval()
+    plain = _plain_copy(fast)
+    plain.attention_fn = plain_attention
+    for padded in (False, True):
+        ids, mask = _inputs(config, batch, length, 1, padded)
+        seen["fast"].clear(), seen["plain"].clear()
+        with torch.no_grad():
+            where[0] = "fast"
+            got = fast(ids, attention_mask=mask)
+            where[0] = "plain"
+            want = plain(ids, attention_mask=mask)
+        assert seen["fast"] == seen["plain"]
+        assert _same_bits(got, want)
+    assert len(fast_runs) == 2
+
+
 # ----------------------------------------------------------------------------- what the model is
 
 

@@ -39,7 +39,7 @@ from grader.loading.entry import (
 )
 from grader.loading.model import KNOWN_FILES, safe_relpath
 from grader.loading.notebook import load_notebook_bytes
-from grader.textsafe import clean_text
+from grader.textsafe import clean_name
 
 CANVAS_NAME = re.compile(
     r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$"
@@ -64,7 +64,7 @@ class Identity:
         # every field can come from a student-chosen file name or an export: no terminal
         # escapes, controls, bidi overrides or surrogates reach a gradebook or a report
         for k, v in self.__dict__.items():
-            object.__setattr__(self, k, clean_text(v, 300))
+            object.__setattr__(self, k, clean_name(v, 300))
 
     def to_dict(self) -> dict[str, str]:
         return {k: v for k, v in self.__dict__.items() if v}
@@ -82,8 +82,8 @@ class Entry:
     late: bool = False
 
     def __post_init__(self) -> None:
-        self.display = clean_text(self.display, 300)
-        self.source = clean_text(self.source, 1000)
+        self.display = clean_name(self.display, 300)
+        self.source = clean_name(self.source, 1000)
 
     def load(self) -> Submission:
         sub = self.loader()
@@ -102,7 +102,7 @@ class Skipped:
 
     def __post_init__(self) -> None:
         for k in ("source", "message", "display"):
-            object.__setattr__(self, k, clean_text(getattr(self, k), 1000))
+            object.__setattr__(self, k, clean_name(getattr(self, k), 1000))
 
 
 @dataclass

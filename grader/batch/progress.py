@@ -6,6 +6,8 @@ import sys
 import time
 from typing import IO, Any
 
+from grader.textsafe import clean_name
+
 
 def _fmt_seconds(s: float) -> str:
     s = max(0, int(round(s)))
@@ -54,7 +56,7 @@ class Progress:
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(1, label[:30])
+            self._bar.update(1, clean_name(label, 30))
             return
         rate = self.rate()
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
@@ -71,5 +73,6 @@ class Progress:
         self._line(text)
 
     def _line(self, text: str) -> None:
-        self.stream.write(text + "\n")
+        # a terminal: a student-chosen name in `text` must not move the cursor or forge lines
+        self.stream.write(clean_name(text) + "\n")
         self.stream.flush()

@@ -7,7 +7,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from grader.textsafe import clean_text
+from grader.textsafe import clean_name, clean_text
 
 CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
 EXPLANATION_FILE = "explanation.md"
@@ -16,7 +16,13 @@ KNOWN_FILES = tuple(f"{p}.py" for p in CODE_PARTS) + (EXPLANATION_FILE,) + DRILL
 
 
 class SubmissionError(Exception):
-    """The submission as a whole cannot be read. The message is for the student."""
+    """The submission as a whole cannot be read. The message is for the student.
+
+    It often names a file, folder or archive member the student chose: it is made one line of
+    plain text (`clean_name`) here, so every printer and report gets it safe."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clean_name(message, 1000))
 
 
 @dataclass(frozen=True)
@@ -189,11 +195,12 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str],
             "generation.py, explanation.md)"
         )
     return Submission(
-        name=clean_text(name, 300),
+        # names and member names reach every report format: one line each, no controls
+        name=clean_name(name, 300),
         origin=origin,
         sources=sources,
-        missing={p: clean_text(why, 1000) for p, why in missing.items()},
+        missing={p: clean_name(why, 1000) for p, why in missing.items()},
         written=written,
         files=files,
-        problems=tuple(clean_text(p, 1000) for p in problems),
+        problems=tuple(clean_name(p, 1000) for p in problems),
     )

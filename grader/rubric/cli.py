@@ -27,6 +27,7 @@ from grader.rubric.overrides import (
     load_overrides,
     reason_criterion,
 )
+from grader.textsafe import clean_name
 
 RESULTS = "results.jsonl"
 
@@ -74,7 +75,7 @@ def read_results(path: Path) -> list[_Line]:
 
 
 def _clip(s: str, n: int) -> str:
-    s = " ".join(s.split())
+    s = " ".join(clean_name(s).split())
     return s if len(s) <= n else s[: n - 1] + "\u2026"
 
 

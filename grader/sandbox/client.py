@@ -83,6 +83,7 @@ class SandboxUnavailable(RuntimeError):
 # ----------------------------------------------------------------------------- zygote
 
 _CONTROL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
+_CLOSE_GRACE = 2.0  # seconds a closing zygote gets to remove its workers' folders
 
 
 class Zygote:
@@ -207,18 +208,29 @@ class Zygote:
             self._ctl.close()
             self._ctl = None
         if self._proc is not None:
+            # SIGTERM first: the zygote kills its workers and removes their work folders
+            # (a SIGKILL would leave them in /tmp); SIGKILL if it does not exit in time.
+            # Adopted: Popen.kill would first try to wait for it, fail (not our child), take
+            # it for dead and send nothing. Its parent reaps it, so the pid stays ours to
+            # signal until then.
+            pid = self._proc.pid
             if self._own_child:
                 try:
+                    self._proc.terminate()
+                    self._proc.wait(_CLOSE_GRACE)
+                except subprocess.TimeoutExpired:
                     self._proc.kill()
                 except OSError:
                     pass
                 self._proc.wait()
             else:
-                # Adopted: Popen.kill would first try to wait for it, fail (not our child),
-                # take it for dead and send nothing. Its parent reaps it, so the pid stays
-                # ours to signal until then.
                 try:
-                    os.kill(self._proc.pid, signal.SIGKILL)
+                    os.kill(pid, signal.SIGTERM)
+                    deadline = time.monotonic() + _CLOSE_GRACE
+                    while _running(pid) and time.monotonic() < deadline:
+                        time.sleep(0.005)
+                    if _running(pid):
+                        os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
             self._proc = None

@@ -23,10 +23,12 @@ parent-death signal, so killing the grader (even with SIGKILL) takes the whole t
 from __future__ import annotations
 
 import os
+import re
 import select
 import shutil
 import signal
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -41,6 +43,8 @@ _CTL_LIMITS = wire.Limits(max_frame_bytes=64 * 1024)
 # One submission's setup: its sources (the loaders cap them far below this) and its limits.
 _SETUP_LIMITS = wire.Limits(max_frame_bytes=64 * 1024 * 1024)
 _SETUP_TIMEOUT = 30.0
+WORKDIR_PREFIX = "grader-sbx-"  # + the zygote's pid + "-" + mkdtemp's random part
+_WORKDIR_NAME = re.compile(re.escape(WORKDIR_PREFIX) + r"([0-9]{1,10})-[A-Za-z0-9_]{1,64}")
 
 
 def _preload(huge_pages: bool) -> None:
@@ -92,11 +96,28 @@ def main() -> None:
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
         os._exit(0)
+    reap_stale_workdirs()  # left by a zygote that was killed (kill -9 of its grader)
     _preload(huge_pages="--huge-pages" in sys.argv[2:])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     own_pid_ns = _own_pid_namespace()
-    wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
     children: dict[int, tuple[str, int | None]] = {}
+    signal.signal(signal.SIGTERM, _exit_on_signal)  # Zygote.close: clean up, then exit
+    try:
+        wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
+        _serve(ctl, own_pid_ns, children)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _end_children(children)
+
+
+def _exit_on_signal(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _serve(
+    ctl: socket.socket, own_pid_ns: int | None, children: dict[int, tuple[str, int | None]]
+) -> None:
+    """Fork one worker per spawn request until the trusted side goes away."""
     while True:
         _reap(children)
         readable, _, _ = select.select([ctl], [], [], 0.5)
@@ -114,7 +135,7 @@ def main() -> None:
                 os.close(fd)
             return
         _reap(children)  # free the uids of workers that ended since the last request
-        workdir = tempfile.mkdtemp(prefix="grader-sbx-")
+        workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
         direct, uid, uid_lock = False, 0, None
         if own_pid_ns is not None and header.get("jail") is True:
             uid, uid_lock = jail.claim_sandbox_uid(_int(header.get("slot")))
@@ -128,6 +149,7 @@ def main() -> None:
                 uid_lock = None
         pid = os.fork()
         if pid == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             ctl.close()
             for _workdir, other_lock in children.values():  # other workers' uid claims
                 if other_lock is not None:
@@ -144,6 +166,63 @@ def main() -> None:
         children[pid] = (workdir, uid_lock)
         os.close(fds[0])
         wire.send_frame(ctl, {"pid": pid, "worker": direct})
+
+
+def _end_children(children: dict[int, tuple[str, int | None]]) -> None:
+    """Kill and reap every worker still running and remove its work folder."""
+    for pid, (workdir, uid_lock) in list(children.items()):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        shutil.rmtree(workdir, ignore_errors=True)
+        if uid_lock is not None:
+            os.close(uid_lock)
+        del children[pid]
+
+
+def reap_stale_workdirs(base: str | None = None) -> list[str]:
+    """Remove the work folders of zygotes that are gone; returns the folders removed.
+
+    A zygote names each worker's folder ``grader-sbx-<its pid>-<random>`` in `base` (the temp
+    folder) and removes it when the worker ends or the zygote is closed; only a zygote that
+    was killed (SIGKILL) leaves some behind. Only real folders (not links) owned by this user
+    with that exact pattern are touched, and only when no process has that pid any more (a
+    reused pid merely postpones the clean-up). shutil.rmtree does not follow links inside.
+    """
+    base = base or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    for name in names:
+        m = _WORKDIR_NAME.fullmatch(name)
+        if m is None or _pid_exists(int(m.group(1))):
+            continue
+        path = os.path.join(base, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _pid_exists(pid: int) -> bool:
+    if pid <= 0:
+        return True  # not a real owner: leave it alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: someone else's process
+        return True
+    return True
 
 
 def _int(value: object) -> int:
