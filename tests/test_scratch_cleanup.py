@@ -85,6 +85,22 @@ _HELPERS = """
 """
 
 
+def test_a_zombie_owner_counts_as_gone(tmp_path):
+    # a killed zygote is a zombie until init reaps it (seconds on some machines)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        while open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1][1:2] != b"Z":
+            pass
+        folder = tmp_path / f"{WORKDIR_PREFIX}{pid}-abc"
+        folder.mkdir()
+        assert reap_stale_workdirs(str(tmp_path)) == [str(folder)]
+        assert not folder.exists()
+    finally:
+        os.waitpid(pid, 0)
+
+
 @needs_root
 def test_grade_and_batch_leave_no_work_folders():
     result = _in_private_tmp(

@@ -222,7 +222,19 @@ def _pid_exists(pid: int) -> bool:
         return False
     except OSError:  # PermissionError: someone else's process
         return True
-    return True
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """A killed zygote stays a zombie until init reaps it, which can take seconds: its
+    folders are already orphaned then."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat_line = f.read(4096)
+    except OSError:
+        return False
+    # "pid (comm) S ...": comm may hold spaces and parentheses, so split at the last ")"
+    return stat_line[stat_line.rfind(b")") + 2 : stat_line.rfind(b")") + 3] == b"Z"
 
 
 def _int(value: object) -> int:
