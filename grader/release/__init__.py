@@ -34,13 +34,13 @@ HANDOUT_GRADER_FILES = (
     "resources.py", "textsafe.py",
     "diagnosis/__init__.py", "diagnosis/catalogue.toml", "diagnosis/evidence.py",
     "loading/__init__.py", "loading/archive.py", "loading/folder.py", "loading/model.py",
-    "loading/notebook.py",
+    "loading/notebook.py", "loading/entry.py", "loading/guarded.py",
     "render/__init__.py", "render/view.py",
     "sandbox/__init__.py", "sandbox/client.py", "sandbox/hugepages.py", "sandbox/invoke.py",
     "sandbox/jail.py", "sandbox/launch.py", "sandbox/limits.py", "sandbox/models.py",
     "sandbox/seccomp.py", "sandbox/wire.py", "sandbox/worker.py", "sandbox/zygote.py",
     "suite/__init__.py", "suite/checks.py", "suite/pinned.py", "suite/plugin.py",
-    "suite/proxy.py", "suite/runner.py",
+    "suite/proxy.py", "suite/runner.py", "suite/cases.py",
     "suites/pytest.ini",
 )  # fmt: skip
 PUBLIC_SUITE = "suites/public"
