@@ -89,11 +89,13 @@ def likely_misconceptions(report: GradeReport) -> list[tuple[str, int]]:
     return sorted(kept.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def _function_key(message: str) -> str:
-    """What a not-attempted check is about: the function it called, else its first line (a
-    missing file's message names the file)."""
+def _function_key(message: str) -> tuple[str, str]:
+    """What a not-attempted check is about and why: the function it called (a stub), else its
+    first line (a missing file's message names the file) and no further reason."""
     m = _CALLING.search(message)
-    return f"{m.group(1)}()" if m else _summary(message)
+    if m:
+        return f"{m.group(1)}()", "it still raises NotImplementedError"
+    return _summary(message), ""
 
 
 def feedback_view(report: GradeReport) -> dict[str, Any]:
@@ -101,7 +103,8 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
     `report`, shared by the text, Markdown and HTML templates.
 
     Returns `fixes` (misconception entries with `tests`, `points_lost`), `unexplained` and
-    `not_attempted` (entries with `function`, `part`, `count`, `points`, `summary`, `tests`).
+    `not_attempted` (entries with `function`, `reason`, `part`, `count`, `points`, `summary`,
+    `tests`).
     Every not-passed check is in exactly one of `unexplained`, `not_attempted` or (at least
     one entry of) `fixes`.
     """
@@ -116,11 +119,12 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
             continue
         if t.status == "missing":
             message = strip_explanations(t.message)
-            key = _function_key(message)
+            key, reason = _function_key(message)
             entry = not_attempted.setdefault(
                 key,
                 {
                     "function": key,
+                    "reason": reason,
                     "part": t.part,
                     "part_title": PART_TITLES.get(t.part, t.part),
                     "count": 0,
