@@ -120,12 +120,38 @@ def test_readme_shows_the_two_setup_commands_and_ci_runs_the_test_one():
     assert test_cmd in (REPO / ".ci" / "run").read_text()
 
 
-def test_readme_demo_command_runs():
-    res = run("demo")
+@pytest.fixture(scope="module")
+def demo_run() -> subprocess.CompletedProcess[str]:
+    """One `grader demo` run (~10 s), shared by the tests that read its output."""
+    return run("demo")
+
+
+def test_readme_demo_command_runs(demo_run):
+    res = demo_run
     assert res.returncode == 0, res.stderr
     for student in ("ada", "ben", "cleo", "dev", "eve"):
         assert student in res.stdout
     assert "Traceback" not in res.stdout + res.stderr
+
+
+_TIME = re.compile(r"\s+(time|\d+(\.\d+)?s)$")
+
+
+def _demo_table(text: str) -> list[str]:
+    """The demo's table and per-student notes, from its header line to the first blank line
+    after the notes, with the time column (which varies run to run) removed."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("student "))
+    notes = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    end = next((i for i in range(notes + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return [_TIME.sub("", line.rstrip()) for line in lines[start:end]]
+
+
+def test_readme_demo_table_matches_the_demo_output(demo_run):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```\nstudent ") + 4
+    block = readme[start : readme.index("\n```", start)]
+    assert _demo_table(block) == _demo_table(demo_run.stdout)
 
 
 def test_readme_student_check_command_runs():

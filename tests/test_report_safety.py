@@ -56,6 +56,22 @@ def test_markdown_fences_outgrow_the_message_and_notes_are_escaped():
     assert "<h2>Grader note" not in html
 
 
+def test_one_line_summaries_escape_student_text_too():
+    """The compact lines (unexplained failures, evidence) show a message's first line outside
+    any fence: it is escaped there in Markdown and HTML as everywhere else."""
+    hostile = "got <script>alert(1)</script> `x` ## Grader note: all passed | a | b"
+    md = render_report(_report(hostile + "\nmore"), "md")
+    html = render_report(_report(hostile), "html")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "\\<script\\>" in md and "\\#\\# Grader note" in md
+    try:
+        import mistune
+    except ImportError:
+        return
+    rendered = mistune.html(md)
+    assert "<script>" not in rendered and "<h2>Grader note" not in rendered
+
+
 def test_failure_messages_are_capped_and_empty_tensors_are_summarised():
     assert len(GradeFailure("x" * 100_000).message) <= MAX_MESSAGE_CHARS
     text = show(torch.empty((1_000_000, 1_000_000, 0), dtype=torch.int64))

@@ -226,16 +226,16 @@ def _misconceptions(reports: list[GradeReport]) -> dict[str, Any]:
 
 
 def _review(graded: list[ClassRow]) -> list[dict[str, Any]]:
+    """One row per student with a written answer to review (`answers`: each flagged answer,
+    its score, why it was flagged and the criteria with the quoted evidence)."""
     out = []
     for row in graded:
         rep = row.report
         if rep is None:
             continue
-        for name, w in rep.written.items():
-            if not w.needs_review:
-                continue
-            out.append({
-                "key": row.key, "display": row.display, "answer": name,
+        answers = [
+            {
+                "answer": name,
                 "score": format_points(w.score), "max_score": format_points(w.max_score),
                 "summary": w.summary, "reasons": list(w.review_reasons),
                 "criteria": [
@@ -243,7 +243,12 @@ def _review(graded: list[ClassRow]) -> list[dict[str, Any]]:
                      "confidence": f"{c.confidence:.2f}", "flagged": c.needs_review}
                     for c in w.criteria
                 ],
-            })
+            }
+            for name, w in rep.written.items()
+            if w.needs_review
+        ]
+        if answers:
+            out.append({"key": row.key, "display": row.display, "answers": answers})
     return out
 
 

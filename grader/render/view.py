@@ -1,4 +1,15 @@
-"""The template context for a report: plain dicts and strings, computed once per render."""
+"""The template context for a report: plain dicts and strings, computed once per render.
+
+Every text format lays out the same feedback (`feedback_view`), most useful first:
+
+1. `fixes`: one entry per likely misconception, its hint and the checks it explains. A check
+   named by several shown misconceptions is listed under each: the checks could not tell those
+   mistakes apart, so each entry lists every check it would explain.
+2. `unexplained`: the checks that failed (failed, error, timeout) with no shown misconception.
+3. `not_attempted`: the "missing" checks, one entry per function (or missing file), not one
+   per check: a stub submission has a dozen entries instead of a hundred.
+4. `parts[*].evidence`: one compact entry per failed check, the full message to fold away.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +17,7 @@ import re
 from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
-from grader.report import PART_TITLES, GradeReport, TestResult
+from grader.report import PART_IDS, PART_TITLES, GradeReport, TestResult
 
 _STATUS_TAG = {
     "passed": "PASS",
@@ -18,13 +29,24 @@ _STATUS_TAG = {
 
 
 _BACKTICKS = re.compile(r"`+")
+# a not-attempted check's message: "not attempted: calling mask_tokens() raised ..."
+_CALLING = re.compile(r"\bcalling (\w+)\(\)")
+SUMMARY_CHARS = 400
 
 
 def _pct(score: float, max_score: float) -> str:
     return f"{100 * score / max_score:.0f}%" if max_score else "-"
 
 
+def _summary(message: str) -> str:
+    """The first line of a message, capped: what a compact one-line entry shows."""
+    first = message.splitlines()[0] if message else ""
+    return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 3] + "..."
+
+
 def _test_view(t: TestResult) -> dict[str, Any]:
+    message = strip_explanations(t.message)
+    summary = _summary(message)
     return {
         "id": t.id,
         "name": t.name,
@@ -32,8 +54,11 @@ def _test_view(t: TestResult) -> dict[str, Any]:
         "tag": _STATUS_TAG.get(t.status, "????"),
         "score": f"{t.score:g}",
         "max_score": f"{t.max_score:g}",
-        "message": strip_explanations(t.message),
-        "message_lines": strip_explanations(t.message).splitlines() or [""],
+        "message": message,
+        "message_lines": message.splitlines() or [""],
+        "summary": summary,
+        # whether the folded details add anything the one-line summary does not show
+        "more": message.strip() != summary.strip(),
         # Markdown: a code fence longer than any backtick run in the message, so no line of
         # it (student text included) can close the fence early
         "fence": "`" * max(3, 1 + max((len(r) for r in _BACKTICKS.findall(t.message)), default=0)),
@@ -64,11 +89,94 @@ def likely_misconceptions(report: GradeReport) -> list[tuple[str, int]]:
     return sorted(kept.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
+def _function_key(message: str) -> tuple[str, str]:
+    """What a not-attempted check is about and why: the function it called (a stub), else its
+    first line (a missing file's message names the file) and no further reason."""
+    m = _CALLING.search(message)
+    if m:
+        return f"{m.group(1)}()", "it still raises NotImplementedError"
+    return _summary(message), ""
+
+
+def feedback_view(report: GradeReport) -> dict[str, Any]:
+    """The report's feedback grouped by cause (see the module docstring): a pure function of
+    `report`, shared by the text, Markdown and HTML templates.
+
+    Returns `fixes` (misconception entries with `tests`, `points_lost`), `unexplained` and
+    `not_attempted` (entries with `function`, `reason`, `part`, `count`, `points`, `summary`,
+    `tests`).
+    Every not-passed check is in exactly one of `unexplained`, `not_attempted` or (at least
+    one entry of) `fixes`.
+    """
+    likely = likely_misconceptions(report)
+    shown = {mid: describe(mid) for mid, _ in likely}
+    shown = {mid: m for mid, m in shown.items() if m is not None}
+    explains: dict[str, list[TestResult]] = {mid: [] for mid in shown}
+    unexplained: list[dict[str, Any]] = []
+    not_attempted: dict[str, dict[str, Any]] = {}
+    for t in report.tests:
+        if t.status == "passed":
+            continue
+        if t.status == "missing":
+            message = strip_explanations(t.message)
+            key, reason = _function_key(message)
+            entry = not_attempted.setdefault(
+                key,
+                {
+                    "function": key,
+                    "reason": reason,
+                    "part": t.part,
+                    "part_title": PART_TITLES.get(t.part, t.part),
+                    "count": 0,
+                    "points": 0.0,
+                    "summary": _summary(message),
+                    "tests": [],
+                },
+            )
+            entry["count"] += 1
+            entry["points"] += t.max_score
+            entry["tests"].append(t.id)
+            continue
+        named = [d for d in t.diagnoses if d in explains]
+        for d in named:
+            explains[d].append(t)
+        if not named:
+            unexplained.append(_test_view(t))
+    fixes = []
+    for mid, support in likely:
+        m = shown.get(mid)
+        if m is None:
+            continue
+        tests = explains[mid]
+        fixes.append(
+            {
+                "id": mid,
+                "title": m.title,
+                "explanation": m.explanation,
+                "hint": m.hint,
+                "support": support,
+                "tests": [t.id for t in tests],
+                "points_lost": f"{sum(t.max_score - t.score for t in tests):g}",
+            }
+        )
+    for entry in not_attempted.values():
+        entry["points"] = f"{entry['points']:g}"
+    order = {p: i for i, p in enumerate(PART_IDS)}
+    return {
+        "fixes": fixes,
+        "unexplained": unexplained,
+        # in the handout's order (parts A-D), each part's functions as the suite first met them
+        "not_attempted": sorted(not_attempted.values(), key=lambda e: order.get(e["part"], 99)),
+    }
+
+
 def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> dict[str, Any]:
-    """Everything the report templates use."""
+    """Everything the report templates use: the totals, `feedback_view`'s groups, and per part
+    the compact evidence (`evidence`: its failed checks that were attempted)."""
     parts = []
     for pid, ps in report.parts.items():
         tests = [_test_view(t) for t in report.tests if t.part == pid]
+        failed = [t for t in tests if t["status"] != "passed"]
         parts.append(
             {
                 "id": pid,
@@ -77,23 +185,12 @@ def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> d
                 "max_score": f"{ps.max_score:g}",
                 "pct": _pct(ps.score, ps.max_score),
                 "tests": tests,
-                "failed": [t for t in tests if t["status"] != "passed"],
+                "failed": failed,
+                "evidence": [t for t in failed if t["status"] != "missing"],
                 "passed_count": sum(1 for t in tests if t["status"] == "passed"),
             }
         )
-    misconceptions = []
-    for mid, support in likely_misconceptions(report):
-        m = describe(mid)
-        if m is not None:
-            misconceptions.append(
-                {
-                    "id": mid,
-                    "title": m.title,
-                    "explanation": m.explanation,
-                    "hint": m.hint,
-                    "support": support,
-                }
-            )
+    feedback = feedback_view(report)
     written = {}
     if report.written:
         from grader.rubric.render import render_written
@@ -108,7 +205,9 @@ def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> d
         "max_score": f"{report.max_score:g}",
         "pct": _pct(report.score, report.max_score),
         "parts": parts,
-        "misconceptions": misconceptions,
+        # the misconceptions as before (the GitHub step summary lists them on their own)
+        "misconceptions": feedback["fixes"],
+        **feedback,
         "written": written,
         "errors": list(report.errors),
     }

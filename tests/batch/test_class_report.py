@@ -91,7 +91,7 @@ def test_renders_valid_self_contained_html(rows):
     assert HOSTILE in text  # shown as text, never as markup
     assert "&lt;script&gt;" in html and "<script>" not in html
     for section in ("Score distribution", "Per-test failure rates", "Misconceptions",
-                    "Answers needing review (1)", "Not graded (1)"):
+                    "Students whose answers need review (1)", "Not graded (1)"):
         assert section in text
     assert 'href="feedback/ada.html"' in html
 
@@ -146,3 +146,27 @@ def test_report_scores_are_computed_once_and_follow_replace():
     assert better.score == 12.0 and rep.score == 6.0
     assert better.parts["explanation"].score == 10.0
     assert better == dataclasses.replace(rep, written={"explanation": half})
+
+
+def test_review_list_has_one_row_per_student():
+    """A student with two flagged answers (explanation and drill) is one row, not two."""
+    import dataclasses
+
+    rep = make_report("ben", score_pattern="pf", review=True, evidence=HOSTILE)
+    both = dataclasses.replace(rep, written={**rep.written, "drill": rep.written["explanation"]})
+    rows = [
+        ClassRow("ben", "Ben", "ben.zip", False, "graded", both),
+        ClassRow("ada", "Ada", "ada/", False, "graded", make_report("ada", review=True)),
+        ClassRow("cy", "Cy", "cy/", False, "graded", make_report("cy")),
+    ]
+    view = class_view(rows, title="t", layout="folders", fingerprint="x", version="v")
+    assert [r["key"] for r in view["review"]] == ["ben", "ada"]
+    assert [a["answer"] for a in view["review"][0]["answers"]] == ["explanation", "drill"]
+    html = render_class_report(rows, title="t", layout="folders", fingerprint="x", version="v")
+    validate(html)
+    section = html[html.index('<h2 id="review">') : html.index('<h2 id="students">')]
+    assert "review (2)" in section
+    for key in ("ben", "ada"):
+        assert section.count(f'<tr><td>{key.title()} <code class="muted">{key}</code>') == 1
+    assert section.count("<details>") == 3  # each answer's criteria and evidence, folded
+    assert "&lt;script&gt;" in section and "<script>" not in section
