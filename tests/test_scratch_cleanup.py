@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -63,8 +64,24 @@ def test_reaper_removes_only_folders_of_dead_owners(tmp_path):
 
 
 def _in_private_tmp(script: str, timeout: float = 300) -> dict:
-    """Run a Python script as root in a new mount namespace with an empty tmpfs on /tmp."""
-    wrapper = 'mount -t tmpfs -o size=256m tmpfs /tmp && exec "$0" -c "$1"'
+    """Run a Python script as root in a new mount namespace with an empty tmpfs on /tmp.
+
+    A checkout or venv that itself lies under /tmp (a CI clone, say) is bound back at its own
+    path on the new /tmp, from a hold of the old one on a private tmpfs over /mnt."""
+    keep = sorted(
+        {str(ROOT), sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
+        - {"/tmp"}
+    )
+    keep = [k for k in keep if k.startswith("/tmp/")]
+    binds = "".join(
+        f" && mkdir -p {shlex.quote(k)} && mount --bind /mnt/hold{shlex.quote(k[4:])} "
+        f"{shlex.quote(k)}"
+        for k in keep
+    )
+    wrapper = (
+        "mount -t tmpfs tmpfs /mnt && mkdir /mnt/hold && mount --bind /tmp /mnt/hold"
+        f' && mount -t tmpfs -o size=256m tmpfs /tmp{binds} && exec "$0" -c "$1"'
+    )
     proc = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c", wrapper,
          sys.executable, textwrap.dedent(script)],

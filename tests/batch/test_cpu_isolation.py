@@ -151,12 +151,15 @@ def test_a_cpu_burner_does_not_slow_down_honest_students_graded_beside_it(fast_o
     failed: list[str] = []
 
     groups: set[str] = set()
+    seen: set[int | None] = set()
 
     def done(d) -> None:
         end = time.monotonic()
-        if not groups:  # every slot, with its zygote, runs in a cgroup of its own
-            for pid in [*pool.worker_pids(), *pool.zygote_pids()]:
-                groups.add(_cpu_cgroup(pid))
+        # every slot, with its zygote, runs in a cgroup of its own (a slot's zygote pid is
+        # None until it is ready, so look again after each submission)
+        for pid in {*pool.worker_pids(), *pool.zygote_pids()} - seen - {None}:
+            seen.add(pid)
+            groups.add(_cpu_cgroup(pid))
         spans[d.key] = (end - d.seconds, end)
         if d.report is None or (d.key != "burner" and d.report["score"] != d.report["max_score"]):
             failed.append(f"{d.key}: {d.error or d.report['score']}")
