@@ -71,6 +71,7 @@ def charge(replacements: dict[str, tuple[str, dict[str, str]]]) -> dict[str, dic
                     "max": sum(t.max_score for t in tests),
                     "failing": [(t.id, t.status, t.max_score - t.score) for t in bad],
                     "diagnoses": sorted({d for t in bad for d in t.diagnoses}),
+                    "messages": {t.id: t.message for t in bad},
                 }
     finally:
         grader.close()

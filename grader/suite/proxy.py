@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import re
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -83,6 +85,32 @@ class _Side:
 
     last_effects: Effects | None = None
     cases: Cases = FIXED_CASES
+    _calls: deque | None = None  # the last few (module, function, args, kwargs, value)
+
+    def _remember(self, module: str, function: str, args, kwargs, results: tuple) -> None:
+        """Keep references (no copies: rendered only if a check fails) to the last calls and
+        what they returned (the value, then any gradients)."""
+        if self._calls is None:
+            self._calls = deque(maxlen=_REMEMBERED_CALLS)
+        self._calls.append((module, function, tuple(args), dict(kwargs), results))
+
+    def forget_calls(self) -> None:
+        """Start a new test: calls of an earlier test are never named in its messages."""
+        self._calls = None
+
+    def describe_call(self, value: Any = None) -> str:
+        """The call that returned `value` (or one of its items) as a student reads it, e.g.
+        ``sample_next_token(logits: float32[2, 7], temperature=0.0, generator=<seeded 123>)``;
+        the latest call when `value` is none of the remembered results; '' before any call."""
+        if not self._calls:
+            return ""
+        calls = list(self._calls)
+        chosen = next((c for c in reversed(calls)
+                       if value is not None and any(_holds(r, value) for r in c[4])),
+                      None)  # fmt: skip
+        label = "the call" if chosen is not None else "your code's last call"
+        module, function, args, kwargs, _ = chosen or calls[-1]
+        return f"{label}: {format_call(module, function, args, kwargs)}"
 
     def once(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` at most once per proxy (a StudentProxy is one submission): later
@@ -134,6 +162,7 @@ class StudentProxy(_Side):
         res = self.session.call(
             module, function, tuple(args), dict(kwargs), grad_wrt=grad_wrt, grad_output=grad_output
         )
+        self._remember(module, function, args, kwargs, (res.value, *res.grads))
         return self._finish(res, args, kwargs)
 
     def model_forward(
@@ -146,6 +175,9 @@ class StudentProxy(_Side):
         res = self.session.call(
             "__grader__", "model_forward", (model, input_ids, attention_mask), {}, needs=("masks",)
         )
+        self._remember("__grader__", "TinyLM forward with your masks", (model,),
+                       {"input_ids": input_ids, "attention_mask": attention_mask},
+                       (res.value,))  # fmt: skip
         return self._finish(res, (model, input_ids, attention_mask), {}).value
 
     def has_part(self, module: str) -> bool:
@@ -225,6 +257,64 @@ class ReferenceProxy(_Side):
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
+
+
+# ----------------------------------------------------------------------------- naming a call
+
+_REMEMBERED_CALLS = 8
+_CALL_CHARS = 400
+
+
+def _holds(result: Any, value: Any) -> bool:
+    """`value` is the result itself or one of its top-level items (identity, not equality)."""
+    if result is value:
+        return True
+    items = result.values() if isinstance(result, dict) else result
+    return isinstance(items, (tuple, list, type({}.values()))) and any(v is value for v in items)
+
+
+def summarise(x: Any, depth: int = 0) -> str:
+    """A compact, address-free rendering of an argument: tensors by dtype and shape
+    (``float32[2, 7]``), generators by seed, models by class and mode, scalars by repr."""
+    if isinstance(x, torch.Tensor):
+        return f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}"
+    if isinstance(x, torch.Generator):
+        return f"<seeded {x.initial_seed()}>"
+    if isinstance(x, torch.nn.Module):
+        modes = {m.training for m in x.modules()}
+        mode = "mixed modes" if len(modes) > 1 else ("train mode" if x.training else "eval mode")
+        return f"<{type(x).__name__}, {mode}>"
+    if isinstance(x, (tuple, list)) and depth < 2:
+        inner = ", ".join(summarise(v, depth + 1) for v in x[:8]) + (", ..." if len(x) > 8 else "")
+        return f"({inner})" if isinstance(x, tuple) else f"[{inner}]"
+    if isinstance(x, (bool, int, float, str, type(None), torch.dtype)):
+        return repr(x)[:60]
+    return f"<{type(x).__name__}>"
+
+
+def _parameter_names(module: str, function: str) -> list[str]:
+    """The contract's parameter names (from the handout stub), [] when unknown."""
+    if module not in PART_MODULES:
+        return []
+    try:
+        fn = getattr(importlib.import_module(f"exercises.{module}"), function)
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # fmt: skip
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return []
+
+
+def format_call(module: str, function: str, args: tuple, kwargs: dict) -> str:
+    """``function(name: summary, ..., key=summary)``, at most a few hundred characters."""
+    names = _parameter_names(module, function)
+    parts = [
+        f"{names[i]}: {summarise(a)}" if i < len(names) and isinstance(a, torch.Tensor)
+        else (f"{names[i]}={summarise(a)}" if i < len(names) else summarise(a))
+        for i, a in enumerate(args)
+    ]  # fmt: skip
+    parts += [f"{k}={summarise(v)}" for k, v in kwargs.items()]
+    text = f"{function}({', '.join(parts)})"
+    return text if len(text) <= _CALL_CHARS else text[: _CALL_CHARS - 4] + " ...)"
 
 
 # ----------------------------------------------------------------------------- reference memo

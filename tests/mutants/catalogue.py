@@ -49,7 +49,7 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      "fill with -inf and no zeroing: fully-masked rows are NaN",
      [("torch.where(mask, scores, torch.finfo(compute).min)", "torch.where(mask, scores, float(\"-inf\"))"),
       ("        weights = torch.where(mask, weights, 0.0)\n", "        pass\n")]),
-    ("nan_on_empty_rows_nan_to_num", "masks", "nan_on_empty_rows",
+    ("nan_on_empty_rows_nan_to_num", "masks", "nan_gradient_on_empty_rows",
      "additive -inf bias, then nan_to_num: finite forward, NaN gradients on fully-masked rows",
      [("scores = torch.where(mask, scores, torch.finfo(compute).min)",
        "scores = scores + torch.zeros_like(scores).masked_fill(~mask, float(\"-inf\"))"),
