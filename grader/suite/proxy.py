@@ -22,6 +22,7 @@ import torch
 from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke
+from grader.sandbox.models import set_module_modes
 from grader.suite.cases import FIXED_CASES, Cases
 
 PART_MODULES = ("masks", "corruption", "losses", "generation")
@@ -92,7 +93,12 @@ class _Side:
         what they returned (the value, then any gradients)."""
         if self._calls is None:
             self._calls = deque(maxlen=_REMEMBERED_CALLS)
-        self._calls.append((module, function, tuple(args), dict(kwargs), results))
+        # a model's modes are summarised now: the call may change them (and the proxy does)
+        args = tuple(_Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+                     for a in args)  # fmt: skip
+        kwargs = {k: _Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+                  for k, a in kwargs.items()}  # fmt: skip
+        self._calls.append((module, function, args, kwargs, results))
 
     def forget_calls(self) -> None:
         """Start a new test: calls of an earlier test are never named in its messages."""
@@ -142,7 +148,12 @@ class _Side:
                 target.set_state(gen.get_state())
         for path, training in res.effects.model_modes.items():
             target = _lookup(path, args, kwargs)
-            if isinstance(target, torch.nn.Module) and target.training != training:
+            if not isinstance(target, torch.nn.Module):
+                continue
+            flags = res.effects.module_modes.get(path)
+            if flags is not None and set_module_modes(target, flags):
+                continue  # the modules ended in mixed modes: each gets its own flag back
+            if any(m.training != training for m in target.modules()):
                 target.train(training)
         self.last_effects = res.effects
         return res
@@ -273,9 +284,15 @@ def _holds(result: Any, value: Any) -> bool:
     return isinstance(items, (tuple, list, type({}.values()))) and any(v is value for v in items)
 
 
+class _Summary(str):
+    """An argument already rendered (a model, as it was when the call began)."""
+
+
 def summarise(x: Any, depth: int = 0) -> str:
     """A compact, address-free rendering of an argument: tensors by dtype and shape
     (``float32[2, 7]``), generators by seed, models by class and mode, scalars by repr."""
+    if isinstance(x, _Summary):
+        return str(x)
     if isinstance(x, torch.Tensor):
         return f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}"
     if isinstance(x, torch.Generator):
@@ -447,11 +464,11 @@ def _model_key(model: Any) -> tuple:
 
 
 def _spec_key(model: Any) -> tuple:
-    """What `model_forward` uses of the model: exactly its spec (config, train flag, weights)."""
+    """What `model_forward` uses of the model: exactly its spec (config, train flags, weights)."""
     if not _trusted_tinylm(model):
         raise _Unkeyable
-    return ("spec", tuple(sorted(asdict(model.config).items())), bool(model.training),
-            _weights_key(model))  # fmt: skip
+    return ("spec", tuple(sorted(asdict(model.config).items())),
+            tuple(m.training for m in model.modules()), _weights_key(model))  # fmt: skip
 
 
 def _context_key() -> tuple:
@@ -592,6 +609,7 @@ def _copy_effects(e: Effects) -> Effects:
         mutated_args=tuple(e.mutated_args),
         global_rng_changed=e.global_rng_changed,
         model_modes=dict(e.model_modes),
+        module_modes={k: list(v) for k, v in e.module_modes.items()},
         result_requires_grad=e.result_requires_grad,
         model_forward_with_grad=dict(e.model_forward_with_grad),
     )

@@ -587,7 +587,8 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
     q = torch.tensor([[20.0, 1.0], [20.0, -1.0]], dtype=torch.bfloat16)  # (Tq=2, D=2)
     k = torch.tensor([[15.0, 0.0], [15.0, 0.75], [15.0, -0.75], [14.9375, 0.5]],
                      dtype=torch.bfloat16)  # (Tk=4, D=2); every value exact in bfloat16
-    v = torch.eye(4, dtype=torch.bfloat16)
+    # (Tk=4, D=2) like q and k, as the contract requires; distinct rows, exact in bfloat16
+    v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 2.0]], dtype=torch.bfloat16)
     q, k, v = q[None, None], k[None, None], v[None, None]
     _check_attention(student, reference, q, k, v, None, what="bfloat16, close scores",
                      rtol=2e-2, atol=2e-2, reveal=False)  # fmt: skip  (designed, fixed inputs)
