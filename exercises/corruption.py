@@ -29,7 +29,8 @@ def mask_tokens(
         vocab_size: V; ids are in ``[0, V)``.
         special_token_ids: ids that are never selected and never drawn as a random
             replacement (``[CLS]``, ``[SEP]``, padding, ``[MASK]`` ...). Only the ids listed
-            here are special, so list ``mask_token_id`` and the padding id too.
+            here are special, so list ``mask_token_id`` and the padding id too. Each lies in
+            ``[0, V)``.
         mlm_probability: the chance that each non-special position is selected, in ``[0, 1]``.
         generator: the only source of randomness. Pass a seeded ``torch.Generator`` for a
             reproducible result; never touch the global RNG (``torch.rand(..., generator=g)``,

@@ -59,7 +59,8 @@ def masked_lm_loss(logits: Tensor, labels: Tensor) -> Tensor:
 
     Args:
         logits: ``(B, T, V)`` float. No shift: position t predicts the original token at t.
-        labels: ``(B, T)`` int64, the original id where the position was selected by
+        labels: ``(B, T)`` integer (int64 from ``mask_tokens``; any integer dtype, e.g.
+            int32, is accepted), the original id where the position was selected by
             ``mask_tokens`` and -100 everywhere else.
 
     Returns:

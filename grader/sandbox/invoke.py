@@ -35,6 +35,8 @@ class Effects:
     mutated_args: paths (``"args[0]"``, ``"kwargs['labels']"``) of input tensors changed in place.
     global_rng_changed: the global torch RNG state differs after the call.
     model_modes: the ``training`` flag of each model argument after the call, by path.
+    module_modes: for a model argument whose modules end the call in mixed modes, every
+        module's flag (``model.modules()`` order), by path.
     result_requires_grad: some tensor in the result requires grad (autograd was on).
     model_forward_with_grad: per model argument, whether any forward pass ran with autograd on.
     result_aliases: paths of input tensors whose memory a tensor of the result shares (the
@@ -44,12 +46,13 @@ class Effects:
     mutated_args: tuple[str, ...] = ()
     global_rng_changed: bool = False
     model_modes: dict[str, bool] = field(default_factory=dict)
+    module_modes: dict[str, list[bool]] = field(default_factory=dict)
     result_requires_grad: bool = False
     model_forward_with_grad: dict[str, bool] = field(default_factory=dict)
     result_aliases: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "mutated_args": list(self.mutated_args),
             "global_rng_changed": self.global_rng_changed,
             "model_modes": dict(self.model_modes),
@@ -57,6 +60,9 @@ class Effects:
             "model_forward_with_grad": dict(self.model_forward_with_grad),
             "result_aliases": list(self.result_aliases),
         }
+        if self.module_modes:  # only models that ended in mixed modes (rare) add the key
+            out["module_modes"] = {k: list(v) for k, v in self.module_modes.items()}
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Effects:
@@ -67,10 +73,16 @@ class Effects:
         def flags(x: Any) -> dict[str, bool]:
             return {k: bool(v) for k, v in list(dict(x).items())[:_MAX_PATHS] if is_arg_path(k)}
 
+        def module_flags(x: Any) -> dict[str, list[bool]]:
+            items = list(dict(x).items())[:_MAX_PATHS]
+            ok = lambda k, v: is_arg_path(k) and isinstance(v, list) and len(v) <= _MAX_MODULES  # noqa: E731
+            return {k: [bool(f) for f in v] for k, v in items if ok(k, v)}
+
         return cls(
             mutated_args=tuple(paths(d.get("mutated_args", []))),
             global_rng_changed=bool(d.get("global_rng_changed", False)),
             model_modes=flags(d.get("model_modes", {})),
+            module_modes=module_flags(d.get("module_modes", {})),
             result_requires_grad=bool(d.get("result_requires_grad", False)),
             model_forward_with_grad=flags(d.get("model_forward_with_grad", {})),
             result_aliases=tuple(paths(d.get("result_aliases", []))),
@@ -78,6 +90,7 @@ class Effects:
 
 
 _MAX_PATHS = 64
+_MAX_MODULES = 4096
 _ARG_PATH = re.compile(r"args\[\d{1,3}\]|kwargs\['[A-Za-z_][A-Za-z0-9_]{0,63}'\]")
 
 
@@ -168,7 +181,13 @@ def invoke(
             old = before[p]
             if now.shape != old.shape or not _equal(now, old):
                 mutated.append(p)
-    modes = {p: bool(a.training) for p, a in _walk(args, kwargs) if isinstance(a, torch.nn.Module)}
+    models = [(p, a) for p, a in _walk(args, kwargs) if isinstance(a, torch.nn.Module)]
+    modes = {p: bool(a.training) for p, a in models}
+    per_module = {}
+    for p, a in models:
+        flags = [bool(m.training) for m in a.modules()]
+        if len(set(flags)) > 1:
+            per_module[p] = flags
 
     first = _first_tensor(value)
     grads: tuple[torch.Tensor | None, ...] = ()
@@ -184,6 +203,7 @@ def invoke(
         mutated_args=tuple(mutated),
         global_rng_changed=rng_changed,
         model_modes=modes,
+        module_modes=per_module,
         result_requires_grad=_any_requires_grad(value),
         model_forward_with_grad=grad_seen,
         result_aliases=_aliases(value, args, kwargs),

@@ -114,11 +114,32 @@ def spec_header(model: torch.nn.Module) -> dict[str, Any]:
     """The JSON-able half of ``model_to_spec(model)`` (a new dict on every call)."""
     if not isinstance(model, TinyLM):
         raise TypeError(f"only TinyLM models can be sent, got {type(model).__name__}")
-    return {
+    header = {
         "format": SPEC_FORMAT,
         "config": asdict(model.config),
         "training": bool(model.training),
     }
+    modes = module_modes(model)
+    if len(set(modes)) > 1:  # only a model in mixed modes carries every module's flag
+        header["modes"] = modes
+    return header
+
+
+def module_modes(model: torch.nn.Module) -> list[bool]:
+    """The ``training`` flag of every module, in ``model.modules()`` order."""
+    return [bool(m.training) for m in model.modules()]
+
+
+def set_module_modes(model: torch.nn.Module, modes: Any) -> bool:
+    """Give every module of `model` its flag from `modes` (``module_modes`` order); False,
+    changing nothing, unless `modes` is a list of exactly that many bools."""
+    modules = list(model.modules())
+    if not (isinstance(modes, list) and len(modes) == len(modules)
+            and all(isinstance(f, bool) for f in modes)):  # fmt: skip
+        return False
+    for m, flag in zip(modules, modes, strict=True):
+        m.training = flag
+    return True
 
 
 def model_from_spec(
@@ -148,6 +169,9 @@ def model_from_spec(
     training = header.get("training")
     if not isinstance(training, bool):
         raise ValueError("model spec: 'training' must be a bool")
+    modes = header.get("modes")
+    if modes is not None and not (isinstance(modes, list) and len(modes) <= _MAX_MODULES):
+        raise ValueError("model spec: 'modes' must be a list of module flags")
     if _param_count(config) > MAX_SPEC_PARAMS:
         raise ValueError(f"model spec: more than {MAX_SPEC_PARAMS} parameters")
 
@@ -174,7 +198,7 @@ def model_from_spec(
             )
     state = {name: t.detach().clone().cpu() for name, t in tensors.items()}
     if model is None:
-        return _instantiate(
+        model = _instantiate(
             template,
             config,
             state,
@@ -182,8 +206,15 @@ def model_from_spec(
             attention_fn or sandbox_attention,
             training=training,
         )
-    model.load_state_dict(state, strict=True, assign=True)  # assign keeps the sent dtype
-    return model.train(training)
+    else:
+        model.load_state_dict(state, strict=True, assign=True)  # assign keeps the sent dtype
+        model.train(training)
+    if modes is not None and not set_module_modes(model, modes):
+        raise ValueError("model spec: 'modes' does not match the model's modules")
+    return model
+
+
+_MAX_MODULES = 4096
 
 
 def _param_count(config: TinyLMConfig) -> int:

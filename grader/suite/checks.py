@@ -24,22 +24,32 @@ MAX_MESSAGE_CHARS = 4000
 class GradeFailure(AssertionError):
     """A failed check: `message` is for the student, `diagnoses` are misconception ids."""
 
-    def __init__(self, message: str, diagnoses: Sequence[str] = ()) -> None:
+    def __init__(self, message: str, diagnoses: Sequence[str] = (), subject: Any = None) -> None:
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[: MAX_MESSAGE_CHARS - 20] + " ... (message cut)"
         super().__init__(message)
         self.message = message
         self.diagnoses = tuple(diagnoses)
+        self.subject = subject  # the student value the check looked at (names its call)
+
+    def naming(self, call: str) -> str:
+        """The message with `call` (which call of the student's code this was) after its
+        first line, so settings such as ``temperature=0.0`` are visible."""
+        if not call:
+            return self.message
+        head, sep, rest = self.message.partition("\n")
+        return f"{head}\n  ({call}){sep}{rest}"
 
 
-def fail(message: str, diagnoses: Iterable[str] = ()) -> None:
+def fail(message: str, diagnoses: Iterable[str] = (), *, subject: Any = None) -> None:
     """Fail the current test with a student-facing message and optional misconception ids.
 
     When misconception ids are given, their catalogue explanation and hint are appended to the
     message, so the student reads what the observed values point to and what to change.
+    `subject`: the student value that failed; the report names the call that returned it.
     """
     ids = tuple(dict.fromkeys(diagnoses))
-    raise GradeFailure(message + explain(ids), ids)
+    raise GradeFailure(message + explain(ids), ids, subject)
 
 
 def explain(diagnoses: Iterable[str]) -> str:
@@ -129,19 +139,21 @@ def check_tensor(
     `check_tuple`) first, so an odd return is the student's failed test, never a grader error.
     """
     if not isinstance(got, torch.Tensor):
-        fail(f"{what} should return a torch.Tensor, but returned {type(got).__name__}: {show(got)}")
+        kind = type(got).__name__
+        fail(f"{what} should return a torch.Tensor, but returned {kind}: {show(got)}", subject=got)
     if shape is not None and tuple(got.shape) != tuple(shape):
-        fail(f"{what} returned shape {tuple(got.shape)}; expected {tuple(shape)}")
+        fail(f"{what} returned shape {tuple(got.shape)}; expected {tuple(shape)}", subject=got)
     if dim is not None and got.dim() != dim:
-        fail(f"{what} must return a {dim}-D tensor, got shape {tuple(got.shape)}")
+        fail(f"{what} must return a {dim}-D tensor, got shape {tuple(got.shape)}", subject=got)
     if dtype is not None:
         allowed = (dtype,) if isinstance(dtype, torch.dtype) else tuple(dtype)
         if got.dtype not in allowed:
             names = " or ".join(str(d).removeprefix("torch.") for d in allowed)
-            fail(f"{what} returned dtype {str(got.dtype).removeprefix('torch.')}; expected {names}")
+            have = str(got.dtype).removeprefix("torch.")
+            fail(f"{what} returned dtype {have}; expected {names}", subject=got)
     if finite and got.is_floating_point() and not torch.isfinite(got).all():
         bad = (~torch.isfinite(got)).nonzero()[0].tolist()
-        fail(f"{what} contains NaN or inf (first at index {bad}): {show(got)}")
+        fail(f"{what} contains NaN or inf (first at index {bad}): {show(got)}", subject=got)
     return got
 
 
@@ -185,17 +197,54 @@ def assert_close(
         if not reveal:
             msg = _concealed(what, got, g, idx, bad)
         elif want.dim() == 0:
-            msg = f"{what} is wrong: expected {w.item():.6g}, got {g.item():.6g}."
+            ws, gs = distinct(w.item(), g.item())
+            msg = f"{what} is wrong: expected {ws}, got {gs}."
         else:
+            ws, gs = distinct(w[idx].item(), g[idx].item())
             msg = (
-                f"{what} is wrong: at index {list(idx)} expected {w[idx].item():.6g}, "
-                f"got {g[idx].item():.6g} ({int(bad.sum())} of {bad.numel()} values differ)."
+                f"{what} is wrong: at index {list(idx)} expected {ws}, "
+                f"got {gs} ({int(bad.sum())} of {bad.numel()} values differ)."
             )
+        if reveal and want.is_floating_point():
+            msg += _differences(g, w, bad, rtol, atol)
         if reveal and 1 < want.numel() <= 64:
             msg += f"\n  expected: {show(want)}\n  got:      {show(got)}"
         if hint:
             msg += f"\n  {hint}"
-        fail(msg, diagnoses)
+        fail(msg, diagnoses, subject=got)
+
+
+def distinct(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` with 6 significant digits, or as many more as it takes for different
+    values never to print alike (3.02892 vs 3.02892 becomes 3.028920 vs 3.028921)."""
+    sa, sb = f"{a:.6g}", f"{b:.6g}"
+    if sa != sb or a == b or (math.isnan(a) and math.isnan(b)):
+        return sa, sb
+    for digits in range(7, 18):  # '#' keeps trailing zeros: both show the same digit count
+        sa, sb = f"{a:#.{digits}g}", f"{b:#.{digits}g}"
+        if sa != sb:
+            return sa, sb
+    return repr(a), repr(b)
+
+
+def _differences(g: torch.Tensor, w: torch.Tensor, bad: torch.Tensor, rtol: float,
+                 atol: float) -> str:  # fmt: skip
+    """Max abs / rel difference over the finite pairs, and the tolerance used."""
+    finite = torch.isfinite(g) & torch.isfinite(w)
+    nonfinite = bad & ~finite
+    if not bool((bad & finite).any()):  # only NaN/inf differ: a finite difference says nothing
+        return (f"\n  {int(nonfinite.sum())} value(s) differ by being NaN/inf where the other is "
+                f"not (tolerance: rtol={rtol:g}, atol={atol:g})")
+    diff = (g - w).abs()[finite]
+    scale = w.abs()[finite]
+    nonzero = scale > 0  # a relative difference to an expected 0 means nothing
+    rel = (f", max rel diff {(diff[nonzero] / scale[nonzero]).max().item():.3g}"
+           if bool(nonzero.any()) else "")  # fmt: skip
+    text = (f"\n  max abs diff {diff.max().item():.3g}{rel}; tolerance: |got - expected| <= "
+            f"atol + rtol * |expected| with rtol={rtol:g}, atol={atol:g}")  # fmt: skip
+    if bool(nonfinite.any()):
+        text += f" ({int(nonfinite.sum())} more differ by being NaN/inf)"
+    return text
 
 
 def _concealed(what: str, got: torch.Tensor, g: torch.Tensor, idx: tuple, bad: torch.Tensor) -> str:
@@ -211,7 +260,7 @@ def assert_equal(got: Any, want: Any, *, what: str, diagnoses: Iterable[str] = (
     if isinstance(want, torch.Tensor):
         assert_close(got, want, what=what, rtol=0, atol=0, diagnoses=diagnoses)
     elif got != want:
-        fail(f"{what}: expected {show(want)}, got {show(got)}", diagnoses)
+        fail(f"{what}: expected {show(want)}, got {show(got)}", diagnoses, subject=got)
 
 
 # ----------------------------------------------------------------------------- added helpers
@@ -244,7 +293,7 @@ def check_close(
                 ids = tuple(diagnose())
             except Exception:  # noqa: BLE001 - diagnosis is best effort, the failure stands
                 ids = ()
-        fail(exc.message, ids)
+        fail(exc.message, ids, subject=exc.subject)
 
 
 def check_effects(

@@ -176,6 +176,9 @@ class GradingPlugin:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
         evidence.take()  # start this test's record of diagnosis evidence
+        forget = getattr(self._student, "forget_calls", None)
+        if forget is not None:
+            forget()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -224,8 +227,10 @@ class GradingPlugin:
         if isinstance(exc, StudentError):
             return TestResult(score=0.0, status=exc.status, message=exc.message, **common)
         if isinstance(exc, GradeFailure):
+            describe = getattr(self._student, "describe_call", None)
+            message = exc.naming(describe(exc.subject)) if describe is not None else exc.message
             return TestResult(
-                score=0.0, status="failed", message=exc.message, diagnoses=exc.diagnoses, **common
+                score=0.0, status="failed", message=message, diagnoses=exc.diagnoses, **common
             )
         if isinstance(exc, AssertionError):
             return TestResult(score=0.0, status="failed", message=str(exc)[:2000], **common)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import re
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -20,6 +22,7 @@ import torch
 from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke
+from grader.sandbox.models import set_module_modes
 from grader.suite.cases import FIXED_CASES, Cases
 
 PART_MODULES = ("masks", "corruption", "losses", "generation")
@@ -83,6 +86,37 @@ class _Side:
 
     last_effects: Effects | None = None
     cases: Cases = FIXED_CASES
+    _calls: deque | None = None  # the last few (module, function, args, kwargs, value)
+
+    def _remember(self, module: str, function: str, args, kwargs, results: tuple) -> None:
+        """Keep references (no copies: rendered only if a check fails) to the last calls and
+        what they returned (the value, then any gradients)."""
+        if self._calls is None:
+            self._calls = deque(maxlen=_REMEMBERED_CALLS)
+        # a model's modes are summarised now: the call may change them (and the proxy does)
+        args = tuple(_Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+                     for a in args)  # fmt: skip
+        kwargs = {k: _Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+                  for k, a in kwargs.items()}  # fmt: skip
+        self._calls.append((module, function, args, kwargs, results))
+
+    def forget_calls(self) -> None:
+        """Start a new test: calls of an earlier test are never named in its messages."""
+        self._calls = None
+
+    def describe_call(self, value: Any = None) -> str:
+        """The call that returned `value` (or one of its items) as a student reads it, e.g.
+        ``sample_next_token(logits: float32[2, 7], temperature=0.0, generator=<seeded 123>)``;
+        the latest call when `value` is none of the remembered results; '' before any call."""
+        if not self._calls:
+            return ""
+        calls = list(self._calls)
+        chosen = next((c for c in reversed(calls)
+                       if value is not None and any(_holds(r, value) for r in c[4])),
+                      None)  # fmt: skip
+        label = "the call" if chosen is not None else "your code's last call"
+        module, function, args, kwargs, _ = chosen or calls[-1]
+        return f"{label}: {format_call(module, function, args, kwargs)}"
 
     def once(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` at most once per proxy (a StudentProxy is one submission): later
@@ -114,7 +148,12 @@ class _Side:
                 target.set_state(gen.get_state())
         for path, training in res.effects.model_modes.items():
             target = _lookup(path, args, kwargs)
-            if isinstance(target, torch.nn.Module) and target.training != training:
+            if not isinstance(target, torch.nn.Module):
+                continue
+            flags = res.effects.module_modes.get(path)
+            if flags is not None and set_module_modes(target, flags):
+                continue  # the modules ended in mixed modes: each gets its own flag back
+            if any(m.training != training for m in target.modules()):
                 target.train(training)
         self.last_effects = res.effects
         return res
@@ -134,6 +173,7 @@ class StudentProxy(_Side):
         res = self.session.call(
             module, function, tuple(args), dict(kwargs), grad_wrt=grad_wrt, grad_output=grad_output
         )
+        self._remember(module, function, args, kwargs, (res.value, *res.grads))
         return self._finish(res, args, kwargs)
 
     def model_forward(
@@ -146,6 +186,9 @@ class StudentProxy(_Side):
         res = self.session.call(
             "__grader__", "model_forward", (model, input_ids, attention_mask), {}, needs=("masks",)
         )
+        self._remember("__grader__", "TinyLM forward with your masks", (model,),
+                       {"input_ids": input_ids, "attention_mask": attention_mask},
+                       (res.value,))  # fmt: skip
         return self._finish(res, (model, input_ids, attention_mask), {}).value
 
     def has_part(self, module: str) -> bool:
@@ -225,6 +268,70 @@ class ReferenceProxy(_Side):
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
+
+
+# ----------------------------------------------------------------------------- naming a call
+
+_REMEMBERED_CALLS = 8
+_CALL_CHARS = 400
+
+
+def _holds(result: Any, value: Any) -> bool:
+    """`value` is the result itself or one of its top-level items (identity, not equality)."""
+    if result is value:
+        return True
+    items = result.values() if isinstance(result, dict) else result
+    return isinstance(items, (tuple, list, type({}.values()))) and any(v is value for v in items)
+
+
+class _Summary(str):
+    """An argument already rendered (a model, as it was when the call began)."""
+
+
+def summarise(x: Any, depth: int = 0) -> str:
+    """A compact, address-free rendering of an argument: tensors by dtype and shape
+    (``float32[2, 7]``), generators by seed, models by class and mode, scalars by repr."""
+    if isinstance(x, _Summary):
+        return str(x)
+    if isinstance(x, torch.Tensor):
+        return f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}"
+    if isinstance(x, torch.Generator):
+        return f"<seeded {x.initial_seed()}>"
+    if isinstance(x, torch.nn.Module):
+        modes = {m.training for m in x.modules()}
+        mode = "mixed modes" if len(modes) > 1 else ("train mode" if x.training else "eval mode")
+        return f"<{type(x).__name__}, {mode}>"
+    if isinstance(x, (tuple, list)) and depth < 2:
+        inner = ", ".join(summarise(v, depth + 1) for v in x[:8]) + (", ..." if len(x) > 8 else "")
+        return f"({inner})" if isinstance(x, tuple) else f"[{inner}]"
+    if isinstance(x, (bool, int, float, str, type(None), torch.dtype)):
+        return repr(x)[:60]
+    return f"<{type(x).__name__}>"
+
+
+def _parameter_names(module: str, function: str) -> list[str]:
+    """The contract's parameter names (from the handout stub), [] when unknown."""
+    if module not in PART_MODULES:
+        return []
+    try:
+        fn = getattr(importlib.import_module(f"exercises.{module}"), function)
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # fmt: skip
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return []
+
+
+def format_call(module: str, function: str, args: tuple, kwargs: dict) -> str:
+    """``function(name: summary, ..., key=summary)``, at most a few hundred characters."""
+    names = _parameter_names(module, function)
+    parts = [
+        f"{names[i]}: {summarise(a)}" if i < len(names) and isinstance(a, torch.Tensor)
+        else (f"{names[i]}={summarise(a)}" if i < len(names) else summarise(a))
+        for i, a in enumerate(args)
+    ]  # fmt: skip
+    parts += [f"{k}={summarise(v)}" for k, v in kwargs.items()]
+    text = f"{function}({', '.join(parts)})"
+    return text if len(text) <= _CALL_CHARS else text[: _CALL_CHARS - 4] + " ...)"
 
 
 # ----------------------------------------------------------------------------- reference memo
@@ -357,11 +464,11 @@ def _model_key(model: Any) -> tuple:
 
 
 def _spec_key(model: Any) -> tuple:
-    """What `model_forward` uses of the model: exactly its spec (config, train flag, weights)."""
+    """What `model_forward` uses of the model: exactly its spec (config, train flags, weights)."""
     if not _trusted_tinylm(model):
         raise _Unkeyable
-    return ("spec", tuple(sorted(asdict(model.config).items())), bool(model.training),
-            _weights_key(model))  # fmt: skip
+    return ("spec", tuple(sorted(asdict(model.config).items())),
+            tuple(m.training for m in model.modules()), _weights_key(model))  # fmt: skip
 
 
 def _context_key() -> tuple:
@@ -502,6 +609,7 @@ def _copy_effects(e: Effects) -> Effects:
         mutated_args=tuple(e.mutated_args),
         global_rng_changed=e.global_rng_changed,
         model_modes=dict(e.model_modes),
+        module_modes={k: list(v) for k, v in e.module_modes.items()},
         result_requires_grad=e.result_requires_grad,
         model_forward_with_grad=dict(e.model_forward_with_grad),
     )

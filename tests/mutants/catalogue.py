@@ -49,7 +49,7 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      "fill with -inf and no zeroing: fully-masked rows are NaN",
      [("torch.where(mask, scores, torch.finfo(compute).min)", "torch.where(mask, scores, float(\"-inf\"))"),
       ("        weights = torch.where(mask, weights, 0.0)\n", "        pass\n")]),
-    ("nan_on_empty_rows_nan_to_num", "masks", "nan_on_empty_rows",
+    ("nan_on_empty_rows_nan_to_num", "masks", "nan_gradient_on_empty_rows",
      "additive -inf bias, then nan_to_num: finite forward, NaN gradients on fully-masked rows",
      [("scores = torch.where(mask, scores, torch.finfo(compute).min)",
        "scores = scores + torch.zeros_like(scores).masked_fill(~mask, float(\"-inf\"))"),
@@ -207,6 +207,10 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
        "    n_pick = torch.round(eligible.sum(-1, keepdim=True) * mlm_probability).long()\n"
        "    rank = u.argsort(dim=-1).argsort(dim=-1)\n"
        "    selected = eligible & (rank < n_pick)")]),
+    ("no_ordinary_id_unchecked", "corruption", "none",
+     "a vocabulary with no ordinary id is not refused with ValueError",
+     [("    if ordinary.numel() == 0:\n        raise ValueError(\"every id in [0, vocab_size) is "
+       "special: nothing to draw from\")\n", "")]),
     ("probability_unchecked", "corruption", "none", "mlm_probability outside [0, 1] accepted",
      [("    if not 0.0 <= mlm_probability <= 1.0:\n        raise ValueError(f\"mlm_probability must be in [0, 1], got {mlm_probability}\")\n",
        "")]),
@@ -234,6 +238,11 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
     ("mode_not_restored", "generation", "mode_not_restored", "modes never restored",
      [("        for m, mode in zip(modules, modes, strict=True):\n            m.training = mode\n",
        "        pass\n")]),
+    ("mode_restored_top_level_only", "generation", "mode_not_restored",
+     "only the top module's mode is restored (model.train(mode)): submodules in another mode "
+     "come back in the top module's",
+     [("        for m, mode in zip(modules, modes, strict=True):\n            m.training = mode\n",
+       "        if modules:\n            modules[0].train(modes[0])\n")]),
     ("grad_enabled_in_generation", "generation", "grad_enabled_in_generation", "no torch.no_grad()",
      [("        with torch.no_grad():\n            yield\n", "        yield\n")]),
     ("top_p_drops_crossing", "generation", "top_p_drops_crossing", "keeps only cumulative <= p",

@@ -496,6 +496,7 @@ def test_split_rows_independent(student):
 
 
 FEW = {"V": 7, "ids": 4 + torch.randint(3, (256, 80), generator=_gen(99))}  # ordinary: 4, 5, 6
+FEW_SPECIALS = [s for s in SPECIALS if s < FEW["V"]]  # the contract: special ids lie in [0, V)
 
 
 @pytest.mark.points(1)
@@ -505,7 +506,7 @@ def test_split_with_few_ordinary_ids(student):
     draw a special id ([MASK] included) shows here."""
     ids = FEW["ids"]
     inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=FEW["V"],
-                           special_token_ids=SPECIALS, mlm_probability=1.0,
+                           special_token_ids=FEW_SPECIALS, mlm_probability=1.0,
                            generator=_gen(41))  # fmt: skip
     n = ids.numel()
     if not bool((labels == ids).all()):
@@ -616,7 +617,8 @@ def test_edge_cases(student, reference, cases, case):
 
 @pytest.mark.points(0.5)
 def test_contract_errors(student, reference):
-    """An mlm_probability outside [0, 1] raises the documented ValueError."""
+    """An mlm_probability outside [0, 1], and a vocabulary with no ordinary id (nothing to
+    draw a random replacement from), raise the documented ValueError."""
     require_working(student, reference, "corruption.mask_tokens")
     ids = torch.tensor([[CLS, 7, 8, 9, SEP]])
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
@@ -624,3 +626,9 @@ def test_contract_errors(student, reference):
         check_raises(lambda p=p: student.corruption.mask_tokens(
             ids, mlm_probability=p, generator=_gen(0), **kw), "ValueError",
             what=f"mask_tokens(mlm_probability={p})")  # fmt: skip
+    only_specials = [PAD, CLS, SEP, MASK]  # vocab_size=4: every id is special
+    check_raises(lambda: student.corruption.mask_tokens(
+        torch.tensor([[CLS, MASK, SEP, PAD]]), mask_token_id=MASK, vocab_size=4,
+        special_token_ids=only_specials, mlm_probability=0.5, generator=_gen(0)), "ValueError",
+        what="mask_tokens with vocab_size=4 and special_token_ids=[0, 1, 2, 3] (no ordinary "
+             "id to draw a random replacement from)")  # fmt: skip

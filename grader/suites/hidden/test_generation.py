@@ -223,6 +223,32 @@ def test_greedy_restores_model_mode(student, reference):
     if model.training:
         fail("greedy_generate received the model in eval mode and left it in train mode; "
              "restore the mode it was given in.", ["mode_not_restored"])  # fmt: skip
+    _check_mixed_modes_restored(student, "greedy_generate", (torch.tensor([[3, 17, 8]]), 1))
+
+
+def _mixed_mode_model() -> torch.nn.Module:
+    """The dropout model in eval mode except its first block and its dropout layers (a model
+    partly frozen for fine-tuning looks like this): its modules are in mixed modes."""
+    model = _dropout_model(training=False)
+    model.blocks[0].train(True)
+    for m in model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.train(True)
+    return model
+
+
+def _check_mixed_modes_restored(student, function: str, args: tuple) -> None:
+    """Generation puts every submodule back in its own mode, not the top module's."""
+    model = _mixed_mode_model()
+    before = {name: m.training for name, m in model.named_modules()}
+    getattr(student.generation, function)(model, *args)
+    changed = [name or "(the model)" for name, m in model.named_modules()
+               if m.training != before[name]]  # fmt: skip
+    if changed:
+        fail(f"{function} received a model whose modules were in mixed train/eval modes and "
+             f"did not restore each one: {', '.join(changed[:6])}"
+             f"{' ...' if len(changed) > 6 else ''} came back in the other mode.",
+             ["mode_not_restored"])  # fmt: skip
 
 
 # ============================================================================ seeded sampling
@@ -594,6 +620,7 @@ def test_prefix_consistency_gap_restores_mode(student, reference):
     if not model.training:
         fail("prefix_consistency_gap left a train-mode model in eval mode; restore its mode.",
              ["mode_not_restored"])  # fmt: skip
+    _check_mixed_modes_restored(student, "prefix_consistency_gap", (torch.tensor([[3, 17, 8]]),))
     if not bool((got.abs() <= 1e-5).all()):
         ids = torch.tensor([[3, 17, 8, 20]])
         fail(f"prefix_consistency_gap of a causal model (given in train mode, dropout 0.3) should "
