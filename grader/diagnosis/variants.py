@@ -657,6 +657,25 @@ for _mid, _kw in _GEN_KNOBS:
     variant("generation.sample_generate", _mid)(_sampled)
 
 
+def _argmax_of_divided(logits: Tensor) -> Tensor:
+    """The greedy pick of logits divided by a temperature of 0 (x / 0: +-inf, NaN for 0)."""
+    x = logits.to(torch.promote_types(logits.dtype, torch.float32))
+    return (x / 0.0).argmax(-1)
+
+
+@variant("generation.sample_next_token", "divided_by_temperature_zero",
+         applies=lambda logits, temperature=1.0, **_: temperature == 0)  # fmt: skip
+def _next_divided_by_zero(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    return _argmax_of_divided(logits)
+
+
+@variant("generation.sample_generate", "divided_by_temperature_zero",
+         applies=lambda *a, temperature=1.0, **_: temperature == 0)  # fmt: skip
+def _generate_divided_by_zero(model, input_ids, max_new_tokens, *, temperature=1.0, top_k=None,
+                              top_p=None, generator=None, eos_token_id=None):  # fmt: skip
+    return generate(model, input_ids, max_new_tokens, _argmax_of_divided, eos_token_id)
+
+
 def gap(model: Any, input_ids: Tensor, *, offset: int = 0, reduce: str = "max_abs") -> Tensor:
     """prefix_consistency_gap with knobs: prefix length off by ``offset``, other reductions."""
     T = input_ids.size(1)

@@ -520,7 +520,9 @@ def test_temperature_zero_is_argmax(student, cases):
                           for i, row in enumerate(wide)])  # fmt: skip
     got = student.generation.sample_next_token(logits, temperature=0.0, generator=_gen(0))
     want = logits.argmax(-1)  # the first (lowest) id among tied maxima
-    check_close(got, want, what="sample_next_token(temperature=0) (ties go to the lowest id)")
+    check_close(got, want, what="sample_next_token(temperature=0) (ties go to the lowest id)",
+                diagnose=lambda: matching("generation.sample_next_token", got, (logits,),
+                                          {"temperature": 0.0}, want=want))  # fmt: skip
 
 
 @pytest.mark.points(0.5)
