@@ -3,9 +3,13 @@ evidence is consistent with it."""
 
 from __future__ import annotations
 
-from grader.diagnosis import explain_ids
+import torch
+
+from grader.diagnosis import evidence, explain_ids, variants
 from grader.diagnosis.evidence import Evidence, prune
+from grader.diagnosis.variants import matching
 from grader.report import TestResult as _Result
+from grader.suite.checks import check_close
 
 
 def _failed(tid: str, *ids: str) -> _Result:
@@ -51,3 +55,65 @@ def test_the_broader_explanation_wins_where_both_fit():
     assert out[1].diagnoses == ("top_k_off_by_one",)
     tie = [_failed("a", "x", "y"), _failed("b", "x", "y")]
     assert prune(tie, {})[0].diagnoses == ("x", "y")  # equal support: both stay
+
+
+# ---------------------------------------------------------------- passing checks are evidence
+
+
+def _passed(tid: str) -> _Result:
+    return _Result(id=tid, part="masks", name=tid, score=1.0, max_score=1.0, status="passed")
+
+
+def _deferred_matching(function: str, got, args, want):
+    return lambda: matching(function, got, args, want=want)
+
+
+def test_a_passing_check_refutes_a_named_model_that_would_have_failed_it():
+    """A top-left-aligned causal mask: on a 2x3 case it looks like 'diagonal excluded' too, but
+    it passes the square 3x3 case, which a mask without its diagonal fails."""
+    student = variants.CAUSAL_VARIANTS["top_left_alignment:_top_left"]
+    got = student(2, 3)
+    found = variants.matching(F, got, (2, 3), want=variants.correct_causal(2, 3))
+    assert set(found) == {"diagonal_excluded", "top_left_alignment"}
+    failing = evidence.take()
+    square = student(3, 3)
+    assert torch.equal(square, variants.correct_causal(3, 3))
+    ev = Evidence(deferred=[_deferred_matching(F, square, (3, 3), variants.correct_causal(3, 3))])
+    results = [_failed("a", *found), _passed("b")]
+    a, b = prune(results, {"a": failing, "b": ev})
+    assert a.diagnoses == ("top_left_alignment",)
+    assert a.message == "wrong" + explain_ids(["top_left_alignment"])
+    assert b == results[1]
+
+
+def test_an_id_with_one_model_like_the_correct_answer_is_not_refuted_by_a_passing_check():
+    """'ignores the causal flag' has two models (always causal, never causal): a causal case
+    that passes cannot tell the first from a correct mask, so it refutes neither."""
+    am = torch.tensor([[1, 1, 0]])
+    want = variants._build(am, 3, True)
+    ev = Evidence(deferred=[lambda: matching("masks.build_attention_mask", want.clone(),
+                                             (am, 3, True), want=want)])  # fmt: skip
+    failing = Evidence(matched={("masks.build_attention_mask", "ignores_causal_flag")})
+    a, _ = prune([_failed("a", "ignores_causal_flag"), _passed("b")], {"a": failing, "b": ev})
+    assert a.diagnoses == ("ignores_causal_flag",)
+
+
+def test_deferred_diagnoses_run_only_when_a_failure_named_something_and_only_for_its_ids():
+    calls: list[object] = []
+    thunk = lambda: calls.append(evidence.focus())  # noqa: E731
+    passed = [_passed("a"), _passed("b")]
+    prune(passed, {"a": Evidence(deferred=[thunk]), "b": Evidence(deferred=[thunk])})
+    plain = _Result(id="c", part="masks", name="c", score=0.0, max_score=1.0, status="failed",
+                    message="wrong")  # fmt: skip
+    prune([*passed, plain], {"a": Evidence(deferred=[thunk])})
+    assert calls == []  # a correct submission (or nothing named) evaluates nothing
+    prune([*passed, _failed("c", "diagonal_excluded")], {"a": Evidence(deferred=[thunk])})
+    assert calls == [frozenset({"diagonal_excluded"})]
+    assert evidence.focus() is None
+
+
+def test_check_close_defers_its_diagnosis_when_it_passes():
+    evidence.take()
+    ran: list[int] = []
+    check_close(torch.ones(2), torch.ones(2), what="x", diagnose=lambda: ran.append(1) or [])
+    assert ran == [] and len(evidence.take().deferred) == 1

@@ -250,6 +250,20 @@ def test_mutants_are_diagnosed(mutant_reports):
     assert rate >= MIN_DIAGNOSIS_RATE, f"diagnosis rate {rate:.0%} < 80%\n{table}"
 
 
+# Mutants named exactly: what each failure names is its own mistake and nothing else. A passing
+# test used to count for nothing, so ignoring top_p was named "top-k off by one" (it fits the
+# one case that combines both); a model was refuted by a passing check it cannot fail.
+NAMED_EXACTLY = ("top_p_ignored", "top_k_off_by_one", "missing_scale", "softmax_wrong_axis",
+                 "divides_by_temperature_zero", "weak_mask_constant")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NAMED_EXACTLY)
+def test_these_mutants_are_named_and_nothing_else(mutant_reports, name):
+    r = mutant_reports[name]
+    named = {d for t in r.tests for d in t.diagnoses}
+    assert named == {MANIFEST[name]["diagnosis"]}, (name, _failures(r))
+
+
 def test_diagnosed_failures_explain_themselves(mutant_reports):
     """A named misconception comes with its explanation and hint in the message itself, and a
     failed check says what was expected and what came back."""

@@ -129,8 +129,12 @@ def matching(
         w = None if want is None else project(want)
     except Exception:  # noqa: BLE001 - a student value that cannot even be projected
         return []
+    focus = evidence.focus()
+    if focus is not None:  # a deferred diagnosis: only the ids named elsewhere matter
+        only = set(focus) if only is None else only & focus
     found: list[str] = []
     evaluated: set[str] = set()  # ids with a model that differs from the correct output here
+    like_correct: set[str] = set()  # ids with a model that gives the correct output here
     key = memo.inputs_key(function, args, kwargs)
     for i, (mid, fn) in enumerate(variants_for(function)):
         if mid in found or (only is not None and mid not in only):
@@ -145,13 +149,23 @@ def matching(
         except Exception:  # noqa: BLE001 - a variant that fails on these inputs explains nothing
             continue
         if w is not None and same(out, w, rtol=rtol, atol=atol):
+            like_correct.add(mid)
             continue
         evaluated.add(mid)
         if same(g, out, rtol=rtol, atol=atol):
             found.append(mid)
     if w is not None:  # without the correct output, a non-match proves nothing
-        evidence.record(function, found, evaluated - set(found))
+        passed = same(g, w, rtol=rtol, atol=atol)
+        evidence.record(function, found, _refuted(evaluated, found, like_correct, passed))
     return found
+
+
+def _refuted(evaluated: set[str], found: list[str], like_correct: set[str],
+             passed: bool) -> set[str]:  # fmt: skip
+    """The ids none of whose models fits the observation. A model that gives the correct
+    output here fits a check that passed (and no failed one): the same id may have another
+    model (keeps k+1 vs k-1 tokens) that this check cannot tell from the correct one."""
+    return evaluated - set(found) - (like_correct if passed else set())
 
 
 @contextmanager
@@ -425,13 +439,17 @@ def model_forward_matching(
     """Ids whose TinyLM (same weights, one wrong mask/attention piece) gives logits ``got``."""
     from grader.sandbox.models import model_from_spec, model_to_spec
 
+    focus = evidence.focus()
+    if focus is not None and not any(mid in focus for mid, _, _ in model_variants()):
+        return []
     header, tensors = model_to_spec(model)
     copy = model_from_spec(header, tensors)  # one rebuilt copy; its two functions are swapped
     found: list[str] = []
     evaluated: set[str] = set()
+    like_correct: set[str] = set()
     key = memo.inputs_key("model_forward", header, tensors, input_ids, attention_mask)
     for i, (mid, mask_fn, attention_fn) in enumerate(model_variants()):
-        if mid in found:
+        if mid in found or (focus is not None and mid not in focus):
             continue
 
         def run(mask_fn=mask_fn, attention_fn=attention_fn):
@@ -444,12 +462,14 @@ def model_forward_matching(
         except Exception:  # noqa: BLE001
             continue
         if want is not None and same(out, want, rtol=rtol, atol=atol):
+            like_correct.add(mid)
             continue
         evaluated.add(mid)
         if same(got, out, rtol=rtol, atol=atol):
             found.append(mid)
     if want is not None:
-        evidence.record("model_forward", found, evaluated - set(found))
+        passed = same(got, want, rtol=rtol, atol=atol)
+        evidence.record("model_forward", found, _refuted(evaluated, found, like_correct, passed))
     return found
 
 
@@ -637,6 +657,25 @@ for _mid, _kw in _GEN_KNOBS:
     variant("generation.sample_generate", _mid)(_sampled)
 
 
+def _argmax_of_divided(logits: Tensor) -> Tensor:
+    """The greedy pick of logits divided by a temperature of 0 (x / 0: +-inf, NaN for 0)."""
+    x = logits.to(torch.promote_types(logits.dtype, torch.float32))
+    return (x / 0.0).argmax(-1)
+
+
+@variant("generation.sample_next_token", "divided_by_temperature_zero",
+         applies=lambda logits, temperature=1.0, **_: temperature == 0)  # fmt: skip
+def _next_divided_by_zero(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    return _argmax_of_divided(logits)
+
+
+@variant("generation.sample_generate", "divided_by_temperature_zero",
+         applies=lambda *a, temperature=1.0, **_: temperature == 0)  # fmt: skip
+def _generate_divided_by_zero(model, input_ids, max_new_tokens, *, temperature=1.0, top_k=None,
+                              top_p=None, generator=None, eos_token_id=None):  # fmt: skip
+    return generate(model, input_ids, max_new_tokens, _argmax_of_divided, eos_token_id)
+
+
 def gap(model: Any, input_ids: Tensor, *, offset: int = 0, reduce: str = "max_abs") -> Tensor:
     """prefix_consistency_gap with knobs: prefix length off by ``offset``, other reductions."""
     T = input_ids.size(1)
@@ -718,6 +757,8 @@ def sampling_distribution(
     x = logits.to(torch.promote_types(logits.dtype, torch.float32))
     if temperature == 0 or how == "argmax":
         return F.one_hot(x.argmax(-1), x.size(-1)).to(x.dtype)
+    if how == "top_p_ignored":
+        top_p = None
     k_used = top_k
     if how == "top_k_plus_one" and top_k is not None:
         k_used = top_k + 1
@@ -753,6 +794,7 @@ SAMPLING_VARIANTS: dict[str, list[str]] = {
     "top_p_drops_crossing": ["drops_crossing"],
     "top_p_not_scattered": ["not_scattered"],
     "top_p_inverted": ["inverted"],
+    "top_p_ignored": ["top_p_ignored"],
     "filter_order": ["temperature_last", "top_p_before_top_k"],
 }
 """Misconception id -> the ``how`` values of ``sampling_distribution`` that model it."""

@@ -281,7 +281,8 @@ def check_close(
     """`assert_close`, but misconception ids are computed only on failure by ``diagnose()``.
 
     Use it with `grader.diagnosis.variants.matching` to name the known mistake whose output
-    equals what came back.
+    equals what came back. When the check passes, ``diagnose`` is kept for later
+    (`grader.diagnosis.evidence.defer`): a model that differs here would have failed it.
     """
     try:
         assert_close(got, want, what=what, rtol=rtol, atol=atol, check_dtype=check_dtype,
@@ -294,6 +295,10 @@ def check_close(
             except Exception:  # noqa: BLE001 - diagnosis is best effort, the failure stands
                 ids = ()
         fail(exc.message, ids, subject=exc.subject)
+    if diagnose is not None:
+        from grader.diagnosis import evidence
+
+        evidence.defer(diagnose)
 
 
 def check_effects(

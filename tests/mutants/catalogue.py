@@ -346,6 +346,15 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
     ("sampler_constant", "generation", "none", "sample_next_token returns id 0 for every row",
      [("return torch.multinomial(probs, 1, generator=generator).squeeze(-1)",
        "return torch.zeros(probs.shape[0], dtype=torch.int64)")]),
+    # (new mutants go last: bundles pair mutants of different parts by position, and each
+    # bundle's hidden inputs are drawn from its name, so inserting one re-draws the others)
+    ("top_p_ignored", "generation", "top_p_ignored",
+     "the nucleus is computed but its mask is never applied",
+     [("        probs = probs.masked_fill(drop, 0.0)\n", "")]),
+    ("divides_by_temperature_zero", "generation", "divided_by_temperature_zero",
+     "logits divided by the temperature before the temperature == 0 check (inf / NaN logits)",
+     [("    if temperature == 0:\n        return logits.argmax(dim=-1)  # greedy; ties -> lowest id\n",
+       "    scaled = logits / temperature\n    if temperature == 0:\n        return scaled.argmax(dim=-1)\n")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from grader.diagnosis import evidence
 from grader.diagnosis.variants import matching, model_forward_matching
 from grader.suite.checks import (
     check_broadcasts,
@@ -89,7 +90,8 @@ def _check_mask(got, want, *, what, function, args, project=None, full_shape=Non
             f"{what} returned shape {tuple(got.shape)}; expected {tuple(want.shape)}: {show(got)}",
             matching(function, got, args, want=want),
         )
-    if torch.equal(g, w):
+    if torch.equal(g, w):  # a passing comparison refutes the models that differ here
+        evidence.defer(lambda: matching(function, got, args, want=want, project=project))
         return
     idx = _first_mask_difference(g, w)
     qi, kj = idx[-2], idx[-1]
