@@ -12,11 +12,11 @@ from pathlib import Path
 import click
 
 from grader import __version__
+from grader.autograder import visibility_options
 from grader.errors import GraderError, InternalError
 from grader.loading import SubmissionError
 
 FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
-VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
 class _Group(click.Group):
@@ -97,20 +97,7 @@ def main() -> None:
     default=None,
     help="gradescope: Gradescope's submission_metadata.json (lateness is recorded).",
 )
-@click.option(
-    "--tests-visibility",
-    type=click.Choice(VISIBILITIES),
-    default="after_published",
-    show_default=True,
-    help="gradescope: when students see each hidden test's result.",
-)
-@click.option(
-    "--totals-visibility",
-    type=click.Choice(VISIBILITIES),
-    default="visible",
-    show_default=True,
-    help="gradescope: when students see part totals and the written-answer feedback.",
-)
+@visibility_options("gradescope: ")
 def grade(
     path: Path,
     fmt: str,

@@ -18,18 +18,16 @@ from pathlib import Path
 
 import pytest
 
+from exercises import TASKS
 from grader.batch.runner import _has_internal_error
 from grader.loading.model import Submission
 from grader.pipeline import GradeOptions, Grader
 
 ROOT = Path(__file__).resolve().parents[1]
-FUNCTIONS = {
-    "masks": ("causal_mask", "padding_mask", "build_attention_mask", "masked_attention"),
-    "corruption": ("mask_tokens",),
-    "losses": ("causal_lm_loss", "masked_lm_loss"),
-    "generation": ("greedy_generate", "sample_next_token", "sample_generate",
-                   "prefix_consistency_gap"),
-}  # fmt: skip
+# part -> its functions, in task order (exercises.TASKS is the one list of them)
+FUNCTIONS: dict[str, tuple[str, ...]] = {}
+for _part, _name in TASKS.values():
+    FUNCTIONS[_part] = (*FUNCTIONS.get(_part, ()), _name)
 # name -> expression of the odd value; `out` is what the real function returned
 ODD_VALUES = {
     "none": "None",

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from exercises import TASKS
 from grader.loading.model import Submission
 from grader.pipeline import GradeOptions, Grader
 from grader.suite.cases import Cases
@@ -34,13 +35,10 @@ from grader.suite.runner import run_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "replay-test instructor secret"
-FUNCTIONS = {
-    "masks": ("causal_mask", "padding_mask", "build_attention_mask", "masked_attention"),
-    "corruption": ("mask_tokens",),
-    "losses": ("causal_lm_loss", "masked_lm_loss"),
-    "generation": ("greedy_generate", "sample_next_token", "sample_generate",
-                   "prefix_consistency_gap"),
-}  # fmt: skip
+# part -> its functions, in task order (exercises.TASKS is the one list of them)
+FUNCTIONS: dict[str, tuple[str, ...]] = {}
+for _part, _name in TASKS.values():
+    FUNCTIONS[_part] = (*FUNCTIONS.get(_part, ()), _name)
 MAX_VALUE_BYTES = 64 << 10  # the replayed table stays a reasonable source file
 # "expected 0.25", "expected: [[...", "expected labels [[...", "expected frequencies: [..."
 SHOWS_EXPECTED = re.compile(r"expected(?: [a-z]+)?:?\s+[-\[(]?\d|expected(?: [a-z]+)?:\s*\[")

@@ -32,13 +32,13 @@ from pathlib import Path
 import jinja2
 
 from grader import __version__
+from grader.autograder import VISIBILITIES
 from grader.errors import InternalError, UsageError
 from grader.resources import data_path
 
 TEMPLATES = data_path("grader.autograder", "templates")
 PROJECT = "objectives-grader"
 CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
-VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 # never copied into the build tree: not part of the wheel, and some are large
 _BUILD_IGNORE = (
     ".git",

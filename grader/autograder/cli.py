@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from grader.autograder.bundle import CPU_TORCH_INDEX, VISIBILITIES
+from grader.autograder import visibility_options
+from grader.autograder.bundle import CPU_TORCH_INDEX
 
 
 @click.command()
@@ -16,20 +17,7 @@ from grader.autograder.bundle import CPU_TORCH_INDEX, VISIBILITIES
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the zip (upload it on Gradescope's Configure Autograder page).",
 )
-@click.option(
-    "--tests-visibility",
-    type=click.Choice(VISIBILITIES),
-    default="after_published",
-    show_default=True,
-    help="When students see each hidden test's result.",
-)
-@click.option(
-    "--totals-visibility",
-    type=click.Choice(VISIBILITIES),
-    default="visible",
-    show_default=True,
-    help="When students see part totals and the written-answer feedback.",
-)
+@visibility_options()
 @click.option(
     "--torch",
     "torch_spec",

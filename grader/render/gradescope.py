@@ -17,14 +17,13 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from grader.autograder import VISIBILITIES, Visibility
 from grader.diagnosis import explain_ids, strip_explanations
 from grader.report import PART_TITLES, GradeReport, TestResult, WrittenResult
 from grader.resources import data_path
 
-Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
-VISIBILITIES: tuple[str, ...] = ("hidden", "after_due_date", "after_published", "visible")
 SCHEMA_PATH = data_path("grader", "schema", "gradescope_results.schema.json")
 METADATA_MAX_BYTES = 1_000_000
 INTERNAL_NOTE = (
