@@ -287,10 +287,11 @@ def families(an: Analysis) -> list[Fam]:
 
 
 def _families(s: SentenceFacts) -> Fam:
-    text = s.sentence.norm
+    text = s.asserted or s.sentence.norm
     on = {k for k, pat in _CUES.items() if pat.search(text)}
     for fam, keys in _LEX.items():
-        if any(s.has(k) for k in keys):
+        # a bare label ("bidirectional") names a family, it does not state what it sees
+        if any((h.start, h.end) not in s.label_spans for k in keys for h in s.hits.get(k, [])):
             on.add(fam)
     if "n't" in text.lower():
         on.add("neg")
