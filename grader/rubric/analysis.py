@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grader.rubric.model import Rubric
-from grader.rubric.polarity import blank, inside, unasserted_spans
+from grader.rubric.polarity import affirms, blank, inside, unasserted_spans
 from grader.rubric.text import Sentence, clause_bounds, is_list_like, tokens
 
 Subject = Literal["mlm", "clm", "both", "other"]
@@ -142,6 +142,7 @@ class _Sent:
         rubric: Rubric,
         inherited: Subject | None,
         named_before: tuple[Subject, ...] = (),
+        affirmed: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two)."""
@@ -160,7 +161,7 @@ class _Sent:
                         found.append(self._hit(key, m.start(), m.end()))
             self.hits[key] = _dedupe(found)
         self._add_contraction_negations()
-        self.unasserted = unasserted_spans(s)
+        self.unasserted = unasserted_spans(s, affirmed)
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
@@ -436,10 +437,11 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     named: tuple[Subject, ...] = ()
     hops = 0
     prev_train = False
-    for sent in sentences:
+    for k, sent in enumerate(sentences):
         if sent.index in skip:
             continue
-        ss = _Sent(sent, rubric, inherited, named)
+        yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
+        ss = _Sent(sent, rubric, inherited, named, yes)
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
@@ -605,7 +607,7 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
 
     # Mentions that earn partial credit ------------------------------------------------
     for h, code, contrast in ss.subj:
-        if code == MLM and not contrast and "mask" in h.text.lower():
+        if code == MLM and not contrast and _OBJECTIVE_NAME.search(h.text):
             out.append(Claim("predicts_masked", MLM, idx, False, False, h.text))  # objective named
     for key, kind in (
         ("predict_masked", "predicts_masked"),
@@ -752,6 +754,8 @@ _ELLIPSIS = re.compile(
 )
 
 
+# "masked language modelling", "the masked objective": the objective is named, not only the model
+_OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "

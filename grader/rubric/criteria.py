@@ -310,7 +310,9 @@ _LIST_TERMS: dict[str, tuple[tuple[str, ...], ...]] = {
 def _apply_list_mentions(cid: str, j: Judgement, an: Analysis) -> Judgement:
     if j.verdict != "missing":
         return j
-    listy = [s for s in an.sentences if s.list_like]
+    # a term attached to one model ("MLM: fill blanks") is a telegraphic claim; a list that
+    # runs through both families (or names none) is a keyword salad and earns nothing
+    listy = [s for s in an.sentences if s.list_like and len(s.mentions & {MLM, CLM}) == 1]
     if not listy:
         return j
     present = {k for s in listy for k, v in s.hits.items() if v}

@@ -317,7 +317,7 @@ def assess(
         g.list_like = True
         g.reasons.append(
             "The answer reads like a list of terms rather than an explanation; "
-            "at most partial credit."
+            "terms not attached to a model earned nothing, the rest at most partial."
         )
         g.cap = min(g.cap, 0.5)
     return g

@@ -93,12 +93,24 @@ _SUPPOSE = re.compile(
 )
 
 
-def unasserted_spans(s: str) -> list[tuple[int, int]]:
+_YES = re.compile(r"^\W*(?:yes|yep|yeah|exactly|indeed|it does|they do|it can|correct)\b", re.I)
+
+
+def affirms(s: str) -> bool:
+    """The sentence opens by answering the question before it with yes ("Yes, during
+    training ..."): that question is then the student's own statement."""
+    return bool(_YES.match(s))
+
+
+def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
     """Character spans of `s` the student does not assert (see module doc), sorted, may
-    overlap. A whole-sentence question is one span (0, len(s))."""
+    overlap. A whole-sentence question is one span (0, len(s)), unless the next sentence
+    answers it with yes (`affirmed`)."""
     spans: list[tuple[int, int]] = []
     stripped = s.rstrip(" \"')")
     if stripped.endswith("?") and _QUESTION_OPEN.match(s):
+        if affirmed:
+            return []
         return [(0, len(s))]
     for pat in (_REPORTED, _DENY_PREFIX, _SUPPOSE):
         for m in pat.finditer(s):
