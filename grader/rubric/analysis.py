@@ -116,6 +116,7 @@ class SentenceFacts:
     asserted: str = ""
     # family labels standing for a mechanism ("BERT is bidirectional", "unidirectional")
     label_spans: tuple[tuple[int, int], ...] = ()
+    compared: tuple[tuple[int, int], ...] = ()  # models named only as comparison objects
 
     def has(self, key: str) -> bool:
         return bool(self.hits.get(key))
@@ -455,7 +456,9 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             for h in ss.hits.get(k, [])
             if _bare_label(ss, h) or (k == "one_direction" and "triangular" not in h.text.lower())
         )
-        f.asserted = blank(sent.norm, ss.unasserted + list(f.label_spans))
+        # a comparison object ("unlike GPT, BERT sees ...") is not what the sentence is about
+        f.compared = tuple((h.start, h.end) for h, _, k in ss.subj if k)
+        f.asserted = blank(sent.norm, ss.unasserted + list(f.label_spans) + list(f.compared))
         f.mentions = {c for _, c, _ in ss.subj}
         f.subjects = {c for _, c, k in ss.subj if not k}
         own = [c for _, c, k in ss.subj if not k]
