@@ -90,7 +90,9 @@ def _contradicted(claims: list[Claim], key: str, supported: bool) -> Judgement:
 
 # -- C1: masked LM sees both sides ------------------------------------------------------------
 def _c1(an: Analysis) -> Judgement:
-    both = _of(an.claims("see_both"), MLM, BOTH)
+    # what the masked LM is wrongly said to have at generation time is no C1 evidence
+    wrong_at_gen = {c.sentence for c in an.claims("future_available") if c.gen_ctx}
+    both = [c for c in _of(an.claims("see_both"), MLM, BOTH) if c.sentence not in wrong_at_gen]
     strong = [c for c in both if c.strong]
     contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx and c.attributed]
     if contra:

@@ -9,7 +9,7 @@ with the rubric's `[claims]` message. A family is a wrong *mechanism*, not a wor
 | `wrong_mlm_causal` | C1 | the masked LM is said to work like a causal LM: it predicts the next word, uses a causal mask, reads left to right, is autoregressive |
 | `wrong_mlm_trailing_mask` | C2 | a [MASK] at the end is said to turn the masked LM into a working next-word generator |
 | `wrong_mlm_no_problem` | C2 | generation is said to pose the masked LM no problem, or its problem is said not to be the missing context |
-| `wrong_mlm_generates_well` | C5 | the masked LM is said to generate fine / well / coherently |
+| `wrong_mlm_generates_well` | C5 | the masked LM is said to generate fine / well / coherently, or to be used for / better at generation |
 | `wrong_clm_fills_blanks` | C3 | the causal LM is said to predict masked tokens / fill blanks in the middle |
 
 Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
@@ -60,7 +60,8 @@ _TRAIL_BAD = re.compile(
 )
 _NO_PROBLEM = re.compile(
     r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
-    r"not (?:really )?a problem)\b",
+    r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
+    r"(?:problem|issue|obstacle|difficulty))\b",
     re.IGNORECASE,
 )
 _NOT_CONTEXT = re.compile(
@@ -125,6 +126,30 @@ def mlm_generates_well(ss: _Sent) -> list[Claim]:
     return []
 
 
+_DENIED_BEFORE = re.compile(r"\b(?:nobody|no one|never|not|cannot|can't|n't|hardly|rarely)\b|n't\b", re.I)
+_NOT_THIS = re.compile(r"(?:rather than|instead of|than|not|over|unlike|but not)\s+$", re.I)
+
+
+def mlm_used_for_generation(ss: _Sent) -> list[Claim]:
+    """The masked LM is said to be used for / better at generation ("Encoders such as BERT
+    are used for text generation", "BERT is the better model for long-form writing")."""
+    timed = ss.hits.get("generation_time", [])
+    uses = ss.hits.get("usage", []) + ss.hits.get("suitability", [])
+    for g in ss.hits.get("generation_use", []):
+        if any(t.start < g.end and g.start < t.end for t in timed):
+            continue
+        if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 14) : g.start]):
+            continue  # "for understanding rather than generation"
+        used = [u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4]
+        if not used or ss.negated(used[0]) or _DENIED_BEFORE.search(
+            ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start]
+        ):
+            continue  # "cannot be reused for generation", "nobody uses it for writing"
+        if _blamed(ss, g, MLM):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
+    return []
+
+
 def mlm_trailing_mask(ss: _Sent) -> list[Claim]:
     """A trailing [MASK] presented as a working next-word generator (no failure stated in the
     sentence; `criteria` also looks at the next sentence)."""
@@ -169,6 +194,7 @@ EXTRACTORS: tuple[Callable[[_Sent], list[Claim]], ...] = (
     mlm_trailing_mask,
     mlm_no_problem,
     mlm_generates_well,
+    mlm_used_for_generation,
     clm_fills_blanks,
 )
 
