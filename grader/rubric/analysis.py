@@ -534,8 +534,6 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             at_gen = (
                 ss.clause_has("generation_time", h)
                 or ss.leading_time(h)
-                # "is available while generating": the time phrase right after the verb
-                or any(0 <= g.tok - avail.tok_end <= 2 for g in ss.hits.get("generation_time", []))
                 or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
             )
             out.append(Claim("future_available", ss.subject_at(h.start), idx, True, at_gen, h.text))

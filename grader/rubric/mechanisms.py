@@ -4,13 +4,15 @@ Each extractor reads one sentence (`analysis._Sent`: lexicon hits, subjects, neg
 and returns `Claim`s of a `wrong_*` kind; `criteria.py` turns them into contradicted verdicts
 with the rubric's `[claims]` message. A family is a wrong *mechanism*, not a wording:
 
-| kind | criterion | the family |
-| --- | --- | --- |
-| `wrong_mlm_causal` | C1 | the masked LM is said to work like a causal LM: it predicts the next word, uses a causal mask, reads left to right, is autoregressive |
-| `wrong_mlm_trailing_mask` | C2 | a [MASK] at the end is said to turn the masked LM into a working next-word generator |
-| `wrong_mlm_no_problem` | C2 | generation is said to pose the masked LM no problem, or its problem is said not to be the missing context |
-| `wrong_mlm_generates_well` | C5 | the masked LM is said to generate fine / well / coherently, or to be used for / better at generation |
-| `wrong_clm_fills_blanks` | C3 | the causal LM is said to predict masked tokens / fill blanks in the middle |
+- `wrong_mlm_causal` (C1): the masked LM is said to work like a causal LM: it predicts the
+  next word, uses a causal mask, reads left to right, is autoregressive;
+- `wrong_mlm_trailing_mask` (C2): a [MASK] at the end is said to turn the masked LM into a
+  working next-word generator;
+- `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
+  problem is said not to be the missing context;
+- `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
+  coherently, or to be used for / better at generation;
+- `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks.
 
 Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
 negated phrases and phrases under a modal or purpose frame ("would have to predict the next
@@ -126,7 +128,9 @@ def mlm_generates_well(ss: _Sent) -> list[Claim]:
     return []
 
 
-_DENIED_BEFORE = re.compile(r"\b(?:nobody|no one|never|not|cannot|can't|n't|hardly|rarely)\b|n't\b", re.I)
+_DENIED_BEFORE = re.compile(
+    r"\b(?:nobody|no one|never|not|cannot|can't|n't|hardly|rarely)\b|n't\b", re.I
+)
 _NOT_THIS = re.compile(r"(?:rather than|instead of|than|not|over|unlike|but not)\s+$", re.I)
 
 
@@ -140,9 +144,13 @@ def mlm_used_for_generation(ss: _Sent) -> list[Claim]:
             continue
         if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 14) : g.start]):
             continue  # "for understanding rather than generation"
-        used = [u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4]
-        if not used or ss.negated(used[0]) or _DENIED_BEFORE.search(
-            ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start]
+        used = [
+            u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
+        ]
+        if (
+            not used
+            or ss.negated(used[0])
+            or _DENIED_BEFORE.search(ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start])
         ):
             continue  # "cannot be reused for generation", "nobody uses it for writing"
         if _blamed(ss, g, MLM):
