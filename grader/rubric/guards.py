@@ -59,6 +59,7 @@ class Guards:
     injected: tuple[int, ...] = ()
     off_topic: bool = False
     list_like: bool = False
+    jargon: bool = False
     reasons: list[str] = field(default_factory=list)
     cap: float = 1.0  # every criterion's confidence is capped at this
 
@@ -320,4 +321,27 @@ def assess(
             "terms not attached to a model earned nothing, the rest at most partial."
         )
         g.cap = min(g.cap, 0.5)
+    if not g.language and not g.list_like and is_jargon(an):
+        g.jargon = True
+        g.reasons.append(
+            "The answer is dense with technical terms but states no mechanism (what a model "
+            "sees, what is missing at generation); it may be jargon without an explanation."
+        )
+        g.cap = min(g.cap, 0.5)
     return g
+
+
+JARGON_LONG_WORDS = 0.22  # share of words of 10+ letters above which an answer reads as jargon
+_LONG_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_CONCRETE = ("see_both", "see_left", "future_absent", "mlm_relies", "never_trained")
+
+
+def is_jargon(an: Analysis) -> bool:
+    """Many long technical words and not one concrete statement of what a model sees or lacks:
+    "bidirectional contextualized embeddings live on a non-autoregressive latent manifold"."""
+    ws = [w for s in an.sentences for w in _LONG_WORD.findall(s.sentence.norm)]
+    if len(ws) < 8:
+        return False
+    share = sum(len(w.replace("-", "")) >= 10 for w in ws) / len(ws)
+    concrete = any(c.strong for k in _CONCRETE for c in an.claims(k))
+    return share >= JARGON_LONG_WORDS and not concrete

@@ -82,7 +82,7 @@ def score_explanation(
     }
     doubts: dict[str, str] = {}
     if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
-        guards.language or guards.off_topic or guards.list_like
+        guards.language or guards.off_topic or guards.list_like or guards.jargon
     ):
         guards.reasons.append(
             f"The second reader expects about {sum(short.values()):.1f} more points than the "
