@@ -37,7 +37,7 @@ _HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
 _READ_VERB = re.compile(
     r"\b(?:reads?|reading|process(?:es|ing)?|looks?|sees?|attends?|goes|go|works?|scans?|"
-    r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+)?$",
+    r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+){0,3}$",
     re.IGNORECASE,
 )
 _GOOD = re.compile(
