@@ -22,7 +22,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from grader.rubric.agreement import SplitReport, evaluate
+from grader.rubric.agreement import ORDINAL, SplitReport, evaluate, quadratic_weighted_kappa
+
+
+def pooled_kappa(rep: SplitReport, items: list) -> float:
+    """Kappa over every (answer, criterion) verdict of `items` at once: stable on the small
+    subsets where a per-criterion kappa degenerates (one criterion nearly constant)."""
+    h = [ORDINAL[i.labels[c]] for i in items for c in rep.criteria]
+    m = [ORDINAL[i.predicted[c]] for i in items for c in rep.criteria]
+    return quadratic_weighted_kappa(h, m, 3)
 
 
 def print_report(rep: SplitReport, details: bool) -> None:
@@ -57,10 +65,12 @@ def print_report(rep: SplitReport, details: bool) -> None:
         tp, pred, lab = tp + a, pred + b, lab + c
     mean_k = sum(rep.kappa(c, scored) for c in rep.criteria) / len(rep.criteria)
     mean_u = sum(rep.kappa(c, unflagged) for c in rep.criteria) / len(rep.criteria)
+    pooled_u = pooled_kappa(rep, unflagged)
     print(
         f"summary: mean kappa (scored) {mean_k:.2f}; wrong claims found {tp}/{lab} "
         f"(recall {tp / max(lab, 1):.2f}) at precision {tp / max(pred, 1):.2f} ({pred} predicted); "
-        f"not flagged {len(unflagged) / max(n, 1):.0%}, mean kappa among them {mean_u:.2f}"
+        f"not flagged {len(unflagged) / max(n, 1):.0%}, mean kappa among them {mean_u:.2f} "
+        f"(pooled over criteria {pooled_u:.2f})"
     )
     if details:
         for i in rep.items:
