@@ -27,7 +27,7 @@ PUBLISHED_SOLUTION_PATH = data_path("grader.rubric", "published_solution.txt")
 # (at least this share of the question's content words, at most one other, no "because" or
 # "so" link), or one copied from the instructions (at least this share of its word trigrams
 # are theirs).
-ECHO_QUESTION_COVERAGE = 0.8
+ECHO_QUESTION_COVERAGE = 0.7
 ECHO_MAX_NEW_WORDS = 1
 ECHO_INSTRUCTIONS_CONTAINMENT = 0.75
 _LINKS = frozenset("because so since therefore hence thus why means".split())
@@ -80,8 +80,20 @@ def _prompt_text() -> str:
     return text.split("## Your answer", 1)[0]
 
 
+_ECHO_SAME = {"can't": "cannot", "model": "lm", "models": "lm", "lms": "lm"}
+
+
 def _echo_words(text: str) -> list[str]:
-    return ["cannot" if w == "can't" else w for w in words(text)]
+    """Words for echo matching, with the question's terms in their usual variants folded
+    together ("masked language model" = "masked LM"; "text" is what "generate" always
+    takes), so a restated question is caught whichever variant it uses."""
+    ws = words(text)
+    out = []
+    for i, w in enumerate(ws):
+        if w == "text" or (w == "language" and i + 1 < len(ws) and ws[i + 1].startswith("model")):
+            continue
+        out.append(_ECHO_SAME.get(w, w))
+    return out
 
 
 def _stem(w: str) -> str:
@@ -125,7 +137,10 @@ def echoed_sentences(sentences: list[Sentence], prompt: str | None = None) -> se
         if (
             len(question.intersection(content)) >= ECHO_QUESTION_COVERAGE * len(question)
             and len(new) <= ECHO_MAX_NEW_WORDS
-            and not _LINKS.intersection(ws)
+            # "that's why" argues; a "why" that asks ("Why can ...?") is the question itself
+            and not (_LINKS - ({"why"} if s.norm.rstrip().endswith("?") else set())).intersection(
+                ws
+            )
         ):
             out.add(s.index)
     return out
