@@ -219,3 +219,18 @@ def test_jargon_without_a_mechanism_is_named_as_such():
             "words do not exist yet, so its bidirectional representations are of no help."
         ).review_reasons
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT is optimised for the actual task it will do later, predicting from the left only; "
+        "BERT is not.",
+        "BERT depends on the following words, which a sampler cannot supply, while GPT's "
+        "training uses only earlier words.",
+        "The causal model sees only earlier tokens in training, same as during generation, "
+        "unlike BERT.",
+    ],
+)
+def test_training_compared_with_generation_in_other_words(text):
+    assert verdicts(text)["C4"] in ("met", "partial")
