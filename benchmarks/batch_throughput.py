@@ -129,8 +129,11 @@ def bench_pool(zpath: Path, out: Path, workers: int) -> tuple[float, int, PeakSa
     with PeakSampler() as peak:
         t0 = time.perf_counter()
         peak.cpu0 = cpu_seconds()
-        result = run_batch(BatchOptions(input=zpath, out=out, workers=workers, progress=False,
-                                        fingerprint=FINGERPRINT))
+        result = run_batch(
+            BatchOptions(
+                input=zpath, out=out, workers=workers, progress=False, fingerprint=FINGERPRINT
+            )
+        )
         wall = time.perf_counter() - t0
     peak.cpu = cpu_seconds() - peak.cpu0 - peak.own_cpu  # after join: own_cpu is final
     if result.internal_errors:
@@ -148,9 +151,14 @@ def bench_baseline(folders: list[Path], workers: int) -> tuple[float, int]:
     c0 = cpu_seconds()
     while queue or running:
         while queue and len(running) < workers:
-            running.append(subprocess.Popen(
-                [*cmd, str(queue.pop(0)), "--format", "json"], cwd=REPO,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            running.append(
+                subprocess.Popen(
+                    [*cmd, str(queue.pop(0)), "--format", "json"],
+                    cwd=REPO,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         for p in list(running):
             if p.poll() is not None:
                 running.remove(p)
@@ -176,6 +184,7 @@ def memory_run(n: int, workers: int, tmp: Path) -> None:
     t0 = time.perf_counter()
     count = 0
     with GradingPool(GradeOptions(), workers) as pool:
+
         def on_done(_done) -> None:
             nonlocal count
             count += 1
@@ -186,34 +195,48 @@ def memory_run(n: int, workers: int, tmp: Path) -> None:
 
         pool.run([Job(f"m{i}", s) for i, s in enumerate(subs)], on_done)
     base = next((r for r in rows if r[0] >= step), rows[0])
-    print(f"PSS change from {base[0]} to {rows[-1][0]} graded: "
-          f"{rows[-1][3] - base[3]:+.0f} MB ({100 * (rows[-1][3] / base[3] - 1):+.1f}%)")
+    print(
+        f"PSS change from {base[0]} to {rows[-1][0]} graded: "
+        f"{rows[-1][3] - base[3]:+.0f} MB ({100 * (rows[-1][3] / base[3] - 1):+.1f}%)"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=200, help="class size")
     ap.add_argument("--workers", type=int, default=default_workers())
-    ap.add_argument("--loops", type=int, default=0,
-                    help="students whose code loops forever (each costs 2 call timeouts)")
-    ap.add_argument("--baseline-sample", type=int, default=16,
-                    help="how many submissions the one-process-each baseline grades")
+    ap.add_argument(
+        "--loops",
+        type=int,
+        default=0,
+        help="students whose code loops forever (each costs 2 call timeouts)",
+    )
+    ap.add_argument(
+        "--baseline-sample",
+        type=int,
+        default=16,
+        help="how many submissions the one-process-each baseline grades",
+    )
     ap.add_argument("--memory-run", type=int, default=0, metavar="N")
     ap.add_argument("--skip-pool", action="store_true")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="batch-bench-") as d:
         tmp = Path(d)
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-              f"workers: {args.workers}")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
+            f"workers: {args.workers}"
+        )
         if not args.skip_pool:
             students = synthetic_class(args.n, seed=1, loops=args.loops)
             print(f"class of {args.n}: {describe(students)}")
             zpath = write_canvas_zip(tmp / "submissions.zip", students)
             wall, graded, peak = bench_pool(zpath, tmp / "out", args.workers)
             pool_rate = graded / wall
-            print(f"pool:     {graded} graded in {wall:.1f} s = {pool_rate:.2f} submissions/s "
-                  f"(peak memory: RSS {peak.peak_rss:.0f} MB, PSS {peak.peak_pss:.0f} MB)")
+            print(
+                f"pool:     {graded} graded in {wall:.1f} s = {pool_rate:.2f} submissions/s "
+                f"(peak memory: RSS {peak.peak_rss:.0f} MB, PSS {peak.peak_pss:.0f} MB)"
+            )
 
             k = min(args.baseline_sample, len(students))
             sample = students[:: max(1, len(students) // k)][:k]
@@ -223,20 +246,27 @@ def main() -> None:
             folders = [tmp / "baseline" / s.key for s in sample]
             bwall, bok = bench_baseline(folders, args.workers)
             base_rate = len(folders) / bwall
-            print(f"baseline: {len(folders)} fresh `grader grade` processes ({bok} ok), "
-                  f"{args.workers} at a time, in {bwall:.1f} s = {base_rate:.2f} submissions/s")
+            print(
+                f"baseline: {len(folders)} fresh `grader grade` processes ({bok} ok), "
+                f"{args.workers} at a time, in {bwall:.1f} s = {base_rate:.2f} submissions/s"
+            )
             print(f"ratio:    {pool_rate / base_rate:.1f}x (wall clock)")
             pool_cpu = peak.cpu / graded
             base_cpu = bench_baseline.cpu / len(folders)
             cores = os.cpu_count() or 1
-            print(f"CPU per submission: pool {pool_cpu:.2f} s, baseline {base_cpu:.2f} s -> "
-                  f"ratio {base_cpu / pool_cpu:.1f}x; on {cores} idle cores that is about "
-                  f"{cores / pool_cpu:.1f} vs {cores / base_cpu:.2f} submissions/s")
+            print(
+                f"CPU per submission: pool {pool_cpu:.2f} s, baseline {base_cpu:.2f} s -> "
+                f"ratio {base_cpu / pool_cpu:.1f}x; on {cores} idle cores that is about "
+                f"{cores / pool_cpu:.1f} vs {cores / base_cpu:.2f} submissions/s"
+            )
             t0 = time.perf_counter()
-            rerun = run_batch(BatchOptions(input=zpath, out=tmp / "out", progress=False,
-                                           fingerprint=FINGERPRINT))
-            print(f"re-run with nothing changed: {time.perf_counter() - t0:.2f} s "
-                  f"({rerun.graded_now} graded)")
+            rerun = run_batch(
+                BatchOptions(input=zpath, out=tmp / "out", progress=False, fingerprint=FINGERPRINT)
+            )
+            print(
+                f"re-run with nothing changed: {time.perf_counter() - t0:.2f} s "
+                f"({rerun.graded_now} graded)"
+            )
         if args.memory_run:
             memory_run(args.memory_run, args.workers, tmp)
 

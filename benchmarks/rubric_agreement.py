@@ -2,7 +2,8 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 | dev3 | heldout | heldout2 | heldout3 | heldout4 | both | seen | all
+    SPLIT: dev | dev2 | dev3 | dev4 | heldout | heldout2 | heldout3 | heldout4 | heldout5 | both |
+           seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -21,7 +22,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from grader.rubric.agreement import SplitReport, evaluate
+from grader.rubric.agreement import ORDINAL, SplitReport, evaluate, quadratic_weighted_kappa
+
+
+def pooled_kappa(rep: SplitReport, items: list) -> float:
+    """Kappa over every (answer, criterion) verdict of `items` at once: stable on the small
+    subsets where a per-criterion kappa degenerates (one criterion nearly constant)."""
+    h = [ORDINAL[i.labels[c]] for i in items for c in rep.criteria]
+    m = [ORDINAL[i.predicted[c]] for i in items for c in rep.criteria]
+    return quadratic_weighted_kappa(h, m, 3)
 
 
 def print_report(rep: SplitReport, details: bool) -> None:
@@ -50,6 +59,19 @@ def print_report(rep: SplitReport, details: bool) -> None:
         f"score MAE (0-10): all {rep.mae():.2f}, scored {rep.mae(scored):.2f}, "
         f"unflagged {rep.mae(unflagged):.2f}"
     )
+    tp = pred = lab = 0
+    for cid in rep.criteria:
+        a, b, c = rep.contradicted_pr(cid)
+        tp, pred, lab = tp + a, pred + b, lab + c
+    mean_k = sum(rep.kappa(c, scored) for c in rep.criteria) / len(rep.criteria)
+    mean_u = sum(rep.kappa(c, unflagged) for c in rep.criteria) / len(rep.criteria)
+    pooled_u = pooled_kappa(rep, unflagged)
+    print(
+        f"summary: mean kappa (scored) {mean_k:.2f}; wrong claims found {tp}/{lab} "
+        f"(recall {tp / max(lab, 1):.2f}) at precision {tp / max(pred, 1):.2f} ({pred} predicted); "
+        f"not flagged {len(unflagged) / max(n, 1):.0%}, mean kappa among them {mean_u:.2f} "
+        f"(pooled over criteria {pooled_u:.2f})"
+    )
     if details:
         for i in rep.items:
             diffs = [
@@ -73,10 +95,12 @@ def main(argv: list[str] | None = None) -> int:
             "dev",
             "dev2",
             "dev3",
+            "dev4",
             "heldout",
             "heldout2",
             "heldout3",
             "heldout4",
+            "heldout5",
             "both",
             "seen",
             "all",
@@ -89,8 +113,18 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     named = {
         "both": ["dev", "heldout"],
-        "seen": ["dev", "dev2", "dev3", "heldout", "heldout2"],
-        "all": ["dev", "dev2", "dev3", "heldout", "heldout2", "heldout3", "heldout4"],
+        "seen": ["dev", "dev2", "dev3", "dev4", "heldout", "heldout2"],
+        "all": [
+            "dev",
+            "dev2",
+            "dev3",
+            "dev4",
+            "heldout",
+            "heldout2",
+            "heldout3",
+            "heldout4",
+            "heldout5",
+        ],
     }
     splits = named.get(args.split, [args.split])
     for s in splits:

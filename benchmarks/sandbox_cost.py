@@ -83,8 +83,9 @@ class _InProcessStudent(ReferenceProxy):
 
         masks = self._module("masks")
         header, tensors = model_to_spec(model)
-        copy = model_from_spec(header, tensors, mask_fn=masks.build_attention_mask,
-                               attention_fn=masks.masked_attention)
+        copy = model_from_spec(
+            header, tensors, mask_fn=masks.build_attention_mask, attention_fn=masks.masked_attention
+        )
         import torch
 
         with torch.no_grad():
@@ -111,8 +112,9 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
     graders, starts = {}, {}
     for mode in modes:
         t = time.perf_counter()
-        graders[mode] = Grader(GradeOptions(grade_written=False, jail=(mode == "jail")),
-                               long_lived=True).start()
+        graders[mode] = Grader(
+            GradeOptions(grade_written=False, jail=(mode == "jail")), long_lived=True
+        ).start()
         starts[mode] = time.perf_counter() - t
     t = time.perf_counter()
     suite = PreparedSuite("hidden", ReferenceProxy())
@@ -133,9 +135,7 @@ def bench_interleaved(folders: list[Path], jailed: bool) -> dict[str, tuple[list
     return {m: (t, starts.get(m, 0.0)) for m, t in times.items()}
 
 
-def bench_components(
-    calls: int, jail: bool, huge_pages: bool = True
-) -> tuple[float, float, float]:
+def bench_components(calls: int, jail: bool, huge_pages: bool = True) -> tuple[float, float, float]:
     """Medians: seconds to start one ready worker, per trivial call, and per trivial call
     that also receives the standard test model (as most generation calls do)."""
     from grader.trusted_tinylm import shared_standard_model
@@ -189,18 +189,25 @@ def main() -> None:
         folders = make_copies(Path(tmp), args.n)
         results = bench_interleaved(folders, jailed)
     floor = statistics.median(results["in-process"][0])
-    print(f"Grading {args.n} reference submissions (hidden suite), modes interleaved, "
-          "median per submission:")
-    print(f"  {'mode':<11} {'per sub':>9} {'overhead':>10} {'x floor':>8} {'start':>7} "
-          f"{'workers':>8}")
+    print(
+        f"Grading {args.n} reference submissions (hidden suite), modes interleaved, "
+        "median per submission:"
+    )
+    print(
+        f"  {'mode':<11} {'per sub':>9} {'overhead':>10} {'x floor':>8} {'start':>7} {'workers':>8}"
+    )
     for mode, (times, start) in results.items():
         per = statistics.median(times)
         workers = 0 if mode == "in-process" else len(PARTS)
-        print(f"  {mode:<11} {per * 1000:7.0f}ms {(per - floor) * 1000:8.0f}ms "
-              f"{per / floor:7.2f}x {start:6.2f}s {workers:8d}")
+        print(
+            f"  {mode:<11} {per * 1000:7.0f}ms {(per - floor) * 1000:8.0f}ms "
+            f"{per / floor:7.2f}x {start:6.2f}s {workers:8d}"
+        )
     cores = len(os.sched_getaffinity(0))
-    print(f"  With no sandbox at all, {cores} cores grade at most {cores / floor:.1f} such "
-          "submissions/s\n  (the suite itself: the student's functions, pytest and the checks).")
+    print(
+        f"  With no sandbox at all, {cores} cores grade at most {cores / floor:.1f} such "
+        "submissions/s\n  (the suite itself: the student's functions, pytest and the checks)."
+    )
     print("\nComponents (median):")
     direct = bench_direct_call(args.calls)
     print(f"  direct in-process call  {direct * 1e6:8.0f} us")
@@ -209,14 +216,20 @@ def main() -> None:
             continue
         spawn, rtt, with_model = bench_components(args.calls, jail)
         print(f"  {mode:<5} worker start        {spawn * 1000:8.1f} ms")
-        print(f"  {mode:<5} call round trip     {rtt * 1e6:8.0f} us  "
-              f"({rtt / direct:.0f}x a direct call)")
-        print(f"  {mode:<5} ... with the model  {with_model * 1e6:8.0f} us  "
-              "(the worker keeps its weights after the first call)")
+        print(
+            f"  {mode:<5} call round trip     {rtt * 1e6:8.0f} us  "
+            f"({rtt / direct:.0f}x a direct call)"
+        )
+        print(
+            f"  {mode:<5} ... with the model  {with_model * 1e6:8.0f} us  "
+            "(the worker keeps its weights after the first call)"
+        )
     small, _, _ = bench_components(10, jailed, huge_pages=False)
     mode = "jail" if jailed else "basic"
-    print(f"  {mode:<5} worker start        {small * 1000:8.1f} ms  (zygote on 4 KiB pages, as in "
-          "a one-submission run; the pool's zygotes use huge pages)")
+    print(
+        f"  {mode:<5} worker start        {small * 1000:8.1f} ms  (zygote on 4 KiB pages, as in "
+        "a one-submission run; the pool's zygotes use huge pages)"
+    )
     if not jailed:
         print("\n(not root: the jail mode was not measured)")
 

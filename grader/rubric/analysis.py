@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grader.rubric.model import Rubric
+from grader.rubric.polarity import affirms, blank, inside, unasserted_spans
 from grader.rubric.text import Sentence, clause_bounds, is_list_like, tokens
 
 Subject = Literal["mlm", "clm", "both", "other"]
@@ -50,18 +51,6 @@ _CONNECTIVE = re.compile(
     r"consequently|due to|because of)\b",
     re.IGNORECASE,
 )
-_REPORTED = re.compile(
-    r"\b(?:(?:people|some(?: people| students)?|many(?: people| students)?|others|one|you|"
-    r"students|someone|a (?:classmate|friend|student|colleague|blog post|tutorial)|"
-    r"my (?:classmate|friend|colleague|roommate)|it is often)\s+"
-    r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+|once\s+)?"
-    r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
-    r"assume|assumes|assumed|expect|wrote|writes|argue|argues|argued|suggested)|"
-    r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
-    r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
-    re.IGNORECASE,
-)
-_REPORTED_END = re.compile(r"\b(?:but|however|actually|in fact|in reality)\b", re.IGNORECASE)
 _CONTRAST_WORD = re.compile(r"\b(?:but|however|whereas|while|unlike|although|though)\b", re.I)
 _DATA = re.compile(
     r"\b(?:data(?:sets?)?|corpus|corpora|wikipedia|books|web|internet|domains?|topics?|"
@@ -123,6 +112,11 @@ class SentenceFacts:
     mentions: set[Subject] = field(default_factory=set)  # any model named, incl. contrast
     primary: Subject | None = None  # last explicit subject (for the next sentence's pronouns)
     claims: list[Claim] = field(default_factory=list)
+    # the text with what the student does not assert, and bare labels, blanked out
+    asserted: str = ""
+    # family labels standing for a mechanism ("BERT is bidirectional", "unidirectional")
+    label_spans: tuple[tuple[int, int], ...] = ()
+    compared: tuple[tuple[int, int], ...] = ()  # models named only as comparison objects
 
     def has(self, key: str) -> bool:
         return bool(self.hits.get(key))
@@ -149,6 +143,7 @@ class _Sent:
         rubric: Rubric,
         inherited: Subject | None,
         named_before: tuple[Subject, ...] = (),
+        affirmed: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two)."""
@@ -167,7 +162,8 @@ class _Sent:
                         found.append(self._hit(key, m.start(), m.end()))
             self.hits[key] = _dedupe(found)
         self._add_contraction_negations()
-        self._drop_reported()
+        self.unasserted = unasserted_spans(s, affirmed)
+        self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self.inherited = inherited
@@ -193,18 +189,13 @@ class _Sent:
                 neg.append(self._hit("negation", a, b))
         self.hits["negation"] = _dedupe(neg)
 
-    def _drop_reported(self) -> None:
-        """Views the student reports in order to reject them ("People think generation removes
-        the right side, but actually ...") are not the student's claims: drop every concept
-        found between the reporting verb and the next "but" / "however" / "actually", except
-        the model names (they stay antecedents for "it")."""
-        s = self.sent.norm
-        for m in _REPORTED.finditer(s):
-            stop = _REPORTED_END.search(s, m.end())
-            a, b = m.start(), stop.start() if stop else len(s)
-            for key, hits in self.hits.items():
-                if key not in _SUBJECT_KEYS:  # the model named stays a possible antecedent
-                    self.hits[key] = [h for h in hits if not a <= h.start < b]
+    def _drop_unasserted(self) -> None:
+        """What the student reports, denies, asks, supposes or quotes in order to reject it
+        (`polarity.unasserted_spans`) is not their claim: drop every concept found there,
+        except the model names (they stay antecedents for "it")."""
+        for key, hits in self.hits.items():
+            if key not in _SUBJECT_KEYS:
+                self.hits[key] = [h for h in hits if not inside(h.start, self.unasserted)]
 
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
@@ -447,10 +438,11 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     named: tuple[Subject, ...] = ()
     hops = 0
     prev_train = False
-    for sent in sentences:
+    for k, sent in enumerate(sentences):
         if sent.index in skip:
             continue
-        ss = _Sent(sent, rubric, inherited, named)
+        yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
+        ss = _Sent(sent, rubric, inherited, named, yes)
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
@@ -458,6 +450,15 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             hits=ss.hits,
             list_like=is_list_like(sent.norm, rubric.thresholds.list_stopword_ratio),
         )
+        f.label_spans = tuple(
+            (h.start, h.end)
+            for k in ("both_sides", "one_direction")
+            for h in ss.hits.get(k, [])
+            if _bare_label(ss, h) or (k == "one_direction" and "triangular" not in h.text.lower())
+        )
+        # a comparison object ("unlike GPT, BERT sees ...") is not what the sentence is about
+        f.compared = tuple((h.start, h.end) for h, _, k in ss.subj if k)
+        f.asserted = blank(sent.norm, ss.unasserted + list(f.label_spans) + list(f.compared))
         f.mentions = {c for _, c, _ in ss.subj}
         f.subjects = {c for _, c, k in ss.subj if not k}
         own = [c for _, c, k in ss.subj if not k]
@@ -544,7 +545,7 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
             relies(h)
             if any(ss.clause(a.start, False) == ss.clause(h.start, False) for a in absent):
                 continue  # "with future context it will never have": not a claim of vision
-        vis(h, ss.negated(h), True)
+        vis(h, ss.negated(h), not _bare_label(ss, h))
     predict_next = ss.hits.get("predict_next", [])
     for key, strong in (("future_ref", True), ("whole_seq", False)):
         for h in ss.hits.get(key, []):
@@ -594,17 +595,22 @@ def _claims(ss: _Sent, prev_train: bool = False) -> list[Claim]:
                 vis(h, not ss.negated(h), True)
                 break
     for h in ss.hits.get("one_direction", []):
-        vis(h, not ss.negated(h), True)
+        # "unidirectional" names the restriction without stating it; a lower-triangular
+        # attention pattern states which positions are used
+        vis(h, not ss.negated(h), "triangular" in h.text.lower())
     for h in ss.hits.get("causal_mask", []):
         if ss.near_after("hide_verb", h, 4) is not None:
             subj = ss.subject_at(h.start) or CLM
             out.append(Claim("see_left", subj, idx, True, gen_ctx(h), h.text))
 
     out.extend(_ellipsis(ss, out))
+    from grader.rubric.mechanisms import wrong_mechanisms  # it builds on this module
+
+    out.extend(wrong_mechanisms(ss))
 
     # Mentions that earn partial credit ------------------------------------------------
     for h, code, contrast in ss.subj:
-        if code == MLM and not contrast and "mask" in h.text.lower():
+        if code == MLM and not contrast and _OBJECTIVE_NAME.search(h.text):
             out.append(Claim("predicts_masked", MLM, idx, False, False, h.text))  # objective named
     for key, kind in (
         ("predict_masked", "predicts_masked"),
@@ -749,6 +755,24 @@ _ELLIPSIS = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,
 )
+
+
+# "masked language modelling", "the masked objective": the objective is named, not only the model
+_OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
+_LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
+_CONTEXT_NOUN = frozenset(
+    "context contexts attention self information conditioning tokens words neighbours "
+    "neighbors view access".split()
+)
+
+
+def _bare_label(ss: _Sent, h: Hit) -> bool:
+    """ "BERT is bidirectional": the family's label, not what it uses. It says what the model
+    sees only when a context noun follows ("bidirectional context / attention")."""
+    if not _LABEL.match(h.text.strip()):
+        return False
+    nxt = [t for _, _, t in ss.toks[h.tok_end : h.tok_end + 2]]
+    return not any(t.lower() in _CONTEXT_NOUN for t in nxt)
 
 
 def _ellipsis(ss: _Sent, claims: list[Claim]) -> list[Claim]:

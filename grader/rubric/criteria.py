@@ -13,6 +13,7 @@ reported as missing and flagged for review by the scorer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -53,7 +54,8 @@ def judge_all(an: Analysis, rubric: Rubric) -> dict[str, Judgement]:
     out["C4"] = _c4(an, c2_linked=out["C2"].verdict == "met")
     out["C5"] = _c5(an)
     for cid, j in list(out.items()):
-        out[cid] = _apply_false_claims(cid, j, an, rubric)
+        out[cid] = _apply_wrong_mechanisms(cid, j, an)
+        out[cid] = _apply_false_claims(cid, out[cid], an, rubric)
         out[cid] = _apply_list_mentions(cid, out[cid], an)
     return out
 
@@ -88,7 +90,9 @@ def _contradicted(claims: list[Claim], key: str, supported: bool) -> Judgement:
 
 # -- C1: masked LM sees both sides ------------------------------------------------------------
 def _c1(an: Analysis) -> Judgement:
-    both = _of(an.claims("see_both"), MLM, BOTH)
+    # what the masked LM is wrongly said to have at generation time is no C1 evidence
+    wrong_at_gen = {c.sentence for c in an.claims("future_available") if c.gen_ctx}
+    both = [c for c in _of(an.claims("see_both"), MLM, BOTH) if c.sentence not in wrong_at_gen]
     strong = [c for c in both if c.strong]
     contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx and c.attributed]
     if contra:
@@ -246,6 +250,38 @@ def _c5(an: Analysis) -> Judgement:
 
 
 # -- answer-wide adjustments ------------------------------------------------------------------
+# Wrong-mechanism families (`mechanisms.py`) -> (criterion, rubric.claims key).
+_WRONG: dict[str, tuple[str, str]] = {
+    "wrong_mlm_causal": ("C1", "mlm_causal"),
+    "wrong_mlm_trailing_mask": ("C2", "mlm_trailing_mask"),
+    "wrong_mlm_no_problem": ("C2", "mlm_no_problem"),
+    "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
+    "wrong_mlm_generates_well": ("C5", "mlm_generation"),
+}
+_RETRACT = re.compile(r"^\W*(?:but|however|yet|except|unfortunately|sadly|in practice)\b", re.I)
+
+
+def _apply_wrong_mechanisms(cid: str, j: Judgement, an: Analysis) -> Judgement:
+    """A wrong mechanism stated for this criterion makes it contradicted (conflicted when the
+    answer also earned credit on it). A trailing-[MASK] claim the next sentence retracts ("But
+    the words it picks are poor ...") is an experiment described, not a claim."""
+    if j.verdict == "contradicted":
+        return j
+    opens = {s.sentence.index: s.sentence.norm for s in an.sentences}
+    for s in an.sentences:
+        for c in s.claims:
+            if _WRONG.get(c.kind, ("", ""))[0] != cid:
+                continue
+            if c.kind == "wrong_mlm_trailing_mask" and _RETRACT.match(
+                opens.get(c.sentence + 1, "")
+            ):
+                continue
+            supported = j.verdict in ("met", "partial")
+            conf = CONF_CONFLICTED if supported else CONF_CONTRADICTED
+            return Judgement("contradicted", (c.sentence,), conf, _WRONG[c.kind][1], supported)
+    return j
+
+
 def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) -> Judgement:
     """Instructor-supplied false-claim patterns override the judge (they are explicit)."""
     for fc in rubric.false_claims:
@@ -276,7 +312,9 @@ _LIST_TERMS: dict[str, tuple[tuple[str, ...], ...]] = {
 def _apply_list_mentions(cid: str, j: Judgement, an: Analysis) -> Judgement:
     if j.verdict != "missing":
         return j
-    listy = [s for s in an.sentences if s.list_like]
+    # a term attached to one model ("MLM: fill blanks") is a telegraphic claim; a list that
+    # runs through both families (or names none) is a keyword salad and earns nothing
+    listy = [s for s in an.sentences if s.list_like and len(s.mentions & {MLM, CLM}) == 1]
     if not listy:
         return j
     present = {k for s in listy for k, v in s.hits.items() if v}

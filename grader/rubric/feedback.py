@@ -22,7 +22,8 @@ MISSING = "What is missing"
 WRONG = "What is wrong"
 IMPROVE = "How to improve"
 NOTE = "Instructor note"
-LABELS = (GOOD, MISSING, WRONG, IMPROVE, NOTE)
+NOT_JUDGED = "Not judged"
+LABELS = (GOOD, MISSING, WRONG, IMPROVE, NOTE, NOT_JUDGED)
 QUOTE_CHARS = 320
 
 
@@ -66,6 +67,13 @@ def criterion_feedback(
     return "\n".join(lines)
 
 
+def declined_feedback(reason: str) -> str:
+    """Feedback for a criterion the scorer declines to judge (an answer not in English, a
+    criterion without an automatic judge): it says so and nothing else, because any verdict
+    text would be a claim about an answer it did not read."""
+    return f"{NOT_JUDGED}: {reason} An instructor will grade this criterion by hand."
+
+
 def split_feedback(feedback: str) -> list[tuple[str, str]]:
     """Parse feedback into (label, text) pairs; unlabelled lines get the label ""."""
     out: list[tuple[str, str]] = []
@@ -106,7 +114,8 @@ def summary(
         return (
             f"Your answer appears to be written in {language}. "
             "The automatic check only reads English, "
-            "so an instructor will read and grade it by hand; the verdicts below are provisional."
+            "so an instructor will read and grade it by hand; no criterion below was judged "
+            "automatically."
         )
     if off_topic:
         return (

@@ -27,7 +27,7 @@ PUBLISHED_SOLUTION_PATH = data_path("grader.rubric", "published_solution.txt")
 # (at least this share of the question's content words, at most one other, no "because" or
 # "so" link), or one copied from the instructions (at least this share of its word trigrams
 # are theirs).
-ECHO_QUESTION_COVERAGE = 0.8
+ECHO_QUESTION_COVERAGE = 0.7
 ECHO_MAX_NEW_WORDS = 1
 ECHO_INSTRUCTIONS_CONTAINMENT = 0.75
 _LINKS = frozenset("because so since therefore hence thus why means".split())
@@ -59,6 +59,7 @@ class Guards:
     injected: tuple[int, ...] = ()
     off_topic: bool = False
     list_like: bool = False
+    jargon: bool = False
     reasons: list[str] = field(default_factory=list)
     cap: float = 1.0  # every criterion's confidence is capped at this
 
@@ -79,8 +80,20 @@ def _prompt_text() -> str:
     return text.split("## Your answer", 1)[0]
 
 
+_ECHO_SAME = {"can't": "cannot", "model": "lm", "models": "lm", "lms": "lm"}
+
+
 def _echo_words(text: str) -> list[str]:
-    return ["cannot" if w == "can't" else w for w in words(text)]
+    """Words for echo matching, with the question's terms in their usual variants folded
+    together ("masked language model" = "masked LM"; "text" is what "generate" always
+    takes), so a restated question is caught whichever variant it uses."""
+    ws = words(text)
+    out = []
+    for i, w in enumerate(ws):
+        if w == "text" or (w == "language" and i + 1 < len(ws) and ws[i + 1].startswith("model")):
+            continue
+        out.append(_ECHO_SAME.get(w, w))
+    return out
 
 
 def _stem(w: str) -> str:
@@ -124,7 +137,10 @@ def echoed_sentences(sentences: list[Sentence], prompt: str | None = None) -> se
         if (
             len(question.intersection(content)) >= ECHO_QUESTION_COVERAGE * len(question)
             and len(new) <= ECHO_MAX_NEW_WORDS
-            and not _LINKS.intersection(ws)
+            # "that's why" argues; a "why" that asks ("Why can ...?") is the question itself
+            and not (_LINKS - ({"why"} if s.norm.rstrip().endswith("?") else set())).intersection(
+                ws
+            )
         ):
             out.add(s.index)
     return out
@@ -317,7 +333,30 @@ def assess(
         g.list_like = True
         g.reasons.append(
             "The answer reads like a list of terms rather than an explanation; "
-            "at most partial credit."
+            "terms not attached to a model earned nothing, the rest at most partial."
+        )
+        g.cap = min(g.cap, 0.5)
+    if not g.language and not g.list_like and is_jargon(an):
+        g.jargon = True
+        g.reasons.append(
+            "The answer is dense with technical terms but states no mechanism (what a model "
+            "sees, what is missing at generation); it may be jargon without an explanation."
         )
         g.cap = min(g.cap, 0.5)
     return g
+
+
+JARGON_LONG_WORDS = 0.22  # share of words of 10+ letters above which an answer reads as jargon
+_LONG_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_CONCRETE = ("see_both", "see_left", "future_absent", "mlm_relies", "never_trained")
+
+
+def is_jargon(an: Analysis) -> bool:
+    """Many long technical words and not one concrete statement of what a model sees or lacks:
+    "bidirectional contextualized embeddings live on a non-autoregressive latent manifold"."""
+    ws = [w for s in an.sentences for w in _LONG_WORD.findall(s.sentence.norm)]
+    if len(ws) < 8:
+        return False
+    share = sum(len(w.replace("-", "")) >= 10 for w in ws) / len(ws)
+    concrete = any(c.strong for k in _CONCRETE for c in an.claims(k))
+    return share >= JARGON_LONG_WORDS and not concrete

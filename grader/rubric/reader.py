@@ -287,10 +287,12 @@ def families(an: Analysis) -> list[Fam]:
 
 
 def _families(s: SentenceFacts) -> Fam:
-    text = s.sentence.norm
+    text = s.asserted or s.sentence.norm
     on = {k for k, pat in _CUES.items() if pat.search(text)}
     for fam, keys in _LEX.items():
-        if any(s.has(k) for k in keys):
+        # a bare label ("bidirectional") names a family, it does not state what it sees
+        skip = s.label_spans + s.compared
+        if any((h.start, h.end) not in skip for k in keys for h in s.hits.get(k, [])):
             on.add(fam)
     if "n't" in text.lower():
         on.add("neg")
@@ -298,9 +300,10 @@ def _families(s: SentenceFacts) -> Fam:
         on.add("data_rel")  # a train/use relation argued (also) from data or domain
         if not _CONTEXT.search(text):
             on -= {"same", "diff"}  # a data or domain gap is not the information condition
-    if MLM in s.mentions or (not s.mentions and s.primary == MLM):
+    # the model the sentence is about, not one it is compared with ("unlike GPT")
+    if MLM in s.subjects or (not s.mentions and s.primary == MLM):
         on.add("mlm")
-    if CLM in s.mentions or (not s.mentions and s.primary == CLM):
+    if CLM in s.subjects or (not s.mentions and s.primary == CLM):
         on.add("clm")
     return Fam(s.sentence.index, frozenset(on), s.list_like)
 

@@ -19,7 +19,7 @@ import jinja2
 
 from grader.report import WrittenResult
 from grader.resources import data_path
-from grader.rubric.feedback import split_feedback
+from grader.rubric.feedback import NOT_JUDGED, split_feedback
 from grader.rubric.model import Rubric, load_rubric
 from grader.textsafe import md_escape
 
@@ -49,7 +49,6 @@ def split_quote(text: str) -> tuple[str, str]:
     if at < 0 or not body.endswith('"') or len(body) < at + len(_QUOTE_MARK) + 1:
         return text, ""
     return body[:at].rstrip(), body[at + len(_QUOTE_MARK) : -1]
-
 
 
 def _fmt_points(x: float) -> str:
@@ -92,7 +91,10 @@ def context(result: WrittenResult, rubric: Rubric, audience: str = "student") ->
                 "weight": weight,
                 "points": points,
                 "verdict": c.verdict,
-                "verdict_label": VERDICT_LABELS.get(c.verdict, c.verdict),
+                # a criterion the scorer declined to judge shows no verdict of its own
+                "verdict_label": "not judged"
+                if sections and sections[0]["label"] == NOT_JUDGED
+                else VERDICT_LABELS.get(c.verdict, c.verdict),
                 "evidence": c.evidence,
                 "sections": sections,
                 "confidence": c.confidence,

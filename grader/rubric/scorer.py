@@ -20,7 +20,7 @@ from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.criteria import Judgement, judge_all
-from grader.rubric.feedback import criterion_feedback, summary
+from grader.rubric.feedback import criterion_feedback, declined_feedback, summary
 from grader.rubric.guards import (
     MAX_CHARS,
     Guards,
@@ -82,7 +82,7 @@ def score_explanation(
     }
     doubts: dict[str, str] = {}
     if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
-        guards.language or guards.off_topic or guards.list_like
+        guards.language or guards.off_topic or guards.list_like or guards.jargon
     ):
         guards.reasons.append(
             f"The second reader expects about {sum(short.values()):.1f} more points than the "
@@ -98,10 +98,21 @@ def score_explanation(
 
     results: list[CriterionResult] = []
     crit_reasons: list[str] = []
+    # sentences that carry a false claim: never quoted under "What was good"
+    wrong_sentences = {
+        i for j in judgements.values() if j.verdict == "contradicted" for i in j.evidence
+    }
     for crit in rubric.criteria:
         j = judgements.get(crit.id)
+        declined = ""
+        if guards.language:
+            declined = (
+                f"The answer seems to be written in {guards.language}, "
+                "and the scorer only reads English."
+            )
         if j is None:
             j = Judgement("missing", (), 0.0)
+            declined = "No automatic judge exists for this criterion."
             crit_reasons.append(
                 f"{crit.id}: no automatic judge exists for this criterion; grade it by hand."
             )
@@ -116,12 +127,18 @@ def score_explanation(
                 "check which one the student means."
             )
         evidence = _evidence(sentences, j.evidence)
+        if declined:
+            feedback = declined_feedback(declined)
+        else:
+            praised = j.verdict == "contradicted" or not set(j.evidence) & wrong_sentences
+            quoted = evidence if praised else ""
+            feedback = criterion_feedback(rubric, crit.id, j.verdict, quoted, j.claim)
         results.append(
             CriterionResult(
                 id=crit.id,
                 verdict=j.verdict,
                 evidence=evidence,
-                feedback=criterion_feedback(rubric, crit.id, j.verdict, evidence, j.claim),
+                feedback=feedback,
                 confidence=conf,
                 needs_review=conf < review_at or j.conflicted or doubt,
             )

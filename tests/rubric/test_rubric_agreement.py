@@ -39,10 +39,13 @@ FLOORS = {
     "heldout2": ({"C1": 0.9, "C2": 0.85, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.35, 0.95),
     "heldout3": ({"C1": 0.72, "C2": 0.7, "C3": 0.6, "C4": 0.43, "C5": 0.9}, 1.65, 2.0),
     "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.72, "C4": 0.65, "C5": 0.86}, 0.9, 1.25),
+    # heldout5 (issue 19) was frozen before that round and measured once at its end
+    "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.68, "C5": 0.9}, 0.85, 1.05),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
-# measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4).
-FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 1, "heldout4": 2}
+# measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4); two on
+# heldout5.
+FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 1, "heldout4": 2, "heldout5": 2}
 
 
 @pytest.mark.parametrize("split", sorted(FLOORS))

@@ -59,7 +59,7 @@ def test_a_copy_of_the_default_file_loads_identically(tmp_path):
             "scoring.partial must be between 0 and 1",
         ),
         (
-            lambda s: s.replace("short_words = 25", 'short_words = "many"'),
+            lambda s: s.replace("short_words = 15", 'short_words = "many"'),
             "thresholds.short_words must be a number",
         ),
         (lambda s: s + "\n[rubric\n", "not valid TOML"),

@@ -1,0 +1,216 @@
+"""Catalogue of wrong mechanisms: families of false claims, one extractor per family.
+
+Each extractor reads one sentence (`analysis._Sent`: lexicon hits, subjects, negation scope)
+and returns `Claim`s of a `wrong_*` kind; `criteria.py` turns them into contradicted verdicts
+with the rubric's `[claims]` message. A family is a wrong *mechanism*, not a wording:
+
+- `wrong_mlm_causal` (C1): the masked LM is said to work like a causal LM: it predicts the
+  next word, uses a causal mask, reads left to right, is autoregressive;
+- `wrong_mlm_trailing_mask` (C2): a [MASK] at the end is said to turn the masked LM into a
+  working next-word generator;
+- `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
+  problem is said not to be the missing context;
+- `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
+  coherently, or to be used for / better at generation;
+- `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks.
+
+Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
+negated phrases and phrases under a modal or purpose frame ("would have to predict the next
+word", "asked to fill a blank"), and never fires inside text the student does not assert
+(`polarity`: those hits were already removed). Register a new family in `EXTRACTORS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from grader.rubric.analysis import CLM, MLM, Claim, Hit, _Sent
+
+# "would have to predict", "is asked to fill", "trying to read left to right": not a claim
+# about what the model does.
+_MODAL = frozenset(
+    "would could might should must ought asked forced made try tries trying tried attempt "
+    "attempts need needs needed if unless when whenever".split()
+)
+_HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
+_OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
+_READ_VERB = re.compile(
+    r"\b(?:reads?|reading|process(?:es|ing)?|looks?|sees?|attends?|goes|go|works?|scans?|"
+    r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+){0,3}$",
+    re.IGNORECASE,
+)
+_GOOD = re.compile(
+    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|well|coherently|perfectly|nicely|easily|"
+    r"without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|great)\b",
+    re.IGNORECASE,
+)
+_TRAIL = re.compile(
+    r"\b(?:at the end|append\w*|to the end|last position|trailing|on the end|after the text)\b",
+    re.IGNORECASE,
+)
+_TRAIL_GOOD = re.compile(
+    r"\b(?:next (?:word|token)|like gpt|as gpt|works?|fine|no (?:real )?problem|"
+    r"generat\w*|becomes?|turns? (?:it )?into|gives?)\b",
+    re.IGNORECASE,
+)
+_TRAIL_BAD = re.compile(
+    r"\b(?:but|however|never|not|no longer|poor\w*|bad\w*|badly|incoherent\w*|garbage|fail\w*|"
+    r"struggl\w*|nonsense|weird|wrong|worse|unreliable|mismatch\w*|only works|doesn't|don't|"
+    r"isn't|won't|can't)\b|n't\b",
+    re.IGNORECASE,
+)
+_NO_PROBLEM = re.compile(
+    r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
+    r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
+    r"(?:problem|issue|obstacle|difficulty))\b",
+    re.IGNORECASE,
+)
+_NOT_CONTEXT = re.compile(
+    r"\b(?:problem|issue|reason|difficulty)\s+(?:is|was)\s+not\s+(?:the\s+)?"
+    r"(?:missing|lack of|absent|absence of|unavailable)\s+(?:\w+\s+)?"
+    r"(?:context|tokens|words|information)",
+    re.IGNORECASE,
+)
+_MIDDLE = re.compile(r"\b(?:middle|masked|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
+
+
+def _framed(ss: _Sent, h: Hit) -> bool:
+    """Under a modal, purpose or conditional frame within the four words before `h`."""
+    before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
+    if any(t in _MODAL for t in before):
+        return True
+    return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
+
+
+def _blamed(ss: _Sent, h: Hit, subject: str) -> bool:
+    """`h` is said of `subject`, asserted, outside the generation scenario."""
+    return (
+        ss.subject_at(h.start, h.end) == subject
+        and ss.anchored
+        and not ss.negated(h)
+        and not _framed(ss, h)
+    )
+
+
+def mlm_causal(ss: _Sent) -> list[Claim]:
+    """The masked LM predicts the next word / has a causal mask / reads left to right."""
+    out: list[Claim] = []
+    at_gen = bool(ss.hits.get("generation_time")) or bool(ss.hits.get("generation"))
+    cands = [h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text)]
+    cands += ss.hits.get("causal_mask", [])
+    for h in ss.hits.get("left_to_right", []):
+        t = h.text.lower()
+        if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(
+            ss.sent.norm[max(0, h.start - 30) : h.start]
+        ):
+            cands.append(h)
+    for h in cands:
+        if at_gen and h.key != "causal_mask":
+            continue  # "when BERT generates it must predict the next word": the scenario
+        if _blamed(ss, h, MLM) and not any(
+            n.start < h.end and h.start < n.end for n in ss.hits.get("masked_model", [])
+        ):
+            out.append(Claim("wrong_mlm_causal", MLM, ss.sent.index, True, False, h.text))
+            break
+    return out
+
+
+def mlm_generates_well(ss: _Sent) -> list[Claim]:
+    """The masked LM generates fine / well / coherently."""
+    for g in ss.hits.get("generation", []):
+        if not g.text.lower().startswith(("generat", "writ", "produc")):
+            continue
+        if not _GOOD.match(ss.sent.norm[g.end : g.end + 60]):
+            continue
+        if _blamed(ss, g, MLM):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
+    return []
+
+
+_DENIED_BEFORE = re.compile(
+    r"\b(?:nobody|no one|never|not|cannot|can't|n't|hardly|rarely)\b|n't\b", re.I
+)
+_NOT_THIS = re.compile(r"(?:rather than|instead of|than|not|over|unlike|but not)\s+$", re.I)
+
+
+def mlm_used_for_generation(ss: _Sent) -> list[Claim]:
+    """The masked LM is said to be used for / better at generation ("Encoders such as BERT
+    are used for text generation", "BERT is the better model for long-form writing")."""
+    timed = ss.hits.get("generation_time", [])
+    uses = ss.hits.get("usage", []) + ss.hits.get("suitability", [])
+    for g in ss.hits.get("generation_use", []):
+        if any(t.start < g.end and g.start < t.end for t in timed):
+            continue
+        if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 14) : g.start]):
+            continue  # "for understanding rather than generation"
+        used = [
+            u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
+        ]
+        if (
+            not used
+            or ss.negated(used[0])
+            or _DENIED_BEFORE.search(ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start])
+        ):
+            continue  # "cannot be reused for generation", "nobody uses it for writing"
+        if _blamed(ss, g, MLM):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
+    return []
+
+
+def mlm_trailing_mask(ss: _Sent) -> list[Claim]:
+    """A trailing [MASK] presented as a working next-word generator (no failure stated in the
+    sentence; `criteria` also looks at the next sentence)."""
+    s = ss.sent.norm
+    masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
+    if not masks or not _TRAIL.search(s) or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
+        return []
+    return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, masks[0].text)]
+
+
+def mlm_no_problem(ss: _Sent) -> list[Claim]:
+    """Generation poses the masked LM no problem, or its problem is not the missing context."""
+    s = ss.sent.norm
+    m = _NOT_CONTEXT.search(s)
+    if m is None:
+        m = _NO_PROBLEM.search(s)
+        gen = ss.hits.get("generation") or ss.hits.get("generation_time")
+        if m is None or not gen:
+            return []
+        subj = ss.subject_at(m.start())
+        if subj != MLM and not (subj is None and MLM in {c for _, c, _ in ss.subj}):
+            return []
+    if ss.negated(ss._hit("no_problem", m.start(), m.end())):
+        return []  # "it is not true that there is no problem"
+    return [Claim("wrong_mlm_no_problem", MLM, ss.sent.index, True, True, m.group(0))]
+
+
+def clm_fills_blanks(ss: _Sent) -> list[Claim]:
+    """The causal LM predicts masked tokens / fills blanks in the middle."""
+    for h in ss.hits.get("predict_masked", []):
+        if not _MIDDLE.search(h.text) and "middle" not in ss.sent.norm.lower():
+            continue
+        if h.text.lower() in ("[mask]",):
+            continue
+        if _blamed(ss, h, CLM):
+            return [Claim("wrong_clm_fills_blanks", CLM, ss.sent.index, True, False, h.text)]
+    return []
+
+
+EXTRACTORS: tuple[Callable[[_Sent], list[Claim]], ...] = (
+    mlm_causal,
+    mlm_trailing_mask,
+    mlm_no_problem,
+    mlm_generates_well,
+    mlm_used_for_generation,
+    clm_fills_blanks,
+)
+
+
+def wrong_mechanisms(ss: _Sent) -> list[Claim]:
+    """Every registered family's claims for one sentence (list-like sentences never reach
+    here: a keyword list states no mechanism)."""
+    out: list[Claim] = []
+    for extract in EXTRACTORS:
+        out.extend(extract(ss))
+    return out
