@@ -49,11 +49,16 @@ def late_options(f):  # type: ignore[no-untyped-def]
                    "gets an equal share).")
 @click.option("--no-written", is_flag=True, help="Do not score the written explanation.")
 @late_options
+@click.option("--similarity-threshold", type=_PCT, default=50, show_default=True, metavar="PCT",
+              help="Report pairs sharing at least PCT percent of their distinctive fingerprints.")
+@click.option("--similarity-max-share", type=_PCT, default=10, show_default=True, metavar="PCT",
+              help="Ignore code or text found in more than PCT percent of the class.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output, only the summary.")
 def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignment: str,
           roster: Path | None, call_timeout: float | None, submission_timeout: float | None,
           no_written: bool, late_penalty: float | None, due: str | None,
-          late_penalty_per_day: float | None, late_cap: float | None, quiet: bool) -> None:
+          late_penalty_per_day: float | None, late_cap: float | None,
+          similarity_threshold: float, similarity_max_share: float, quiet: bool) -> None:
     """Grade a class: a folder of submissions, a Canvas zip or a Gradescope export.
 
     INPUT holds one folder, .zip or .ipynb per student; or is a Canvas "Download Submissions"
@@ -68,6 +73,7 @@ def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignm
     """
     from grader.batch.late import LatePolicy
     from grader.batch.runner import BatchOptions, run_batch
+    from grader.batch.similarity import SimilarityOptions
     from grader.errors import InternalError
 
     late = LatePolicy.from_options(late_penalty, due, late_penalty_per_day, late_cap)
@@ -80,7 +86,8 @@ def batch(input_path: Path, out: Path, workers: int | None, force: bool, assignm
     result = run_batch(BatchOptions(
         input=input_path, out=out, workers=workers, force=force, assignment=assignment,
         roster=roster, grade_written=not no_written, limit_overrides=limits, progress=not quiet,
-        late=late,
+        late=late, similarity=SimilarityOptions(threshold=similarity_threshold / 100,
+                                                max_share=similarity_max_share / 100),
     ))
     graded = result.graded
     n = len(result.outcomes)

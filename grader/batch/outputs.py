@@ -8,6 +8,7 @@ so a re-run that changed nothing rewrites nothing and a crash never leaves half 
   feedback/<key>.md|.html  the student's own report
   report.html              the class report
   manifest.json            who was found where, what happened to each entry, the settings
+  similarity.csv           pairs of unusually similar submissions (similarity.py)
 
 The instructor's overrides (`OUT/overrides.toml`, see overrides.py) and the late policy are
 applied here, so every output (and `grader render`) shows the same grades.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,11 @@ from grader.batch.gradebook import (
 from grader.batch.intake import Identity
 from grader.batch.late import LatePolicy, Penalty
 from grader.batch.overrides import Applied, Record
+from grader.batch.similarity import SimilarityOptions, compare, print_shape, render_csv, view
 from grader.output import write_atomic
 
 FEEDBACK_DIR = "feedback"
+PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
 
 
 @dataclass
@@ -56,6 +59,7 @@ class EntryOutcome:
     cached: bool = False
     submitted_at: str = ""  # ISO 8601 when the export gives it (the late policy uses it)
     answers: dict[str, str] = field(default_factory=dict)  # written part -> answer_digest
+    prints: Any = None  # similarity fingerprints (grader.batch.similarity), None if unknown
 
 
 @dataclass
@@ -88,6 +92,7 @@ class Settings:
     roster_path: str = ""
     late: LatePolicy | None = None
     overrides: Record = field(default_factory=dict)  # OUT/overrides.toml, validated
+    similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
 
 
 def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input_path: str,
@@ -146,12 +151,22 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
 
     wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files)
 
+    prints = {o.key: o.prints for o in graded if o.prints is not None}
+    pairs = compare(prints, settings.similarity)
+    files[out / "similarity.csv"] = render_csv(pairs)
+    files[out / PRINTS] = "".join(
+        json.dumps({"key": o.key, "cache_key": o.cache_key,
+                    "shape": print_shape(settings.similarity), "prints": o.prints},
+                   separators=(",", ":")) + "\n"
+        for o in outcomes if o.prints is not None)
+
     rows = [ClassRow(o.key, o.display, o.source, o.late, o.status, o.report, o.message)
             for o in outcomes]
     try:
         html = render_class_report(rows, title=assignment, layout=layout,
                                    fingerprint=fingerprint, version=version,
-                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates)
+                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates,
+                                   similarity=view(pairs), compared=len(prints))
     except Exception as exc:  # noqa: BLE001 - the other outputs are still useful
         result.errors.append(f"report.html: {type(exc).__name__}: {exc}")
     else:
@@ -165,6 +180,7 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
         "assignment": assignment,
         "roster": settings.roster_path or None,
         "late_policy": settings.late.to_dict() if settings.late else None,
+        "similarity": asdict(settings.similarity),
         "entries": [
             {
                 "key": o.key, "display": o.display, "source": o.source, "status": o.status,

@@ -28,6 +28,7 @@ from grader.batch.overrides import (
     load_instructor_file,
     merge,
 )
+from grader.batch.similarity import SimilarityOptions, read_prints
 from grader.errors import UsageError
 from grader.output import write_atomic
 from grader.report import GradeReport
@@ -71,6 +72,7 @@ def load_out(out: Path, journal: Journal) -> Loaded:
             f"{out / MANIFEST} is unreadable ({exc}); run `grader batch` again"
         ) from None
     shown = _results(out / "results.jsonl")
+    prints = read_prints(out, _similarity(manifest))
     outcomes = []
     for e in entries:
         o = EntryOutcome(
@@ -88,6 +90,7 @@ def load_out(out: Path, journal: Journal) -> Loaded:
             submitted_at=str(e.get("submitted_at", "")),
             answers={str(k): str(v) for k, v in (e.get("answers") or {}).items()},
         )
+        o.prints = prints.get(o.cache_key) or prints.get("key:" + o.key)
         if o.status == "graded":
             raw = journal.get(o.cache_key) if o.cache_key else None
             data = dict(raw) if raw is not None else shown.get(o.key)
@@ -102,6 +105,17 @@ def load_out(out: Path, journal: Journal) -> Loaded:
 
 
 _ID_FIELDS = set(Identity.__dataclass_fields__)
+
+
+def _similarity(manifest: dict[str, Any]) -> SimilarityOptions:
+    saved = manifest.get("similarity")
+    if not isinstance(saved, dict):
+        return SimilarityOptions()
+    known = {k: v for k, v in saved.items() if k in SimilarityOptions.__dataclass_fields__}
+    try:
+        return SimilarityOptions(**known)
+    except TypeError:
+        return SimilarityOptions()
 
 
 def _results(path: Path) -> dict[str, dict[str, Any]]:

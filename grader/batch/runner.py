@@ -29,6 +29,7 @@ from grader.batch.pool import (
     launch_zygotes,
 )
 from grader.batch.progress import Progress
+from grader.batch.similarity import SimilarityOptions, fingerprints, read_prints
 from grader.errors import UsageError
 from grader.loading import LoadLimits, Submission, load_entries
 from grader.report import GradeReport
@@ -57,6 +58,7 @@ class BatchOptions:
     max_tasks_per_worker: int | None = None
     fingerprint: str | None = None  # fixed by tests; normally hashed from the grader's files
     late: LatePolicy | None = None  # points off late submissions (gradebook only)
+    similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
 
 
 @dataclass
@@ -121,6 +123,7 @@ def run_batch(opts: BatchOptions) -> BatchResult:
     with Journal(out / CACHE_DIR) as journal, open_intake(
             opts.input, opts.load_limits, exclude=(out,)) as intake:
         outcomes: list[EntryOutcome] = []
+        known_prints = {} if opts.force else read_prints(out, opts.similarity)
         todo: dict[str, Submission] = {}
         waiting: dict[str, list[EntryOutcome]] = {}
         # each entry is loaded in a bounded child (time, memory), as `grader grade` loads one
@@ -136,6 +139,7 @@ def run_batch(opts: BatchOptions) -> BatchResult:
             outcome.answers = {part: answer_digest(text) for part, text in sub.written.items()}
             key = cache_key(sub, fingerprint)
             outcome.cache_key = key
+            outcome.prints = known_prints.get(key) or fingerprints(sub, opts.similarity)
             cached = None if opts.force else journal.get(key)
             if cached is not None:
                 _attach(outcome, cached, cached=True)
@@ -202,7 +206,7 @@ def run_batch(opts: BatchOptions) -> BatchResult:
 
         settings = Settings(assignment=assignment, roster=roster,
                             roster_path=str(Path(opts.roster).resolve()) if opts.roster else "",
-                            late=opts.late, overrides=record)
+                            late=opts.late, overrides=record, similarity=opts.similarity)
         try:
             writes = write_outputs(
                 out, outcomes, layout=intake.layout, input_path=str(opts.input),
