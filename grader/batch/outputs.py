@@ -41,6 +41,7 @@ from grader.output import write_atomic
 
 FEEDBACK_DIR = "feedback"
 PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
+NOTEBOOKS = ".cache/notebooks"  # notebook submissions, for their feedback notebooks
 
 
 @dataclass
@@ -60,6 +61,7 @@ class EntryOutcome:
     submitted_at: str = ""  # ISO 8601 when the export gives it (the late policy uses it)
     answers: dict[str, str] = field(default_factory=dict)  # written part -> answer_digest
     prints: Any = None  # similarity fingerprints (grader.batch.similarity), None if unknown
+    notebook: str = ""  # a notebook submission's JSON, for feedback inside it
 
 
 @dataclass
@@ -150,6 +152,10 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     files[out / "gradebook_notes.csv"] = notes_text
 
     wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files)
+    for o in graded:
+        if o.notebook:
+            files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
+            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files)
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
@@ -189,6 +195,7 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
                 "max_score": o.report.max_score if o.report is not None else None,
                 "message": o.message, "cache_key": o.cache_key,
                 "submitted_at": o.submitted_at, "answers": o.answers,
+                "notebook": bool(o.notebook),
                 **({"late_penalty": penalties[o.key].percent} if o.key in penalties else {}),
             }
             for o in outcomes
@@ -244,10 +251,26 @@ def _feedback(folder: Path, graded: list[EntryOutcome],
     return wanted
 
 
+def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
+                       files: dict[Path, str]) -> set[str]:
+    """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
+    HTML, feedback/<key>.notebook.html."""
+    from grader.render.ipynb import feedback_notebook, notebook_html
+
+    names = {f"{o.key}.ipynb", f"{o.key}.notebook.html"}
+    try:
+        nb = feedback_notebook(o.notebook, o.report)
+        files[folder / f"{o.key}.ipynb"] = nb
+        files[folder / f"{o.key}.notebook.html"] = notebook_html(nb)
+    except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
+        result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
+    return names
+
+
 def _remove_stale_feedback(folder: Path, wanted: set[str], result: WriteResult) -> None:
     if folder.is_dir():  # feedback of students no longer in INPUT would mislead
         for f in folder.iterdir():
-            if f.is_file() and f.suffix in (".md", ".html") and f.name not in wanted:
+            if f.is_file() and f.suffix in (".md", ".html", ".ipynb") and f.name not in wanted:
                 try:
                     os.unlink(f)
                     result.removed.append(str(f))

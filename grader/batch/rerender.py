@@ -18,7 +18,7 @@ from grader.batch.cache import Journal
 from grader.batch.gradebook import Roster, assignment_header
 from grader.batch.intake import Identity
 from grader.batch.late import LatePolicy
-from grader.batch.outputs import EntryOutcome, Settings, WriteResult, write_outputs
+from grader.batch.outputs import NOTEBOOKS, EntryOutcome, Settings, WriteResult, write_outputs
 from grader.batch.overrides import (
     RECORD,
     Record,
@@ -91,6 +91,11 @@ def load_out(out: Path, journal: Journal) -> Loaded:
             answers={str(k): str(v) for k, v in (e.get("answers") or {}).items()},
         )
         o.prints = prints.get(o.cache_key) or prints.get("key:" + o.key)
+        if e.get("notebook"):
+            try:
+                o.notebook = (out / NOTEBOOKS / f"{o.key}.ipynb").read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                o.notebook = ""  # gone from the cache: its feedback notebook cannot be rebuilt
         if o.status == "graded":
             raw = journal.get(o.cache_key) if o.cache_key else None
             data = dict(raw) if raw is not None else shown.get(o.key)

@@ -9,7 +9,7 @@ resumed by running the same command again.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +140,8 @@ def run_batch(opts: BatchOptions) -> BatchResult:
             key = cache_key(sub, fingerprint)
             outcome.cache_key = key
             outcome.prints = known_prints.get(key) or fingerprints(sub, opts.similarity)
+            outcome.notebook = sub.notebook
+            sub = replace(sub, notebook="")  # the sandbox needs only the code
             cached = None if opts.force else journal.get(key)
             if cached is not None:
                 _attach(outcome, cached, cached=True)

@@ -62,6 +62,8 @@ class Submission:
     written: "explanation" -> the answer text (the part under "## Your answer" if present).
     files: every known file found, by relative path (drill files included), as text.
     problems: messages about the submission that cost nothing by themselves.
+    notebook: a notebook submission's own JSON text, for feedback inside it (never graded,
+    not in the digest); "" for any other submission.
     """
 
     name: str
@@ -71,6 +73,7 @@ class Submission:
     written: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    notebook: str = ""
 
     @property
     def digest(self) -> str:
