@@ -230,11 +230,12 @@ def _color() -> bool:
 def _register_commands() -> None:
     """Commands that live with the library part they drive."""
     from grader.autograder.cli import gradescope
-    from grader.batch.cli import batch, render, review  # review: batch-aware, else the rubric's
+    from grader.batch.cli import batch, render, review, sample_class  # review: batch-aware
 
     main.add_command(batch)
     main.add_command(review)
     main.add_command(render)
+    main.add_command(sample_class)
     main.add_command(gradescope)
 
 

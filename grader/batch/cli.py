@@ -209,3 +209,28 @@ def review(ctx: click.Context, out: Path, overrides_path: Path | None, apply_: b
                f"{res.still_need_review} answer(s) still need review.")
     for e in res.writes.errors:
         click.echo(f"  output error: {e}", err=True)
+
+
+@click.command("sample-class")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="A new or empty folder for the class.")
+@click.option("--students", "-n", type=click.IntRange(1, 2000), default=12, show_default=True,
+              help="How many students.")
+@click.option("--canvas", "layout", flag_value="canvas",
+              help="Write a Canvas 'Download Submissions' zip.")
+@click.option("--gradescope", "layout", flag_value="gradescope",
+              help="Write a Gradescope export (with a group submission).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Another seed, another class.")
+def sample_class(out: Path, students: int, layout: str | None, seed: int) -> None:
+    """Write a synthetic class (correct, buggy, stub and hostile work) to try `grader batch`.
+
+    \b
+    Examples:
+      grader sample-class --out class/ && grader batch class/ --out graded/
+      grader sample-class --out canvas/ --canvas   # then: grader batch canvas/submissions.zip ...
+    """
+    from grader.batch.sampleclass import describe, write_sample_class
+
+    path, people = write_sample_class(out, n=students, layout=layout or "folders", seed=seed)
+    click.echo(f"Wrote {len(people)} submissions ({describe(people)}) to {path}.")
+    click.echo(f"Try: grader batch {path} --out graded/ && open graded/report.html")
