@@ -139,7 +139,11 @@ def fingerprints(sub: Submission, opts: SimilarityOptions | None = None) -> Prin
     opts = opts or SimilarityOptions()
     stub = _stub_hashes(opts)
     out: Prints = {}
+    seen: set[str] = set()
     for part, source in sorted(sub.sources.items()):
+        if source in seen:  # a notebook gives every part the same combined code: count it once
+            continue
+        seen.add(source)
         source = source[:MAX_CODE_CHARS]
         prints = [
             p for p in winnow(code_tokens(source), opts.code_k, opts.code_w) if p[0] not in stub
@@ -293,8 +297,13 @@ def render_csv(pairs: list[Pair]) -> str:
     return out.getvalue()
 
 
-def view(pairs: list[Pair], top: int = 30) -> list[dict[str, Any]]:
-    """The class report's rows."""
+def view(pairs: list[Pair], top: int = 30, regions_shown: int = 6) -> list[dict[str, Any]]:
+    """The class report's rows (the first `regions_shown` regions of each side)."""
+
+    def few(regions: list[str]) -> list[str]:
+        more = len(regions) - regions_shown
+        return regions[:regions_shown] + ([f"{more} more in similarity.csv"] if more > 0 else [])
+
     return [
         {
             "kind": p.kind,
@@ -302,8 +311,8 @@ def view(pairs: list[Pair], top: int = 30) -> list[dict[str, Any]]:
             "b": p.b,
             "pct": f"{100 * p.similarity:.0f}",
             "shared": p.shared,
-            "regions_a": p.regions_a,
-            "regions_b": p.regions_b,
+            "regions_a": few(p.regions_a),
+            "regions_b": few(p.regions_b),
         }
         for p in pairs[:top]
     ]

@@ -19,6 +19,7 @@ from grader.batch.similarity import (
     fingerprints,
 )
 from grader.cli import main
+from grader.loading import LoadLimits
 from grader.loading.model import assemble
 from grader.resources import data_path
 
@@ -169,3 +170,14 @@ def test_batch_writes_similarity_and_render_rebuilds_it_without_the_files(tmp_pa
     res = CliRunner().invoke(main, ["render", str(out)])
     assert res.exit_code == 0, res.output
     assert ((out / "similarity.csv").read_bytes(), (out / "report.html").read_text()) == before
+
+
+def test_a_notebooks_combined_code_counts_once():
+    from grader.batch.sampleclass import notebook_bytes
+    from grader.loading.notebook import load_notebook_bytes
+
+    files = correct_files("nbsim")
+    files["masks.py"] += ("\n" + own_code(11) + "\n").encode()
+    sub = load_notebook_bytes(notebook_bytes(files), name="n", origin="n", limits=LoadLimits())
+    assert len(set(sub.sources.values())) == 1 and len(sub.sources) == 4
+    assert list(fingerprints(sub)) == ["code:corruption", "text"]
