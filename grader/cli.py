@@ -16,7 +16,7 @@ from grader.autograder import visibility_options
 from grader.errors import GraderError, InternalError
 from grader.loading import SubmissionError
 
-FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github", "ipynb")
 
 
 class _Group(click.Group):
@@ -112,7 +112,8 @@ def grade(
     \b
     Formats: text, json, md, html; gradescope (results.json; an unreadable submission
     still gets one, with 0 points), junit (XML), github (annotations, and a summary
-    appended to $GITHUB_STEP_SUMMARY when it is set). See docs/ci.md.
+    appended to $GITHUB_STEP_SUMMARY when it is set). See docs/ci.md. ipynb (a notebook
+    submission with feedback cells added; see docs/instructor.md).
 
     \b
     Example:
@@ -123,13 +124,22 @@ def grade(
     started = time.monotonic()
     from grader.sandbox.launch import launch_zygote
 
+    notebook = None
+    if fmt == "ipynb":  # checked before grading: a wrong path costs no sandbox start
+        from grader.render.ipynb import read_notebook
+
+        notebook = read_notebook(path)
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
     from grader.output import emit
     from grader.pipeline import grade_path
     from grader.render import render_report
 
     report = grade_path(path, launched=launched, grade_unreadable=fmt == "gradescope")
-    if fmt == "gradescope":
+    if notebook is not None:
+        from grader.render.ipynb import feedback_notebook
+
+        text = feedback_notebook(notebook, report)
+    elif fmt == "gradescope":
         from grader.render.gradescope import gradescope_options, render_gradescope
 
         options = gradescope_options(
@@ -220,11 +230,12 @@ def _color() -> bool:
 def _register_commands() -> None:
     """Commands that live with the library part they drive."""
     from grader.autograder.cli import gradescope
-    from grader.batch.cli import batch
-    from grader.rubric.cli import review
+    from grader.batch.cli import batch, render, review, sample_class  # review: batch-aware
 
     main.add_command(batch)
     main.add_command(review)
+    main.add_command(render)
+    main.add_command(sample_class)
     main.add_command(gradescope)
 
 

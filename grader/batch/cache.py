@@ -28,7 +28,6 @@ from grader.errors import UsageError
 from grader.loading import Submission
 from grader.report import GradeReport
 from grader.resources import data_path
-from grader.suite.cases import resolve_secret, secret_id
 
 # The folder holding the grader, solutions and exercises packages (a checkout or site-packages).
 REPO = data_path("grader").parent
@@ -49,6 +48,8 @@ JOURNAL_VERSION = 1
 
 def grader_fingerprint(options: Any = None, *, root: Path = REPO) -> str:
     """A hash of everything besides the submission that decides a grade."""
+    from grader.suite.cases import resolve_secret, secret_id  # imports torch: only to grade
+
     h = hashlib.sha256()
     h.update(f"grader {__version__}\0journal {JOURNAL_VERSION}\0".encode())
     # another instructor secret draws other test inputs: never reuse a report made with it

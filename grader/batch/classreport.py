@@ -40,14 +40,18 @@ class ClassRow:
 
 def render_class_report(rows: list[ClassRow], *, title: str, layout: str,
                         fingerprint: str, version: str, feedback_dir: str = "feedback",
-                        duplicates: Sequence[Duplicate] = ()) -> str:
-    """The page. `duplicates`: students listed by several entries (shown with all of them)."""
+                        duplicates: Sequence[Duplicate] = (),
+                        similarity: Sequence[dict[str, Any]] = (), compared: int = 0) -> str:
+    """The page. `duplicates`: students listed by several entries (shown with all of them);
+    `similarity`: the most similar pairs (grader.batch.similarity.view) of `compared`."""
     view = class_view(rows, title=title, layout=layout, fingerprint=fingerprint,
                       version=version, feedback_dir=feedback_dir)
     view["duplicates"] = [
         {"student": d.label(), "entries": [{"key": k, "display": v} for k, v in d.entries]}
         for d in duplicates
     ]
+    view["similarity"] = list(similarity)
+    view["compared"] = compared
     return environment(autoescape=True).get_template(TEMPLATE).render(**view)
 
 

@@ -29,7 +29,9 @@ from grader.errors import UsageError
 from grader.textsafe import clean_text
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-NOTES_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Entry", "Score", "Note"]
+NOTES_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Entry", "Score", "Note",
+                "Raw score", "Late penalty"]
+EMAIL_COLUMNS = ("Email", "E-mail", "Email Address")
 _TITLE_ID = re.compile(r"\s\((\d+)\)$")
 
 
@@ -42,6 +44,8 @@ class GradebookLine:
     score: float | None  # None: not graded (unreadable, internal error)
     note: str = ""
     withheld: bool = False  # graded, but the score is for the instructor to place (notes only)
+    raw: float | None = None  # the score before a late penalty (None: no penalty)
+    penalty: str = ""  # the penalty, e.g. "-20% (2 points)"
 
 
 def assignment_header(title: str) -> str:
@@ -100,11 +104,10 @@ class Roster:
                 self._by["id"].setdefault(r.canvas_id, []).append(r)
             if r.sis_user_id:
                 self._by["sis"].setdefault(r.sis_user_id.lower(), []).append(r)
-            if r.sis_login_id:
-                login = r.sis_login_id.lower()
-                self._by["login"].setdefault(login, []).append(r)
-                local = login.split("@", 1)[0]
-                if local != login:
+            for value in {r.sis_login_id.lower(), r.email.lower()} - {""}:
+                self._by["login"].setdefault(value, []).append(r)
+                local = value.split("@", 1)[0]
+                if local != value:
                     self._by["login"].setdefault(local, []).append(r)
             for k in name_keys(r.name):
                 self._by["name"].setdefault(k, []).append(r)
@@ -127,7 +130,8 @@ class Roster:
                 f"the roster {path} is not a Canvas gradebook export (its header must start "
                 "with Student, ID)"
             )
-        col = {name: header.index(name) for name in HEADER if name in header}
+        col = {name: header.index(name) for name in (*HEADER, *EMAIL_COLUMNS) if name in header}
+        email = next((c for c in EMAIL_COLUMNS if c in col), "")
         rows: list[Identity] = []
         for cells in reader:
             if not cells or not any(c.strip() for c in cells):
@@ -143,11 +147,16 @@ class Roster:
 
             rows.append(Identity(name=student, canvas_id=cell("ID"),
                                  sis_user_id=cell("SIS User ID"),
-                                 sis_login_id=cell("SIS Login ID"), section=cell("Section")))
+                                 sis_login_id=cell("SIS Login ID"), section=cell("Section"),
+                                 email=cell(email) if email else ""))
+        _check_unique(rows, path)
         return cls(rows)
 
     def match(self, who: Identity, *, extra_names: tuple[str, ...] = ()) -> Identity | None:
-        """The roster row for `who`, trying Canvas ID, SIS id, login/e-mail, then name."""
+        """The roster row for `who`, trying Canvas ID, SIS id, login/e-mail, then name.
+
+        `extra_names` (the entry's own name, e.g. a folder `jdoe@uni.edu/` or `20231234/`)
+        are tried as a SIS id, login, e-mail or Canvas ID after `who`'s ids, then as names."""
         tries: list[tuple[str, str]] = []
         if who.canvas_id:
             tries.append(("id", who.canvas_id))
@@ -158,6 +167,10 @@ class Roster:
             if login:
                 tries.append(("login", login.lower()))
                 tries.append(("login", login.lower().split("@", 1)[0]))
+        for label in dict.fromkeys(v.strip() for v in (who.name, *extra_names) if v.strip()):
+            tries += [("sis", label.lower()), ("login", label.lower()), ("id", label)]
+            if "@" in label:
+                tries.append(("login", label.lower().split("@", 1)[0]))
         for name in (who.name, *extra_names):
             for k in sorted(name_keys(name)):
                 tries.append(("name", k))
@@ -166,6 +179,25 @@ class Roster:
             if len({id(r) for r in found}) == 1:
                 return found[0]
         return None
+
+
+def _check_unique(rows: list[Identity], path: Path) -> None:
+    """Two roster rows with one id would send one grade to either student: refuse the roster."""
+    for label, get in (("Canvas ID", lambda r: r.canvas_id),
+                       ("SIS User ID", lambda r: r.sis_user_id.lower()),
+                       ("SIS Login ID", lambda r: r.sis_login_id.lower()),
+                       ("e-mail", lambda r: r.email.lower())):
+        seen: dict[str, Identity] = {}
+        for r in rows:
+            value = get(r)
+            if not value:
+                continue
+            if value in seen:
+                raise UsageError(
+                    f"the roster {path} gives two students the {label} {value!r} "
+                    f"({seen[value].name} and {r.name}): fix the roster and run again "
+                    "(nothing was written)")
+            seen[value] = r
 
 
 def resolve(who: Identity, roster: Roster | None, *, entry_name: str = "") -> Identity:
@@ -192,8 +224,9 @@ def points_possible(max_scores: list[float]) -> float | None:
 
 
 def render_gradebook(lines: list[GradebookLine], assignment: str,
-                     points: float | None) -> tuple[str, str]:
-    """(gradebook.csv text, gradebook_notes.csv text)."""
+                     points: float | None, *, roster_given: bool = False) -> tuple[str, str]:
+    """(gradebook.csv text, gradebook_notes.csv text). `roster_given`: a --roster was used
+    (the notes then say a student was not found in it instead of suggesting one)."""
     title = assignment_header(assignment)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\r\n")
@@ -212,10 +245,16 @@ def render_gradebook(lines: list[GradebookLine], assignment: str,
             if not (who.canvas_id or who.sis_user_id or who.sis_login_id):
                 note = (note + "; " if note else "") + (
                     "no Canvas ID or SIS id known: Canvas will match this row by name only; "
-                    "check it in the import preview (or pass --roster)")
-        if note:
-            nw.writerow([*map(_cell, (who.name, who.canvas_id, who.sis_user_id,
-                                      who.sis_login_id, line.key)), score, _cell(note)])
+                    "check it in the import preview" + (
+                        " (not found in the --roster by id, login, e-mail or name)"
+                        if roster_given else " (or pass --roster)"))
+        if note or line.penalty:
+            row = [*map(_cell, (who.name, who.canvas_id, who.sis_user_id, who.sis_login_id,
+                                line.key)), score, _cell(note)]
+            if line.penalty:  # the last two columns are only filled for a late penalty
+                raw = "" if line.raw is None else format_points(line.raw)
+                row += [raw, _cell(line.penalty)]
+            nw.writerow(row)
     return out.getvalue(), notes.getvalue()
 
 

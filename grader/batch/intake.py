@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.batch.late import parse_gradescope_times
 from grader.errors import UsageError
 from grader.loading import LoadLimits, Submission, SubmissionError, assemble, load_submission
 from grader.loading.archive import load_zip_members
@@ -80,6 +81,7 @@ class Entry:
     members: list[Identity]
     loader: Callable[[], Submission] = field(repr=False)
     late: bool = False
+    submitted_at: str = ""  # ISO 8601, when the export says (Gradescope's created_at)
 
     def __post_init__(self) -> None:
         self.display = clean_name(self.display, 300)
@@ -548,9 +550,10 @@ def _gradescope_identity(folder: str, submitters: list[Identity]) -> tuple[str, 
 
 def _gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> Intake:
     try:
-        people = parse_gradescope_metadata(meta.read_text(encoding="utf-8", errors="replace"))
+        text = meta.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        people = {}
+        text = ""
+    people, times = parse_gradescope_metadata(text), parse_gradescope_times(text)
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     for child in sorted(base.iterdir()):
@@ -566,7 +569,8 @@ def _gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> I
             return load_dir(path, name=key, limits=limits)
 
         entries.append(Entry(key=key, display=display, source=child.name,
-                             members=submitters or [Identity(name=child.name)], loader=loader))
+                             members=submitters or [Identity(name=child.name)], loader=loader,
+                             submitted_at=times.get(child.name, "")))
     return Intake("gradescope", str(root), entries, skipped)
 
 
@@ -574,9 +578,9 @@ def _gradescope_zip(tree: _ZipTree, meta_rel: str, limits: LoadLimits, path: Pat
     base = meta_rel[: -len(GRADESCOPE_META)]
     try:
         text = tree.read(meta_rel, limits, cap=limits.max_total_bytes).decode("utf-8", "replace")
-        people = parse_gradescope_metadata(text)
     except SubmissionError:
-        people = {}
+        text = ""
+    people, times = parse_gradescope_metadata(text), parse_gradescope_times(text)
     dirs, files = tree.children(base)
     entries: list[Entry] = []
     skipped = [Skipped(f"{path.name}:{base}{f}", "not a submission folder; skipped")
@@ -588,6 +592,7 @@ def _gradescope_zip(tree: _ZipTree, meta_rel: str, limits: LoadLimits, path: Pat
         entry.key = key
         entry.display = display
         entry.members = submitters or [Identity(name=d)]
+        entry.submitted_at = times.get(d, "")
         prefix = base + d + "/"
         entry.loader = (lambda prefix=prefix, key=key:
                         tree.load_prefix(prefix, name=key, limits=limits))

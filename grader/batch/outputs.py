@@ -7,7 +7,11 @@ so a re-run that changed nothing rewrites nothing and a crash never leaves half 
   gradebook.csv            Canvas import (see gradebook.py); gradebook_notes.csv beside it
   feedback/<key>.md|.html  the student's own report
   report.html              the class report
-  manifest.json            who was found where, and what happened to each entry
+  manifest.json            who was found where, what happened to each entry, the settings
+  similarity.csv           pairs of unusually similar submissions (similarity.py)
+
+The instructor's overrides (`OUT/overrides.toml`, see overrides.py) and the late policy are
+applied here, so every output (and `grader render`) shows the same grades.
 """
 
 from __future__ import annotations
@@ -15,17 +19,29 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from grader.batch.classreport import ClassRow, render_class_report
 from grader.batch.duplicates import Duplicate, find_duplicates
-from grader.batch.gradebook import GradebookLine, Roster, points_possible, render_gradebook, resolve
+from grader.batch.gradebook import (
+    GradebookLine,
+    Roster,
+    format_points,
+    points_possible,
+    render_gradebook,
+    resolve,
+)
 from grader.batch.intake import Identity
+from grader.batch.late import LatePolicy, Penalty
+from grader.batch.overrides import Applied, Record
+from grader.batch.similarity import SimilarityOptions, compare, print_shape, render_csv, view
 from grader.output import write_atomic
 
 FEEDBACK_DIR = "feedback"
+PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
+NOTEBOOKS = ".cache/notebooks"  # notebook submissions, for their feedback notebooks
 
 
 @dataclass
@@ -42,6 +58,10 @@ class EntryOutcome:
     message: str = ""
     cache_key: str = ""
     cached: bool = False
+    submitted_at: str = ""  # ISO 8601 when the export gives it (the late policy uses it)
+    answers: dict[str, str] = field(default_factory=dict)  # written part -> answer_digest
+    prints: Any = None  # similarity fingerprints (grader.batch.similarity), None if unknown
+    notebook: str = ""  # a notebook submission's JSON, for feedback inside it
 
 
 @dataclass
@@ -51,6 +71,7 @@ class WriteResult:
     removed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)  # students in several entries
+    overrides: Applied = field(default_factory=Applied)  # what the instructor record did
 
 
 def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
@@ -64,23 +85,43 @@ def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
     result.written.append(str(path))
 
 
+@dataclass
+class Settings:
+    """How the outputs are made, beside the reports: kept in manifest.json for `grader render`."""
+
+    assignment: str = "Autograder"
+    roster: Roster | None = None
+    roster_path: str = ""
+    late: LatePolicy | None = None
+    overrides: Record = field(default_factory=dict)  # OUT/overrides.toml, validated
+    similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
+
+
 def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input_path: str,
                   assignment: str, roster: Roster | None, fingerprint: str, version: str,
-                  render: Callable[[Any, str], str] | None = None) -> WriteResult:
-    """(Re)generate every output from `outcomes` (sorted by key)."""
+                  render: Callable[[Any, str], str] | None = None,
+                  settings: Settings | None = None) -> WriteResult:
+    """(Re)generate every output from `outcomes` (sorted by key), with the instructor
+    overrides and the late policy of `settings` applied.
+
+    Everything is rendered before the first file is written, so an override that does not
+    fit its report (`OverridesError`) leaves every output as it was."""
     out = Path(out)
+    settings = settings or Settings(assignment=assignment, roster=roster)
     result = WriteResult()
-    outcomes = sorted(outcomes, key=lambda o: o.key)
+    outcomes = _with_overrides(sorted(outcomes, key=lambda o: o.key), settings, result)
     graded = [o for o in outcomes if o.report is not None]
+    files: dict[Path, str] = {}
 
     lines = [json.dumps(o.report.to_dict(), ensure_ascii=False) for o in graded]
-    write_if_changed(out / "results.jsonl", "".join(line + "\n" for line in lines), result)
+    files[out / "results.jsonl"] = "".join(line + "\n" for line in lines)
 
     people = [(o, resolve(who, roster, entry_name=o.display)) for o in outcomes
               for who in o.members]
     dups = find_duplicates([(o.key, o.display, who) for o, who in people])
     result.duplicates = dups.students
     book: list[GradebookLine] = []
+    penalties: dict[str, Penalty] = {}
     for i, (o, full) in enumerate(people):
         if i in dups.repeats:
             continue
@@ -89,30 +130,53 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
             note = "late (Canvas)" if o.late else ""
             if dup is not None:
                 note = (note + "; " if note else "") + _duplicate_note(dup)
-            book.append(GradebookLine(o.key, full, o.report.score, note,
-                                      withheld=dup is not None))
+            score, raw, penalty = o.report.score, None, ""
+            pen = settings.late.penalty(flagged=o.late, submitted_at=o.submitted_at,
+                                        max_score=o.report.max_score) if settings.late else None
+            if pen is not None:
+                penalties[o.key] = pen
+                raw, score = score, round(max(0.0, score - pen.points), 4)
+                penalty = (f"{pen.percent:g}% off ({format_points(pen.points)} of "
+                           f"{format_points(o.report.max_score)} points): {pen.reason}")
+            book.append(GradebookLine(o.key, full, score, note, withheld=dup is not None,
+                                      raw=raw, penalty=penalty))
         else:
             note = f"not graded ({o.status}): {o.message}"
             if dup is not None:
                 note += "; " + _duplicate_note(dup)
             book.append(GradebookLine(o.key, full, None, note))
     pts = points_possible([o.report.max_score for o in graded])
-    csv_text, notes_text = render_gradebook(book, assignment, pts)
-    write_if_changed(out / "gradebook.csv", csv_text, result)
-    write_if_changed(out / "gradebook_notes.csv", notes_text, result)
+    csv_text, notes_text = render_gradebook(book, assignment, pts,
+                                            roster_given=roster is not None)
+    files[out / "gradebook.csv"] = csv_text
+    files[out / "gradebook_notes.csv"] = notes_text
 
-    _write_feedback(out / FEEDBACK_DIR, graded, render, result)
+    wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files)
+    for o in graded:
+        if o.notebook:
+            files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
+            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files)
+
+    prints = {o.key: o.prints for o in graded if o.prints is not None}
+    pairs = compare(prints, settings.similarity)
+    files[out / "similarity.csv"] = render_csv(pairs)
+    files[out / PRINTS] = "".join(
+        json.dumps({"key": o.key, "cache_key": o.cache_key,
+                    "shape": print_shape(settings.similarity), "prints": o.prints},
+                   separators=(",", ":")) + "\n"
+        for o in outcomes if o.prints is not None)
 
     rows = [ClassRow(o.key, o.display, o.source, o.late, o.status, o.report, o.message)
             for o in outcomes]
     try:
         html = render_class_report(rows, title=assignment, layout=layout,
                                    fingerprint=fingerprint, version=version,
-                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates)
+                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates,
+                                   similarity=view(pairs), compared=len(prints))
     except Exception as exc:  # noqa: BLE001 - the other outputs are still useful
         result.errors.append(f"report.html: {type(exc).__name__}: {exc}")
     else:
-        write_if_changed(out / "report.html", html, result)
+        files[out / "report.html"] = html
 
     manifest = {
         "input": input_path,
@@ -120,6 +184,9 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
         "grader_version": version,
         "fingerprint": fingerprint,
         "assignment": assignment,
+        "roster": settings.roster_path or None,
+        "late_policy": settings.late.to_dict() if settings.late else None,
+        "similarity": asdict(settings.similarity),
         "entries": [
             {
                 "key": o.key, "display": o.display, "source": o.source, "status": o.status,
@@ -127,14 +194,33 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
                 "score": o.report.score if o.report is not None else None,
                 "max_score": o.report.max_score if o.report is not None else None,
                 "message": o.message, "cache_key": o.cache_key,
+                "submitted_at": o.submitted_at, "answers": o.answers,
+                "notebook": bool(o.notebook),
+                **({"late_penalty": penalties[o.key].percent} if o.key in penalties else {}),
             }
             for o in outcomes
         ],
         "duplicates": [d.to_dict() for d in result.duplicates],
     }
-    write_if_changed(out / "manifest.json",
-                     json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", result)
+    files[out / "manifest.json"] = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    for path, text in files.items():
+        write_if_changed(path, text, result)
+    _remove_stale_feedback(out / FEEDBACK_DIR, wanted, result)
     return result
+
+
+def _with_overrides(outcomes: list[EntryOutcome], settings: Settings,
+                    result: WriteResult) -> list[EntryOutcome]:
+    """The outcomes with the instructor record applied (new objects; the raw ones are kept)."""
+    if not settings.overrides:
+        return outcomes
+    from grader.batch.overrides import apply_record
+    from grader.rubric.model import load_rubric
+
+    reports = {o.key: o.report for o in outcomes if o.report is not None}
+    answers = {o.key: o.answers.get("explanation") for o in outcomes}
+    final, result.overrides = apply_record(reports, settings.overrides, answers, load_rubric())
+    return [replace(o, report=final[o.key]) if o.report is not None else o for o in outcomes]
 
 
 def _duplicate_note(dup: Duplicate) -> str:
@@ -143,8 +229,10 @@ def _duplicate_note(dup: Duplicate) -> str:
             "Gradescope and re-export, or enter the grade by hand)")
 
 
-def _write_feedback(folder: Path, graded: list[EntryOutcome],
-                    render: Callable[[Any, str], str] | None, result: WriteResult) -> None:
+def _feedback(folder: Path, graded: list[EntryOutcome],
+              render: Callable[[Any, str], str] | None, result: WriteResult,
+              files: dict[Path, str]) -> set[str]:
+    """Render each student's feedback into `files`; returns the file names wanted."""
     if render is None:
         from grader.render import render_report
 
@@ -157,14 +245,32 @@ def _write_feedback(folder: Path, graded: list[EntryOutcome],
             name = f"{o.key}.{fmt}"
             wanted.add(name)
             try:
-                text = render(o.report, fmt)
+                files[folder / name] = render(o.report, fmt)
             except Exception as exc:  # noqa: BLE001 - one broken render must not stop the rest
                 result.errors.append(f"{FEEDBACK_DIR}/{name}: {type(exc).__name__}: {exc}")
-                continue
-            write_if_changed(folder / name, text, result)
+    return wanted
+
+
+def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
+                       files: dict[Path, str]) -> set[str]:
+    """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
+    HTML, feedback/<key>.notebook.html."""
+    from grader.render.ipynb import feedback_notebook, notebook_html
+
+    names = {f"{o.key}.ipynb", f"{o.key}.notebook.html"}
+    try:
+        nb = feedback_notebook(o.notebook, o.report)
+        files[folder / f"{o.key}.ipynb"] = nb
+        files[folder / f"{o.key}.notebook.html"] = notebook_html(nb)
+    except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
+        result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
+    return names
+
+
+def _remove_stale_feedback(folder: Path, wanted: set[str], result: WriteResult) -> None:
     if folder.is_dir():  # feedback of students no longer in INPUT would mislead
         for f in folder.iterdir():
-            if f.is_file() and f.suffix in (".md", ".html") and f.name not in wanted:
+            if f.is_file() and f.suffix in (".md", ".html", ".ipynb") and f.name not in wanted:
                 try:
                     os.unlink(f)
                     result.removed.append(str(f))

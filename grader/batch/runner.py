@@ -9,7 +9,7 @@ resumed by running the same command again.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,9 @@ from grader import __version__
 from grader.batch.cache import Journal, cache_key, grader_fingerprint
 from grader.batch.gradebook import Roster, assignment_header
 from grader.batch.intake import Skipped, open_intake
-from grader.batch.outputs import EntryOutcome, WriteResult, write_outputs
+from grader.batch.late import LatePolicy
+from grader.batch.outputs import EntryOutcome, Settings, WriteResult, write_outputs
+from grader.batch.overrides import RECORD, answer_digest, load_class_record
 from grader.batch.pool import (
     Done,
     GradingPool,
@@ -27,8 +29,11 @@ from grader.batch.pool import (
     launch_zygotes,
 )
 from grader.batch.progress import Progress
+from grader.batch.similarity import SimilarityOptions, fingerprints, read_prints
+from grader.errors import UsageError
 from grader.loading import LoadLimits, Submission, load_entries
 from grader.report import GradeReport
+from grader.rubric.overrides import OverridesError
 
 CACHE_DIR = ".cache"
 
@@ -52,6 +57,8 @@ class BatchOptions:
     tty: bool | None = None
     max_tasks_per_worker: int | None = None
     fingerprint: str | None = None  # fixed by tests; normally hashed from the grader's files
+    late: LatePolicy | None = None  # points off late submissions (gradebook only)
+    similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
 
 
 @dataclass
@@ -109,26 +116,32 @@ def run_batch(opts: BatchOptions) -> BatchResult:
     roster = Roster.load(opts.roster) if opts.roster else None
     fingerprint = opts.fingerprint or grader_fingerprint(_options_spec(opts))
     out = Path(opts.out)
+    record = load_class_record(out)  # a broken record stops the run before anything is written
     out.mkdir(parents=True, exist_ok=True)
     internal: list[str] = []
 
     with Journal(out / CACHE_DIR) as journal, open_intake(
             opts.input, opts.load_limits, exclude=(out,)) as intake:
         outcomes: list[EntryOutcome] = []
+        known_prints = {} if opts.force else read_prints(out, opts.similarity)
         todo: dict[str, Submission] = {}
         waiting: dict[str, list[EntryOutcome]] = {}
         # each entry is loaded in a bounded child (time, memory), as `grader grade` loads one
         loaded = load_entries([e.load for e in intake.entries], opts.load_limits)
         for entry, result in zip(intake.entries, loaded, strict=True):
             outcome = EntryOutcome(entry.key, entry.display, entry.source, entry.members,
-                                   entry.late, "unreadable")
+                                   entry.late, "unreadable", submitted_at=entry.submitted_at)
             outcomes.append(outcome)
             sub = result.submission
             if sub is None:
                 outcome.message = result.error
                 continue
+            outcome.answers = {part: answer_digest(text) for part, text in sub.written.items()}
             key = cache_key(sub, fingerprint)
             outcome.cache_key = key
+            outcome.prints = known_prints.get(key) or fingerprints(sub, opts.similarity)
+            outcome.notebook = sub.notebook
+            sub = replace(sub, notebook="")  # the sandbox needs only the code
             cached = None if opts.force else journal.get(key)
             if cached is not None:
                 _attach(outcome, cached, cached=True)
@@ -193,10 +206,18 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                 pool.run([Job(k, s) for k, s in todo.items()], on_done)
             grading_seconds = time.monotonic() - tg
 
-        writes = write_outputs(
-            out, outcomes, layout=intake.layout, input_path=str(opts.input),
-            assignment=assignment, roster=roster, fingerprint=fingerprint, version=__version__,
-        )
+        settings = Settings(assignment=assignment, roster=roster,
+                            roster_path=str(Path(opts.roster).resolve()) if opts.roster else "",
+                            late=opts.late, overrides=record, similarity=opts.similarity)
+        try:
+            writes = write_outputs(
+                out, outcomes, layout=intake.layout, input_path=str(opts.input),
+                assignment=assignment, roster=roster, fingerprint=fingerprint,
+                version=__version__, settings=settings,
+            )
+        except OverridesError as exc:
+            raise UsageError(f"{out / RECORD}: {exc}; fix it and run again (the grades are "
+                             "cached; no output was changed)") from None
         live = {o.cache_key for o in outcomes if o.cache_key}
         stale = len(journal.entries) - len(live & set(journal.entries))
         if stale > max(50, len(live)):

@@ -321,3 +321,27 @@ def describe(students: list[Student]) -> str:
     for s in students:
         counts[s.kind] = counts.get(s.kind, 0) + 1
     return json.dumps(counts, sort_keys=True)
+
+
+def write_sample_class(out: Path, *, n: int = 12, layout: str = "folders",
+                       seed: int = 0) -> tuple[Path, list[Student]]:
+    """A synthetic class for an instructor to try `grader batch` on: `n` students (correct,
+    buggy, stub and hostile work; folders, zips and notebooks; some late) written to `out`
+    (which must be new or empty) as a folder of submissions, a Canvas zip (`layout="canvas"`,
+    `out/submissions.zip`) or a Gradescope export (`"gradescope"`, `out/export.zip`).
+    Returns (the INPUT to give `grader batch`, the students)."""
+    from grader.errors import UsageError
+
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} is not empty: give a new or empty folder")
+    if n < 1:
+        raise UsageError("a class needs at least one student")
+    students = synthetic_class(n, seed=seed, mix=(0.5, 0.3, 0.1, 0.1))
+    if layout == "canvas":
+        return write_canvas_zip(out / "submissions.zip", students), students
+    if layout == "gradescope":
+        return write_gradescope_export(out / "export.zip", students, pairs=1), students
+    if layout != "folders":
+        raise UsageError(f"unknown layout {layout!r}: folders, canvas or gradescope")
+    return write_folder_class(out, students), students

@@ -59,6 +59,7 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
     if len(infos) > limits.max_members:
         raise SubmissionError(f"the archive holds more than {limits.max_members} entries")
     raw: dict[str, bytes] = {}
+    mtimes: dict[str, float] = {}
     problems: list[str] = []
     unusable: dict[str, str] = {}
     total = 0
@@ -111,4 +112,11 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
             skip(rel, "is larger than its archive entry declares")
             continue
         raw[rel] = data
-    return assemble(name, origin, raw, problems, unusable=unusable)
+        mtimes[rel] = _zip_time(info)
+    return assemble(name, origin, raw, problems, unusable=unusable, mtimes=mtimes)
+
+
+def _zip_time(info: zipfile.ZipInfo) -> float:
+    """The member's recorded modification time, comparable within one archive."""
+    y, mo, d, h, mi, s = info.date_time
+    return float(((((y * 13 + mo) * 32 + d) * 24 + h) * 60 + mi) * 60 + s)

@@ -28,6 +28,7 @@ _SKIP_DIRS = {".git", "__pycache__", ".ipynb_checkpoints", "node_modules", ".ven
 def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     """Read the known files of a folder. Symlinks are refused, sizes and counts are capped."""
     raw: dict[str, bytes] = {}
+    mtimes: dict[str, float] = {}
     problems: list[str] = []
     unusable: dict[str, str] = {}
     seen = total = 0
@@ -65,13 +66,17 @@ def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
             if total > limits.max_total_bytes:
                 raise SubmissionError("the submission is too large")
             raw[rel] = data
+            try:
+                mtimes[rel] = os.lstat(full).st_mtime
+            except OSError:
+                pass
     if too_deep:
         problems.append(
             f"folders nested more than {limits.max_depth} levels deep were not searched"
         )
     if unreadable:
         problems.append(f"some folders could not be read: {', '.join(sorted(unreadable)[:5])}")
-    return assemble(name, str(path), raw, problems, unusable=unusable)
+    return assemble(name, str(path), raw, problems, unusable=unusable, mtimes=mtimes)
 
 
 def _read_regular(full: str, cap: int) -> tuple[bytes, str]:

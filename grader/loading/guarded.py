@@ -82,6 +82,7 @@ def _decode(index: int, frame: dict) -> Loaded:
             origin=str(d["origin"]),
             **{k: {str(a): str(b) for a, b in d[k].items()} for k in _FIELDS},
             problems=tuple(str(p) for p in d["problems"]),
+            notebook=str(d.get("notebook", "")),
         ),
     )
 
@@ -167,6 +168,7 @@ def _run(loader: Callable[[], Submission], memory_mb: int) -> dict:
                 "origin": sub.origin,
                 **{k: getattr(sub, k) for k in _FIELDS},
                 "problems": list(sub.problems),
+                "notebook": sub.notebook,
             }
         }
     except BaseException as exc:  # noqa: BLE001 - every failure is this entry's, with a reason

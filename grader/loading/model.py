@@ -62,6 +62,8 @@ class Submission:
     written: "explanation" -> the answer text (the part under "## Your answer" if present).
     files: every known file found, by relative path (drill files included), as text.
     problems: messages about the submission that cost nothing by themselves.
+    notebook: a notebook submission's own JSON text, for feedback inside it (never graded,
+    not in the digest); "" for any other submission.
     """
 
     name: str
@@ -71,6 +73,7 @@ class Submission:
     written: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    notebook: str = ""
 
     @property
     def digest(self) -> str:
@@ -84,24 +87,59 @@ class Submission:
         return h.hexdigest()
 
 
-def find_root(paths: list[str]) -> str:
-    """The folder inside a submission that holds its files.
-
-    Students zip the folder itself, its contents, or a wrapper around it (`alice/exercises/`).
-    The root is the shallowest folder containing any known file.
-    """
-    best: str | None = None
+def _copies(paths: list[str]) -> dict[str, set[str]]:
+    """Folder -> the exercise files directly in it (each folder holding any is one copy)."""
+    out: dict[str, set[str]] = {}
     for p in paths:
         for known in KNOWN_FILES:
             if p == known or p.endswith("/" + known):
-                root = p[: len(p) - len(known)].rstrip("/")
-                if (
-                    best is None
-                    or root.count("/") < best.count("/")
-                    or (root.count("/") == best.count("/") and root < best)
-                ):
-                    best = root
-    return best or ""
+                out.setdefault(p[: len(p) - len(known)].rstrip("/"), set()).add(p)
+    return out
+
+
+def find_root(paths: list[str], mtimes: dict[str, float] | None = None) -> str:
+    """The folder inside a submission that holds its files (see `choose_root`)."""
+    return choose_root(paths, mtimes)[0]
+
+
+def choose_root(paths: list[str], mtimes: dict[str, float] | None = None) -> tuple[str, str]:
+    """(root, note): the folder inside a submission whose exercise files are graded.
+
+    Students zip the folder itself, its contents, or a wrapper around it (`alice/exercises/`):
+    the root is the folder holding the exercise files. When several folders hold some (`old/`
+    and `final/`, or a top-level copy and `backup/`), that is never silent: the copy with the
+    most recently modified file is graded (`mtimes`: path -> modification time, as the folder
+    or archive records it), then the one with the most files, then the shallowest, then the
+    first by name; `note` says which was graded and which were ignored ("" for one copy).
+    """
+    copies = _copies(paths)
+    if not copies:
+        return "", ""
+    times = mtimes or {}
+
+    def newest(root: str) -> float:
+        return max((times.get(p, float("-inf")) for p in copies[root]), default=float("-inf"))
+
+    ranked = sorted(copies, key=lambda r: (-newest(r), -len(copies[r]), r.count("/"), r))
+    root = ranked[0]
+    if len(ranked) == 1:
+        return root, ""
+
+    def label(r: str) -> str:
+        return f"{r}/" if r else "the top folder"
+
+    why = (
+        "its files were modified most recently"
+        if newest(root) > newest(ranked[1])
+        else "it has the most exercise files" if len(copies[root]) > len(copies[ranked[1]])
+        else "no copy is newer or more complete, so the shallowest (then first by name)"
+    )
+    note = (
+        f"the submission holds {len(ranked)} copies of the exercise files "
+        f"({', '.join(label(r) for r in sorted(ranked))}): {label(root)} was graded ({why}); "
+        f"{', '.join(label(r) for r in ranked[1:])} ignored. Hand in only one copy."
+    )
+    return root, note
 
 
 def safe_relpath(name: str) -> str:
@@ -147,15 +185,19 @@ def extract_answer(markdown: str) -> str:
 
 
 def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str], *,
-             unusable: dict[str, str] | None = None) -> Submission:
+             unusable: dict[str, str] | None = None,
+             mtimes: dict[str, float] | None = None) -> Submission:
     """Build a Submission from relative path -> bytes of the files found (any loader).
 
     `unusable` maps relative paths of exercise files that were found but refused (a link, a
     bomb, a pipe...) to the reason: a code part refused this way is missing *with that reason*
-    instead of "not found".
+    instead of "not found". `mtimes` (path -> modification time) decides between two copies
+    of the exercise files (`choose_root`); the choice is noted in `problems`.
     """
     unusable = dict(unusable or {})
-    root = find_root(list(raw) + list(unusable))
+    root, note = choose_root(list(raw) + list(unusable), mtimes)
+    if note:
+        problems = [*problems, note]
     files: dict[str, str] = {}
     missing: dict[str, str] = {}
     for rel, data in raw.items():

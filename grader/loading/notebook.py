@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from grader.loading.model import (
@@ -138,7 +139,7 @@ def load_notebook_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimi
             )
     if not combined and not written_files:
         problems.append(f"{filename} has no code cells with definitions")
-    return assemble(name, origin, raw, problems)
+    return replace(assemble(name, origin, raw, problems), notebook=text)
 
 
 def _cell_source(cell: dict) -> str:
