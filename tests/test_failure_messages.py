@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.diagnosis import explain_ids
 from grader.loading.model import Submission
 from grader.pipeline import GradeOptions, Grader
 from grader.suite.checks import GradeFailure, assert_close
@@ -134,4 +135,4 @@ def test_nan_gradient_after_a_finite_forward_gets_its_own_hint(grader):
     t = _grade(grader, sources, "test_masks and masked_attention_gradients")[
         "masks.masked_attention_gradients"]  # fmt: skip
     assert t.diagnoses == ("nan_gradient_on_empty_rows",), (t.diagnoses, t.message)
-    assert "nan_to_num" in t.message
+    assert "nan_to_num" in t.message + explain_ids(t.diagnoses)  # the hint, added at rendering
