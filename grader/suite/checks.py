@@ -354,21 +354,19 @@ def check_effects(
     the contract asks for a new tensor, or used the global RNG."""
     if effects is None:
         return
-    if mutation and effects.mutated_args:
-        fail(
-            f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; inputs "
-            "must be left untouched.",
-            ["in_place_edit"],
-        )
-    if mutation and getattr(effects, "result_aliases", ()):
-        fail(
-            f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a view "
-            "of it): every output must be a new tensor, or editing the result edits the "
-            "caller's data.",
-            ["result_aliases_input"],
-        )
-    if rng and effects.global_rng_changed:
-        fail(f"{what} changed torch's global random state.", ["global_rng"])
+    with collecting() as check:  # each effect is its own finding: one does not hide another
+        if mutation and effects.mutated_args:
+            with check:
+                fail(f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; "
+                     "inputs must be left untouched.", ["in_place_edit"])  # fmt: skip
+        if mutation and getattr(effects, "result_aliases", ()):
+            with check:
+                fail(f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a "
+                     "view of it): every output must be a new tensor, or editing the result "
+                     "edits the caller's data.", ["result_aliases_input"])  # fmt: skip
+        if rng and effects.global_rng_changed:
+            with check:
+                fail(f"{what} changed torch's global random state.", ["global_rng"])
 
 
 def _log_binom_pmf(n: int, p: float) -> torch.Tensor:

@@ -371,6 +371,11 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [("    return _mean_cross_entropy(logits.reshape(-1, V), labels.reshape(-1).to(torch.int64))",
        "    return _mean_cross_entropy(logits.reshape(-1, V),\n"
        "                               labels.reshape(-1).to(torch.int64).clamp(min=0))")]),
+    ("sample_generate_returns_prompt", "generation", "none",
+     "sample_generate with max_new_tokens=0 returns the prompt tensor itself (greedy is right)",
+     [("    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n",
+       "    if max_new_tokens == 0:\n        return input_ids\n"
+       "    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no

@@ -32,6 +32,7 @@ from grader.suite.checks import (
     check_proportion,
     check_raises,
     check_tensor,
+    collecting,
     fail,
     poisson_binomial_upper,
     show,
@@ -622,13 +623,16 @@ def test_contract_errors(student, reference):
     require_working(student, reference, "corruption.mask_tokens")
     ids = torch.tensor([[CLS, 7, 8, 9, SEP]])
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
-    for p in (1.5, -0.1):
-        check_raises(lambda p=p: student.corruption.mask_tokens(
-            ids, mlm_probability=p, generator=_gen(0), **kw), "ValueError",
-            what=f"mask_tokens(mlm_probability={p})")  # fmt: skip
     only_specials = [PAD, CLS, SEP, MASK]  # vocab_size=4: every id is special
-    check_raises(lambda: student.corruption.mask_tokens(
-        torch.tensor([[CLS, MASK, SEP, PAD]]), mask_token_id=MASK, vocab_size=4,
-        special_token_ids=only_specials, mlm_probability=0.5, generator=_gen(0)), "ValueError",
-        what="mask_tokens with vocab_size=4 and special_token_ids=[0, 1, 2, 3] (no ordinary "
-             "id to draw a random replacement from)")  # fmt: skip
+    with collecting() as check:  # every documented error is checked, not only the first
+        for p in (1.5, -0.1):
+            with check:
+                check_raises(lambda p=p: student.corruption.mask_tokens(
+                    ids, mlm_probability=p, generator=_gen(0), **kw), "ValueError",
+                    what=f"mask_tokens(mlm_probability={p})")  # fmt: skip
+        with check:
+            check_raises(lambda: student.corruption.mask_tokens(
+                torch.tensor([[CLS, MASK, SEP, PAD]]), mask_token_id=MASK, vocab_size=4,
+                special_token_ids=only_specials, mlm_probability=0.5, generator=_gen(0)),
+                "ValueError", what="mask_tokens with vocab_size=4 and special_token_ids=[0, 1, "
+                "2, 3] (no ordinary id to draw a random replacement from)")  # fmt: skip

@@ -706,5 +706,7 @@ def test_contract_errors(student, reference):
         (lambda: gen.prefix_consistency_gap(model, torch.tensor([[5, 9], [2, 20]])),
          "prefix_consistency_gap on a batch of 2 rows"),
     ]  # fmt: skip
-    for call, what in cases:
-        check_raises(call, "ValueError", what=what)
+    with collecting() as check:  # every documented error is checked, not only the first
+        for call, what in cases:
+            with check:
+                check_raises(call, "ValueError", what=what)

@@ -411,5 +411,7 @@ def test_contract_errors(student, reference):
         (lambda: student.losses.masked_lm_loss(logits, torch.zeros(2, 3, dtype=torch.int64)),
          "masked_lm_loss with logits (2, 4, 7) and labels (2, 3)"),
     ]  # fmt: skip
-    for call, what in cases:
-        check_raises(call, "ValueError", what=what)
+    with collecting() as check:  # every documented error is checked, not only the first
+        for call, what in cases:
+            with check:
+                check_raises(call, "ValueError", what=what)

@@ -697,5 +697,7 @@ def test_contract_errors(student, reference):
         (lambda: m.build_attention_mask(torch.ones(2, 5, dtype=torch.int64), 4, True),
          "ValueError", "build_attention_mask with a (2, 5) attention_mask and seq_len=4"),
     ]  # fmt: skip
-    for call, exception, what in cases:
-        check_raises(call, exception, what=what)
+    with collecting() as check:  # every documented error is checked, not only the first
+        for call, exception, what in cases:
+            with check:
+                check_raises(call, exception, what=what)
