@@ -274,6 +274,7 @@ CHARGE_BOUNDS = {
     "sampling_arguments_unchecked": (1, 2.0), "float_mask_accepted": (1, 2.0),
     "probability_unchecked": (1, 2.0), "no_ordinary_id_unchecked": (1, 2.0),
     "in_place_edit": (1, 2.0), "sample_generate_returns_prompt": (1, 2.0),
+    "half_loss_in_half_cast_to_float32": (1, 2.0),
 }  # fmt: skip
 # semantic mutant -> property tests that hold for it and so must pass (a property test pays a
 # working function; it does not ask that the same call's value be right)

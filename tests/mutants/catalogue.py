@@ -376,6 +376,11 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [("    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n",
        "    if max_new_tokens == 0:\n        return input_ids\n"
        "    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n")]),
+    ("half_loss_in_half_cast_to_float32", "losses", "loss_wrong_dtype",
+     "half logits reduced in half precision, the loss then cast to float32 (right dtype)",
+     [("    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))\n",
+       "    out_dtype = torch.promote_types(logits.dtype, torch.float32)\n"),
+      ("    return total / count\n", "    return (total / count).to(out_dtype)\n")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no
