@@ -596,9 +596,7 @@ def test_sampling_no_input_mutation(student, reference):
                                                top_p=0.8, generator=_gen(1))  # fmt: skip
     effects = student.last_effects
     check_tensor(got, what="sample_next_token", shape=(8,), dtype=torch.int64)
-    top4 = logits.topk(4, dim=-1).indices
-    if not (top4 == got[:, None]).any(dim=-1).all():
-        fail(f"sample_next_token(top_k=4) returned ids outside the 4 most likely: {show(got)}")
+    # only the inputs are judged here: which ids were drawn is the sampling tests' question
     check_effects(effects, what="sample_next_token", rng=False)
 
 
