@@ -285,6 +285,8 @@ PROPERTIES_THAT_HOLD = {
     "triu_tril_swapped": ("masks.no_input_mutation",),
     "mask_after_softmax": ("masks.no_input_mutation",),
     "forgot_shift": ("losses.integer_id_dtypes", "losses.no_input_mutation"),
+    "specials_selected": ("corruption.no_input_mutation", "corruption.generator_only"),
+    "corrupts_unselected": ("corruption.no_input_mutation", "corruption.generator_only"),
     "wrong_position_logits": ("generation.greedy_no_input_mutation",
                               "generation.greedy_restores_model_mode",
                               "generation.sample_generate_inference_contract[restores_mode]"),
