@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
+from grader.diagnosis import explain_ids, strip_explanations
 from grader.resources import data_path
 from grader.textsafe import clean_name
 
@@ -152,7 +153,8 @@ class GradeReport:
                     "score": _round(t.score),
                     "max_score": _round(t.max_score),
                     "status": t.status,
-                    "message": t.message,
+                    # a message read on its own (JSON, a platform) carries its explanations
+                    "message": t.message + explain_ids(t.diagnoses),
                     "diagnoses": list(t.diagnoses),
                 }
                 for t in self.tests
@@ -196,7 +198,7 @@ class GradeReport:
                 score=float(t["score"]),
                 max_score=float(t["max_score"]),
                 status=t["status"],
-                message=t.get("message", ""),
+                message=strip_explanations(t.get("message", "")),
                 diagnoses=tuple(t.get("diagnoses", ())),
             )
             for t in data.get("tests", [])

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.diagnosis import explain_ids
 from grader.loading.model import Submission
 from grader.pipeline import GradeOptions, Grader
 from grader.suite.checks import GradeFailure, assert_close
@@ -134,4 +135,39 @@ def test_nan_gradient_after_a_finite_forward_gets_its_own_hint(grader):
     t = _grade(grader, sources, "test_masks and masked_attention_gradients")[
         "masks.masked_attention_gradients"]  # fmt: skip
     assert t.diagnoses == ("nan_gradient_on_empty_rows",), (t.diagnoses, t.message)
-    assert "nan_to_num" in t.message
+    assert "nan_to_num" in t.message + explain_ids(t.diagnoses)  # the hint, added at rendering
+
+
+# ----------------------------------------------------------------------------- independent checks
+
+
+def test_a_dtype_failure_does_not_hide_aliasing_nor_one_function_the_other(grader):
+    """Generation that loses the prompt's dtype and returns the prompt itself for
+    max_new_tokens=0: both clauses are charged, each once, and the aliasing of both functions
+    is named (one failing check used to stop the test before the others ran)."""
+    sources = _edited("generation", "next_id = choose(logits[:, -1, :]).to(ids.device, ids.dtype)",
+                      "next_id = choose(logits[:, -1, :]).to(ids.device)")
+    sources["generation"] = sources["generation"].replace(
+        "    _check_prompt(input_ids, max_new_tokens)\n    ids = input_ids.clone()",
+        "    _check_prompt(input_ids, max_new_tokens)\n    if max_new_tokens == 0:\n"
+        "        return input_ids\n    ids = input_ids.clone()")
+    tests = _grade(grader, sources, "test_generation and generate_output_contract")
+    dtype = tests["generation.generate_output_contract[prompt_dtype]"]
+    alias = tests["generation.generate_output_contract[no_new_tokens_copy]"]
+    assert dtype.status == alias.status == "failed"
+    for function in ("greedy_generate", "sample_generate"):
+        assert f"{function}(causal model, an int32 prompt" in dtype.message, dtype.message
+        assert f"{function}(causal model, [[5, 9, 2, 20]], max_new_tokens=0) must return a new" \
+            in alias.message, alias.message  # fmt: skip
+
+
+def test_check_effects_reports_every_effect():
+    from types import SimpleNamespace
+
+    from grader.suite.checks import check_effects
+
+    effects = SimpleNamespace(mutated_args=("args[0]",), result_aliases=("args[0]",),
+                              global_rng_changed=True)  # fmt: skip
+    with pytest.raises(GradeFailure) as info:
+        check_effects(effects, what="f")
+    assert info.value.diagnoses == ("in_place_edit", "result_aliases_input", "global_rng")

@@ -67,7 +67,7 @@ def _restore_tests(grader: Grader, generation: str) -> dict[str, object]:
 
 
 RESTORE_TESTS = ("generation.greedy_restores_model_mode",
-                 "generation.prefix_consistency_gap_restores_mode")  # fmt: skip
+                 "generation.prefix_consistency_gap_restores_mode[restores_mode]")  # fmt: skip
 
 
 def test_mode_restoring_is_judged_per_module_through_the_sandbox():

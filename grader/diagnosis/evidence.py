@@ -19,8 +19,15 @@ submission, so a passing check only *defers* its diagnosis (`defer`: a closure, 
 the run, and only when some failing test named a diagnosis, `prune` runs the deferred closures
 restricted to the named ids (`focus`): a correct submission evaluates nothing.
 
+Where the evidence lives: the ids a check's diagnosis finds come back as a `Found` (a list of
+ids carrying its `Evidence`), and a failed check raises them on its `GradeFailure`
+(``.evidence``), so what a failure rests on travels with the failure to the plugin. The
+diagnoses deferred by passing checks go to the record of the test that is running, which the
+plugin owns (`deferring_to`: a context variable points to it only while the test body runs).
+Nothing here is module-level state; the catalogue text is added by the renderers, from ids.
+
 Everything here is trusted-side bookkeeping: no student code runs, and nothing of it reaches a
-report except the surviving diagnosis ids and their catalogue text.
+report except the surviving diagnosis ids.
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
-from grader.diagnosis import explain_ids, strip_explanations
 from grader.report import TestResult
 
 Pair = tuple[str, str]  # (function, misconception id)
@@ -38,7 +44,7 @@ Pair = tuple[str, str]  # (function, misconception id)
 
 @dataclass
 class Evidence:
-    """The comparisons made while one test ran."""
+    """The comparisons one check (or one test) made."""
 
     matched: set[Pair] = field(default_factory=set)
     refuted: set[Pair] = field(default_factory=set)
@@ -46,21 +52,63 @@ class Evidence:
     deferred: list[Callable[[], object]] = field(default_factory=list)
 
 
-_current = Evidence()
+class Found(list):  # list[str]: every caller may treat it as the ids it is
+    """Misconception ids a diagnosis found, with the `Evidence` they rest on (``.evidence``).
+
+    ``found + other`` keeps both evidences, so a test can combine two diagnoses."""
+
+    def __init__(self, ids: Iterable[str] = (), evidence: Evidence | None = None) -> None:
+        super().__init__(ids)
+        self.evidence = evidence if evidence is not None else Evidence()
+
+    def __add__(self, other: Iterable[str]) -> Found:  # type: ignore[override]
+        other = list(other) if not isinstance(other, list) else other
+        return Found([*self, *other], merged([self.evidence, getattr(other, "evidence", None)]))
+
+    def __radd__(self, other: Iterable[str]) -> Found:
+        return Found([*other, *self], merged([getattr(other, "evidence", None), self.evidence]))
+
+
+def found(function: str, matched: Iterable[str], refuted: Iterable[str]) -> Found:
+    """The ids ``matched`` by models of ``function``, noting the ``refuted`` ones."""
+    ids = list(dict.fromkeys(matched))
+    return Found(ids, Evidence({(function, m) for m in ids}, {(function, r) for r in refuted}))
+
+
+def merged(evidences: Iterable[Evidence | None]) -> Evidence | None:
+    """One record of several (None for none)."""
+    out: Evidence | None = None
+    for e in evidences:
+        if e is None:
+            continue
+        if out is None:
+            out = Evidence()
+        out.matched |= e.matched
+        out.refuted |= e.refuted
+        out.deferred.extend(d for d in e.deferred if not any(d is x for x in out.deferred))
+    return out
+
+
+_sink: ContextVar[Evidence | None] = ContextVar("diagnosis_deferred", default=None)
 _focus: ContextVar[frozenset[str] | None] = ContextVar("diagnosis_focus", default=None)
 
 
-def record(function: str, matched: Iterable[str], refuted: Iterable[str]) -> None:
-    """Note what one comparison found (called by the matching functions)."""
-    _current.matched.update((function, m) for m in matched)
-    _current.refuted.update((function, r) for r in refuted)
+@contextmanager
+def deferring_to(record: Evidence) -> Iterator[Evidence]:
+    """While the block runs (one test body), `defer` keeps diagnoses in ``record``."""
+    token = _sink.set(record)
+    try:
+        yield record
+    finally:
+        _sink.reset(token)
 
 
 def defer(diagnose: Callable[[], object]) -> None:
     """Keep ``diagnose`` (the diagnosis of a check that passed) for `prune`, which runs it only
-    if a failing test named some diagnosis; it records its evidence like any other."""
-    if not any(d is diagnose for d in _current.deferred):  # one closure shared by two checks
-        _current.deferred.append(diagnose)
+    if a failing test named some diagnosis. Outside a graded test it is dropped."""
+    record = _sink.get()
+    if record is not None and not any(d is diagnose for d in record.deferred):
+        record.deferred.append(diagnose)  # one closure shared by two checks is kept once
 
 
 def focus() -> frozenset[str] | None:
@@ -79,30 +127,21 @@ def _focused(ids: frozenset[str]) -> Iterator[None]:
 
 def _run_deferred(thunks: Iterable[Callable[[], object]], ids: frozenset[str]) -> set[Pair]:
     """The pairs the deferred diagnoses refute, evaluated for ``ids`` only."""
-    global _current
-    saved, _current = _current, Evidence()
-    try:
-        with _focused(ids):
-            for thunk in thunks:
-                try:
-                    thunk()
-                except Exception:  # noqa: BLE001 - diagnosis is best effort
-                    continue
-        return {(f, m) for f, m in _current.refuted if m in ids}
-    finally:
-        _current = saved
-
-
-def take() -> Evidence:
-    """The evidence recorded since the last call, which starts a new record."""
-    global _current
-    out, _current = _current, Evidence()
-    return out
+    refuted: set[Pair] = set()
+    with _focused(ids):
+        for thunk in thunks:
+            try:
+                out = thunk()
+            except Exception:  # noqa: BLE001 - diagnosis is best effort
+                continue
+            ev = getattr(out, "evidence", None)
+            if ev is not None:
+                refuted |= {(f, m) for f, m in ev.refuted if m in ids}
+    return refuted
 
 
 def prune(results: Iterable[TestResult], evidence: dict[str, Evidence]) -> tuple[TestResult, ...]:
-    """`results` with inconsistent diagnoses removed (rules 1 and 2 of the module doc) and
-    each changed message's appended explanations rewritten to match."""
+    """`results` with inconsistent diagnoses removed (rules 1 and 2 of the module doc)."""
     results = tuple(results)
     refuted: set[Pair] = set()
     for r in results:
@@ -133,9 +172,5 @@ def prune(results: Iterable[TestResult], evidence: dict[str, Evidence]) -> tuple
         ids = kept[r.id]
         if len(ids) > 1:
             ids = [d for d in ids if not any(support[d] < support[a] for a in ids if a != d)]
-        if tuple(ids) == r.diagnoses:
-            out.append(r)
-            continue
-        message = strip_explanations(r.message) + explain_ids(ids)
-        out.append(replace(r, diagnoses=tuple(ids), message=message))
+        out.append(r if tuple(ids) == r.diagnoses else replace(r, diagnoses=tuple(ids)))
     return tuple(out)

@@ -115,8 +115,9 @@ def matching(
     rtol: float = 1e-5,
     atol: float = 1e-6,
     only: set[str] | None = None,
-) -> list[str]:
-    """Ids of the variants of ``function`` whose output on these inputs equals ``got``.
+) -> evidence.Found:
+    """Ids of the variants of ``function`` whose output on these inputs equals ``got`` (with
+    the evidence: which models matched, which were evaluated and did not).
 
     ``want`` is the correct output: variants that also equal it are skipped. ``project`` maps an
     output to what is compared (e.g. broadcast a mask to a canonical shape). Inputs given as
@@ -128,7 +129,7 @@ def matching(
         g = project(got)
         w = None if want is None else project(want)
     except Exception:  # noqa: BLE001 - a student value that cannot even be projected
-        return []
+        return evidence.Found()
     focus = evidence.focus()
     if focus is not None:  # a deferred diagnosis: only the ids named elsewhere matter
         only = set(focus) if only is None else only & focus
@@ -154,10 +155,10 @@ def matching(
         evaluated.add(mid)
         if same(g, out, rtol=rtol, atol=atol):
             found.append(mid)
-    if w is not None:  # without the correct output, a non-match proves nothing
-        passed = same(g, w, rtol=rtol, atol=atol)
-        evidence.record(function, found, _refuted(evaluated, found, like_correct, passed))
-    return found
+    if w is None:  # without the correct output, a non-match proves nothing
+        return evidence.Found(found)
+    passed = same(g, w, rtol=rtol, atol=atol)
+    return evidence.found(function, found, _refuted(evaluated, found, like_correct, passed))
 
 
 def _refuted(evaluated: set[str], found: list[str], like_correct: set[str],
@@ -435,13 +436,13 @@ def model_forward_matching(
     want: Tensor | None = None,
     rtol: float = 1e-6,
     atol: float = 1e-8,
-) -> list[str]:
+) -> evidence.Found:
     """Ids whose TinyLM (same weights, one wrong mask/attention piece) gives logits ``got``."""
     from grader.sandbox.models import model_from_spec, model_to_spec
 
     focus = evidence.focus()
     if focus is not None and not any(mid in focus for mid, _, _ in model_variants()):
-        return []
+        return evidence.Found()
     header, tensors = model_to_spec(model)
     copy = model_from_spec(header, tensors)  # one rebuilt copy; its two functions are swapped
     found: list[str] = []
@@ -467,10 +468,10 @@ def model_forward_matching(
         evaluated.add(mid)
         if same(got, out, rtol=rtol, atol=atol):
             found.append(mid)
-    if want is not None:
-        passed = same(got, want, rtol=rtol, atol=atol)
-        evidence.record("model_forward", found, _refuted(evaluated, found, like_correct, passed))
-    return found
+    if want is None:
+        return evidence.Found(found)
+    passed = same(got, want, rtol=rtol, atol=atol)
+    return evidence.found("model_forward", found, _refuted(evaluated, found, like_correct, passed))
 
 
 # ============================================================================ Part C: losses
@@ -542,8 +543,12 @@ def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side:
     return _ce_mean(lg.reshape(-1, V), tg.reshape(-1), per_row=rows, **ce)
 
 
-def masked_loss(logits, labels, *, shift: int = 0, **ce: Any) -> Tensor:
+def masked_loss(logits, labels, *, shift: int = 0, ignored_as: int | None = None,
+                **ce: Any) -> Tensor:  # fmt: skip
+    """``masked_lm_loss`` with knobs; ``ignored_as``: the -100 slots scored as this id."""
     B, T, V = logits.shape
+    if ignored_as is not None:
+        labels = torch.where(labels == IGNORE, ignored_as, labels)
     lg, tg = (logits[:, :-1], labels[:, 1:]) if shift else (logits, labels)
     rows = torch.arange(B)[:, None].expand(B, tg.shape[1]).reshape(-1)
     return _ce_mean(lg.reshape(-1, V), tg.reshape(-1).long(), per_row=rows, **ce)
@@ -578,6 +583,7 @@ for _mid, _kw in _CAUSAL_LOSS:
 _MASKED_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("mlm_shifted", {"shift": 1}),
     ("mean_over_all_positions", {"reduce": "all_positions"}),
+    ("mlm_pad_slots_counted", {"ignored_as": 0}),
     *_COMMON_LOSS,
 ]
 for _mid, _kw in _MASKED_LOSS:

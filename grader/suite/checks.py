@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -22,15 +23,22 @@ MAX_MESSAGE_CHARS = 4000
 
 
 class GradeFailure(AssertionError):
-    """A failed check: `message` is for the student, `diagnoses` are misconception ids."""
+    """A failed check: `message` is for the student, `diagnoses` are misconception ids.
 
-    def __init__(self, message: str, diagnoses: Sequence[str] = (), subject: Any = None) -> None:
+    ``evidence`` is what the diagnosis behind those ids rests on (the models it evaluated,
+    `grader.diagnosis.evidence.Evidence`); it travels with the failure to the plugin, which
+    prunes diagnoses the rest of the submission refutes. The catalogue's explanation and hint
+    are not part of `message`: a renderer adds them once, from the ids."""
+
+    def __init__(self, message: str, diagnoses: Sequence[str] = (), subject: Any = None,
+                 evidence: Any = None) -> None:  # fmt: skip
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[: MAX_MESSAGE_CHARS - 20] + " ... (message cut)"
         super().__init__(message)
         self.message = message
         self.diagnoses = tuple(diagnoses)
         self.subject = subject  # the student value the check looked at (names its call)
+        self.evidence = evidence if evidence is not None else getattr(diagnoses, "evidence", None)
 
     def naming(self, call: str) -> str:
         """The message with `call` (which call of the student's code this was) after its
@@ -44,19 +52,53 @@ class GradeFailure(AssertionError):
 def fail(message: str, diagnoses: Iterable[str] = (), *, subject: Any = None) -> None:
     """Fail the current test with a student-facing message and optional misconception ids.
 
-    When misconception ids are given, their catalogue explanation and hint are appended to the
-    message, so the student reads what the observed values point to and what to change.
+    ``diagnoses``: ids, or what `grader.diagnosis.variants.matching` returned (its evidence
+    goes with the failure). A renderer shows each id's catalogue explanation and hint.
     `subject`: the student value that failed; the report names the call that returned it.
     """
     ids = tuple(dict.fromkeys(diagnoses))
-    raise GradeFailure(message + explain(ids), ids, subject)
+    raise GradeFailure(message, ids, subject, getattr(diagnoses, "evidence", None))
 
 
-def explain(diagnoses: Iterable[str]) -> str:
-    """Student-facing text for misconception ids ('' for none; unknown ids are skipped)."""
-    from grader.diagnosis import explain_ids
+class Collector:
+    """The `with check:` blocks of one `collecting()`: a block that fails is remembered and the
+    next one still runs, so one failing check does not hide an independent one."""
 
-    return explain_ids(diagnoses)
+    def __init__(self) -> None:
+        self.failures: list[GradeFailure] = []
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, GradeFailure):
+            self.failures.append(exc)
+            return True
+        return False  # a StudentError or a grader error ends the test as itself
+
+
+@contextmanager
+def collecting() -> Iterator[Collector]:
+    """Run independent checks to the end and fail once with all their failures::
+
+        with collecting() as check:
+            for name in ("greedy_generate", "sample_generate"):
+                with check:
+                    check_effects(..., what=name)
+
+    The failure's message lists each one (first line first), its diagnoses are the union, its
+    subject the first failure's, its evidence merged."""
+    collector = Collector()
+    yield collector
+    failures = collector.failures
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        from grader.diagnosis.evidence import merged
+
+        message = "\n".join(f.message for f in failures)
+        ids = tuple(dict.fromkeys(d for f in failures for d in f.diagnoses))
+        raise GradeFailure(message, ids, failures[0].subject, merged(f.evidence for f in failures))
 
 
 def check_raises(call: Callable[[], Any], exception: str, *, what: str) -> None:
@@ -288,10 +330,10 @@ def check_close(
         assert_close(got, want, what=what, rtol=rtol, atol=atol, check_dtype=check_dtype,
                      hint=hint, reveal=reveal)  # fmt: skip
     except GradeFailure as exc:
-        ids: tuple[str, ...] = ()
+        ids: Iterable[str] = ()
         if diagnose is not None:
             try:
-                ids = tuple(diagnose())
+                ids = diagnose()
             except Exception:  # noqa: BLE001 - diagnosis is best effort, the failure stands
                 ids = ()
         fail(exc.message, ids, subject=exc.subject)
@@ -312,21 +354,19 @@ def check_effects(
     the contract asks for a new tensor, or used the global RNG."""
     if effects is None:
         return
-    if mutation and effects.mutated_args:
-        fail(
-            f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; inputs "
-            "must be left untouched.",
-            ["in_place_edit"],
-        )
-    if mutation and getattr(effects, "result_aliases", ()):
-        fail(
-            f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a view "
-            "of it): every output must be a new tensor, or editing the result edits the "
-            "caller's data.",
-            ["result_aliases_input"],
-        )
-    if rng and effects.global_rng_changed:
-        fail(f"{what} changed torch's global random state.", ["global_rng"])
+    with collecting() as check:  # each effect is its own finding: one does not hide another
+        if mutation and effects.mutated_args:
+            with check:
+                fail(f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; "
+                     "inputs must be left untouched.", ["in_place_edit"])  # fmt: skip
+        if mutation and getattr(effects, "result_aliases", ()):
+            with check:
+                fail(f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a "
+                     "view of it): every output must be a new tensor, or editing the result "
+                     "edits the caller's data.", ["result_aliases_input"])  # fmt: skip
+        if rng and effects.global_rng_changed:
+            with check:
+                fail(f"{what} changed torch's global random state.", ["global_rng"])
 
 
 def _log_binom_pmf(n: int, p: float) -> torch.Tensor:

@@ -101,6 +101,7 @@ class GradingPlugin:
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
         self._evidence: dict[str, evidence.Evidence] = {}  # per test id, this submission
+        self._deferred = evidence.Evidence()  # the running test's deferred diagnoses
         # Counts submissions; `_student_served` is the count at which the session-scoped
         # `student` fixture was last set up (see `_result`).
         self._submission = 0
@@ -175,10 +176,16 @@ class GradingPlugin:
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
-        evidence.take()  # start this test's record of diagnosis evidence
         forget = getattr(self._student, "forget_calls", None)
         if forget is not None:
             forget()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        """Run the test body with a fresh record for the diagnoses its passing checks defer."""
+        self._deferred = evidence.Evidence()
+        with evidence.deferring_to(self._deferred):
+            return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -209,8 +216,16 @@ class GradingPlugin:
             return
         result = self._result(item, call)
         if call.when == "call":
-            self._evidence[result.id] = evidence.take()
+            self._evidence[result.id] = self._test_evidence(call)
         self.results.append(result)
+
+    def _test_evidence(self, call: pytest.CallInfo) -> evidence.Evidence:
+        """What the test's diagnoses rest on: its failure's evidence (carried by the
+        exception) and the diagnoses its passing checks deferred."""
+        record, self._deferred = self._deferred, evidence.Evidence()
+        exc = call.excinfo.value if call.excinfo is not None else None
+        raised = getattr(exc, "evidence", None) if isinstance(exc, GradeFailure) else None
+        return evidence.merged([record, raised]) or record
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo) -> TestResult:
         tid, part, name, pts = self._identity(item)
