@@ -199,6 +199,8 @@ def _dependent(rerun: Rerun) -> TestStatus:
 
 def _not_checked(rerun: Rerun) -> str:
     first = rerun.message.splitlines()[0] if rerun.message else "it gave none"
+    if len(first) > 160:
+        first = first[:157] + "..."
     return f"not checked without the rerun's results (drill.rerun: {first})"
 
 

@@ -27,10 +27,12 @@ RUNS = ("causal", "masked", "failure", "repaired")
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.{1,200}?)[ \t#]*$", re.MULTILINE)
 _COMMAND = re.compile(r"\bpython3?[ \t]+(?:\./)?drill/experiment\.py\b([^\n`]{0,300})")
-# 0.0660, 3.58e-06, 1e-3, 86% (a number with a decimal point or an exponent; integers such as
-# a seed or a step count are not checked). Not part of a version (2.13.0) or of a word.
+# 0.0660, 3.58e-06, 1e-3, 86% (a number with a decimal point, an exponent or a percent sign;
+# plain integers such as a seed or a step count are not checked), not part of a version (2.13.0)
+# or of a word.
 NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(\d{1,20}\.\d{1,20}(?:[eE][-+]?\d{1,3})?|\d{1,20}[eE][-+]?\d{1,3})(%?)"
+    r"(?<![\w.])[-+]?(\d{1,20}\.\d{1,20}(?:[eE][-+]?\d{1,3})?|\d{1,20}[eE][-+]?\d{1,3}|\d{1,20}(?=%))"
+    r"(%?)"
     r"(?![\w]|\.\d)"
 )
 _WORD = re.compile(r"[A-Za-z]{2,}")
