@@ -280,3 +280,15 @@ def test_the_scaffold_and_the_reference_share_main():
     stub = (STUBS / "drill" / "experiment.py").read_text(encoding="utf-8")
     assert ref.split(marker)[1] == stub.split(marker)[1]
     assert Path(SOLUTIONS / "drill" / "results.json").is_file()
+
+
+def test_the_batch_cache_is_invalidated_by_the_drills_checks(tmp_path):
+    """A cached grade must not survive a change to how the drill is graded."""
+    import shutil
+
+    from grader.batch.cache import grader_fingerprint
+
+    shutil.copytree(REPO / "grader" / "drill", tmp_path / "grader" / "drill")
+    before = grader_fingerprint(root=tmp_path)
+    (tmp_path / "grader" / "drill" / "results.py").write_text("GAP_LEAK = 0.0\n")
+    assert grader_fingerprint(root=tmp_path) != before

@@ -37,6 +37,7 @@ FINGERPRINT_SOURCES = (
     "grader/suite",
     "grader/diagnosis",
     "grader/rubric",
+    "grader/drill",
     "grader/sandbox",
     "grader/pipeline.py",
     "grader/report.py",
