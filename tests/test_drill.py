@@ -28,6 +28,7 @@ from grader.drill import (
 from grader.drill.note import numbers, parse_note
 from grader.drill.results import ResultsError, parse_results
 from grader.pipeline import GradeOptions, Grader
+from grader.render import render_report
 from grader.sandbox.client import SandboxSession
 from grader.sandbox.limits import SandboxLimits
 from grader.testing import REPO, SOLUTIONS, STUBS, drill_files, reference_submission
@@ -171,10 +172,16 @@ def test_untouched_scaffold_scores_zero_as_not_attempted(grader):
     assert {t.status for t in drill.values()} == {"missing"}
     assert "not attempted" in drill["drill.rerun"].message
     assert "drill TODO 1" in drill["drill.rerun"].message
-    assert (
-        "is empty (only the template's comments)"
-        in drill["drill.note_section[accepted_claim]"].message
+    assert "still raises NotImplementedError (drill TODO 1" in drill["drill.rerun"].message
+    # one cause, one line in the report: the checks that need the rerun share its message
+    first = drill["drill.rerun"].message.splitlines()[0]
+    needs_rerun = [t for t in drill.values() if t.name not in ("rerun", "note_section")]
+    assert needs_rerun and all(t.message == first for t in needs_rerun)
+    assert drill["drill.note_section[limitation]"].message == (
+        "drill/evidence_note.md is still the template: its five sections are empty or missing"
     )
+    text = render_report(report, "text")
+    assert text.count("experiment.py still raises NotImplementedError") == 1
 
 
 def test_missing_drill_scores_zero_without_a_sandbox_worker(grader):

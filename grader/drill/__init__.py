@@ -13,7 +13,7 @@ scores; a drill that crashes or hangs costs only the checks that need its result
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from grader.drill.note import (
@@ -30,6 +30,7 @@ from grader.drill.results import (
     ATOL,
     MAX_RESULTS_BYTES,
     RTOL,
+    RUN_NUMBERS,
     ResultsError,
     Run,
     differences,
@@ -112,7 +113,7 @@ def choose_command(files: dict[str, str]) -> tuple[list[str], str]:
 def rerun_drill(files: dict[str, str], session: Any) -> Rerun:
     """Rerun the reproduction command in the sandbox (`session.run_drill`); never raises for
     anything the student did (a SandboxUnavailable is the grader's and propagates)."""
-    from grader.sandbox.client import StudentError
+    from grader.sandbox.client import NotAttempted, StudentError
 
     args, origin = choose_command(files)
     command = command_text(args)
@@ -122,7 +123,11 @@ def rerun_drill(files: dict[str, str], session: Any) -> Rerun:
     try:
         text = session.run_drill(source, args, max_bytes=MAX_RESULTS_BYTES)
     except StudentError as err:
-        return Rerun(command, origin, err.status, err.message)
+        message = err.message
+        if isinstance(err, NotAttempted):  # the scaffold: say so, like a stub's checks do
+            detail = message.partition("NotImplementedError")[2].strip()
+            message = f"not attempted: {EXPERIMENT} still raises NotImplementedError {detail}"
+        return Rerun(command, origin, err.status, message.rstrip())
     if text is None:
         return Rerun(command, origin, "failed", f"`{command}` finished but wrote no {RESULTS}")
     try:
@@ -173,8 +178,11 @@ def check_drill(files: dict[str, str], rerun: Rerun) -> tuple[TestResult, ...]:
                     ),
                 )
             )
-    for sid in NOTE_POINTS:
-        out.append(_section(note, sid, rerun))
+    sections = [_section(note, sid, rerun) for sid in NOTE_POINTS]
+    if note is not None and all(not note.sections.get(sid) for sid in NOTE_POINTS):
+        why = f"{NOTE} is still the template: its five sections are empty or missing"
+        sections = [replace(t, message=why) for t in sections]
+    out += sections
     out += _note_numbers(note, rerun)
     return tuple(out)
 
@@ -198,10 +206,14 @@ def _dependent(rerun: Rerun) -> TestStatus:
 
 
 def _not_checked(rerun: Rerun) -> str:
+    """Why a check that needs the rerun's numbers has none. Not attempted (a missing script,
+    the scaffold's stubs): the rerun's own message, so a report lists the cause once."""
     first = rerun.message.splitlines()[0] if rerun.message else "it gave none"
+    if rerun.status == "missing":
+        return first
     if len(first) > 160:
         first = first[:157] + "..."
-    return f"not checked without the rerun's results (drill.rerun: {first})"
+    return f"not checked without the rerun's results (the rerun: {first})"
 
 
 def _rerun_message(rerun: Rerun) -> str:
@@ -242,15 +254,19 @@ def _reproduced(files: dict[str, str], rerun: Rerun) -> TestResult:
             f"\n(your run used torch {clean_text(data.get('torch'), 40)}, the rerun "
             f"torch {clean_text(rerun.results.get('torch'), 40)})"
         )
+    # the measurements the note quotes first, then the rest (loss curves, gaps per position)
+    key = ("command", *(f".{k}" for k in (*RUN_NUMBERS, "continuation")))
+    diffs.sort(key=lambda d: not d.split(":", 1)[0].endswith(key))
+    count = f"{len(diffs)}{'+' if len(diffs) > 8 else ''}"
     shown = "\n".join(f"  {d}" for d in diffs[:8])
     return _result(
         "reproduced",
         None,
         "failed",
         (
-            f"the rerun of `{rerun.command}` does not reproduce your {RESULTS} "
-            f"(numbers must agree within rtol {RTOL:g} / atol {ATOL:g}, everything else exactly; "
-            f"{len(diffs)}{'+' if len(diffs) > 8 else ''} difference(s)):\n{shown}{torch_note}"
+            f"the rerun of `{rerun.command}` does not reproduce your {RESULTS}: {diffs[0]} "
+            f"({count} difference(s); numbers must agree within rtol {RTOL:g} / atol {ATOL:g}, "
+            f"everything else exactly):\n{shown}{torch_note}"
         ),
     )
 
@@ -372,8 +388,9 @@ def _table_numbers(note: Note, runs: dict[str, Run]) -> TestResult:
             "table",
             "failed",
             (
-                f"the Measurements table does not match the rerun (to the digits you wrote, within "
-                f"rtol {RTOL:g} / atol {ATOL:g}):\n{shown}"
+                f"the Measurements table does not match the rerun: {problems[0]} ({len(problems)} "
+                f"problem(s); to the digits you wrote, within rtol {RTOL:g} / atol {ATOL:g}):"
+                f"\n{shown}"
             ),
         )
     return _result("note_numbers", "table", "passed", "")
@@ -408,8 +425,9 @@ def _prose_numbers(note: Note, results: dict[str, Any]) -> TestResult:
             "prose",
             "failed",
             (
-                "these numbers in your note are not in the rerun's results.json (every number you "
-                f"quote must come from it, to the digits you wrote):\n{shown}"
+                f"a number in your note is not in the rerun's results.json: {wrong[0]} "
+                f"({len(wrong)} in all; every number you quote must come from it, to the digits "
+                f"you wrote):\n{shown}"
             ),
         )
     return _result("note_numbers", "prose", "passed", "")
