@@ -299,3 +299,10 @@ def test_the_batch_cache_is_invalidated_by_the_drills_checks(tmp_path):
     before = grader_fingerprint(root=tmp_path)
     (tmp_path / "grader" / "drill" / "results.py").write_text("GAP_LEAK = 0.0\n")
     assert grader_fingerprint(root=tmp_path) != before
+
+
+def test_the_drill_is_one_of_the_reports_parts():
+    from grader.drill import PART
+    from grader.report import PART_IDS, PART_TITLES
+
+    assert PART in PART_IDS and PART_TITLES[PART].startswith("Exercise 3")
