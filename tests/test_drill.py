@@ -306,3 +306,12 @@ def test_the_drill_is_one_of_the_reports_parts():
     from grader.report import PART_IDS, PART_TITLES
 
     assert PART in PART_IDS and PART_TITLES[PART].startswith("Exercise 3")
+
+
+def test_an_oversized_results_json_is_refused_in_the_worker(grader, files):
+    flood = "open('drill/results.json', 'w').write('[' + '0,' * 200_000 + '0]')\n"
+    sub = reference_submission("flood", {EXPERIMENT: flood}, drill=True)
+    with SandboxSession(grader.zygote, sub.sources, OPTIONS.limits) as session:
+        rerun = rerun_drill(sub.files, session)
+    assert rerun.status == "error" and rerun.results is None
+    assert "wrote a drill/results.json of more than 262,144 bytes" in rerun.message

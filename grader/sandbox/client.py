@@ -590,8 +590,8 @@ class SandboxSession:
             return results
         if isinstance(size, int) and size > max_bytes:
             raise StudentException(
-                f"{what} wrote a drill/results.json of {size:,} bytes; the grader reads at "
-                f"most {max_bytes:,}"
+                f"{what} wrote a drill/results.json of more than {max_bytes:,} bytes, the most "
+                "the grader reads"
             )
         return None
 
