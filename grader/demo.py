@@ -5,12 +5,16 @@ The class lives in `grader/demo_class/<student>/`: an `explanation.md` each, and
 `exercises/` stubs for `ben`) for the buggy and hostile ones, so the demo always tracks the
 current reference. Students:
 
-ada  - the reference code and a strong explanation
-ben  - the untouched stubs (nothing attempted)
-cleo - forgot to shift the causal LM loss; a keyword-only explanation
-dev  - triu instead of tril in the causal mask; top-p that drops the crossing token
+ada  - the reference code, a strong explanation and the reference drill
+ben  - the untouched stubs and drill scaffold (nothing attempted)
+cleo - forgot to shift the causal LM loss; a keyword-only explanation; no drill
+dev  - triu instead of tril in the causal mask; top-p that drops the crossing token; the
+       reference drill's files, which his own masks do not reproduce
 eve  - hostile: reads secrets and plants files at import, sys.exit() in mask_tokens,
-       an infinite loop that ignores SIGTERM in greedy_generate, an injection in the answer
+       an infinite loop that ignores SIGTERM in greedy_generate, an injection in the answer,
+       a drill that tries the network and fakes its results
+
+`drill = true` in a student's edits.toml hands in base's drill/ folder (edits may change it).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from grader.output import write_atomic
 from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
 from grader.render.view import likely_misconceptions
-from grader.report import GradeReport
+from grader.report import PART_IDS, GradeReport
 from grader.resources import data_path
 from grader.sandbox.limits import SandboxLimits
 from grader.testing import SOLUTIONS, STUBS, reference_submission
@@ -46,8 +50,9 @@ def demo_submissions() -> list[Submission]:
         base = STUBS if folder.name in STUB_STUDENTS else SOLUTIONS
         overrides: dict[str, str | bytes | None] = {}
         edits = folder / "edits.toml"
-        if edits.exists():
-            for edit in tomllib.loads(edits.read_text(encoding="utf-8")).get("edit", []):
+        spec = tomllib.loads(edits.read_text(encoding="utf-8")) if edits.exists() else {}
+        if spec:
+            for edit in spec.get("edit", []):
                 name = edit["file"]
                 src = str(overrides.get(name) or (base / name).read_text(encoding="utf-8"))
                 count = src.count(edit["old"])
@@ -56,7 +61,8 @@ def demo_submissions() -> list[Submission]:
                 overrides[name] = src.replace(edit["old"], edit["new"])
         for f in sorted(folder.glob("*.md")):
             overrides[f.name] = f.read_bytes()
-        subs.append(reference_submission(folder.name, overrides, base=base))
+        drill = bool(spec.get("drill", False))
+        subs.append(reference_submission(folder.name, overrides, base=base, drill=drill))
     return subs
 
 
@@ -64,9 +70,11 @@ def run_demo(
     *, out: Path | None = None, color: bool = False, echo: Callable[[str], None] = print
 ) -> list[GradeReport]:
     """Grade the sample class, print one line per student, optionally write their reports."""
-    options = GradeOptions(limits=SandboxLimits(call_timeout=3.0, submission_timeout=30.0))
+    options = GradeOptions(
+        limits=SandboxLimits(call_timeout=3.0, submission_timeout=30.0, drill_timeout=15.0)
+    )
     reports: list[GradeReport] = []
-    columns = ("masks", "corruption", "losses", "generation", "explanation")
+    columns = PART_IDS
     header = f"{'student':<8}" + "".join(f"{c:>12}" for c in columns) + f"{'total':>14}{'time':>7}"
     echo("Grading the bundled sample class (5 submissions, hidden tests, sandboxed)...\n")
     echo(header)

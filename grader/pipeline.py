@@ -22,7 +22,7 @@ from grader.loading import (
     load_one,
     load_submission,
 )
-from grader.report import CriterionResult, GradeReport, WrittenResult
+from grader.report import CriterionResult, GradeReport, TestResult, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
@@ -46,6 +46,9 @@ class GradeOptions:
     jail: bool = True
     grade_written: bool = True
     keyword: str | None = None
+    # Exercise 3: rerun the drill and check its note (hidden suite only, and not when a
+    # keyword selects some hidden tests: the drill is not one of them).
+    grade_drill: bool = True
     # Seeds the per-submission test inputs (grader.suite.cases); None: $GRADER_CASE_SECRET_FILE,
     # $GRADER_CASE_SECRET or the public default. Never written to a report.
     case_secret: str | None = field(default=None, repr=False)
@@ -122,19 +125,39 @@ class Grader:
         ) as session:
             cases = Cases.for_submission(self._case_secret(), submission.sources)
             run = self._prepared_suite().run(StudentProxy(session, cases=cases))
+            drill, drill_errors = self._grade_drill(submission, session)
         written = {}
         if self.options.grade_written and self.options.suite == "hidden":
             written["explanation"] = grade_explanation(submission)
-        errors = list(submission.problems) + [f"internal: {e}" for e in run.internal_errors]
+        errors = list(submission.problems) + [
+            f"internal: {e}" for e in (*run.internal_errors, *drill_errors)
+        ]
         if not self.zygote.jailed and self.options.suite == "hidden":
             errors.append(BASIC_MODE_NOTE)
         return GradeReport(
             grader_version=__version__,
             submission=submission.name,
-            tests=run.results,
+            tests=run.results + drill,
             written=written,
             errors=tuple(errors),
         )
+
+    def _grade_drill(
+        self, submission: Submission, session: SandboxSession
+    ) -> tuple[tuple[TestResult, ...], tuple[str, ...]]:
+        """Exercise 3's checks (after every other part's tests, in a worker of its own), and
+        internal errors: a grader failure here costs the drill's points, never the grade."""
+        opts = self.options
+        if not (opts.grade_drill and opts.suite == "hidden" and opts.keyword is None):
+            return (), ()
+        from grader.drill import grade_drill, missing_drill
+
+        try:
+            return grade_drill(submission.files, session), ()
+        except Exception as exc:  # noqa: BLE001 - e.g. SandboxUnavailable: the grader's fault
+            why = "the grader could not rerun or check the drill; an instructor will look at it"
+            tests = tuple(replace(t, status="error", message=why) for t in missing_drill(why))
+            return tests, (f"drill: {type(exc).__name__}: {str(exc)[:300]}",)
 
 
 def grade_explanation(submission: Submission) -> WrittenResult:

@@ -22,15 +22,26 @@ def part_sources(base: Path) -> dict[str, bytes]:
     return {f"{p}.py": (base / f"{p}.py").read_bytes() for p in CODE_PARTS}
 
 
+def drill_files(base: Path) -> dict[str, bytes]:
+    """The drill files of `base` (solutions/: the reference drill; exercises/: the scaffold)."""
+    names = ("experiment.py", "results.json", "evidence_note.md")
+    return {f"drill/{n}": (base / "drill" / n).read_bytes() for n in names
+            if (base / "drill" / n).is_file()}  # fmt: skip
+
+
 def reference_submission(
     name: str,
     overrides: dict[str, str | bytes | None] | None = None,
     *,
     base: Path = SOLUTIONS,
     explanation: str | None = None,
+    drill: bool = False,
 ) -> Submission:
-    """The files of `base` with `overrides` applied (None removes a file)."""
+    """The files of `base` with `overrides` applied (None removes a file); `drill`: with
+    base's drill/ folder too."""
     raw: dict[str, bytes] = part_sources(base)
+    if drill:
+        raw.update(drill_files(base))
     if explanation is not None:
         raw["explanation.md"] = explanation.encode()
     for rel, content in (overrides or {}).items():

@@ -18,7 +18,9 @@ CODE = ("masks", "corruption", "losses", "generation")
 @pytest.fixture(scope="module")
 def engine():
     options = GradeOptions(
-        limits=SandboxLimits(call_timeout=1.5, submission_timeout=40), grade_written=False
+        limits=SandboxLimits(call_timeout=1.5, submission_timeout=40),
+        grade_written=False,
+        grade_drill=False,
     )
     with Grader(options) as g:
         yield g

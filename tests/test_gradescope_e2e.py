@@ -77,7 +77,7 @@ def _metadata(created: str) -> dict:
             "due_date": "2026-12-01T23:59:00.000000-08:00",
             "late_due_date": None,
             "title": "Objectives",
-            "total_points": "110.0",
+            "total_points": "130.0",
         },
         "submission_method": "upload",
         "users": [{"email": "a@example.edu", "id": 1, "name": "Ada"}],
@@ -118,6 +118,9 @@ def test_correct_files_get_full_marks_on_time(bundle, tmp_path):
     for p in PARTS:
         (sub / f"{p}.py").write_bytes((SOLUTIONS / f"{p}.py").read_bytes())
     (sub / "explanation.md").write_text(EXPLANATION)
+    (sub / "drill").mkdir()
+    for name in ("experiment.py", "results.json", "evidence_note.md"):  # rerun on Gradescope
+        (sub / "drill" / name).write_bytes((SOLUTIONS / "drill" / name).read_bytes())
     data = _run(bundle, tmp_path, metadata=_metadata("2026-12-01T20:00:00.5-08:00"))
     max_score = sum(t["max_score"] for t in _tests(data)) + 10
     assert data["score"] == max_score and data["extra_data"]["late"]["late"] is False
@@ -135,6 +138,9 @@ def test_buggy_zip_loses_points_names_the_misconception_and_is_late(bundle, tmp_
             zf.writestr(f"ada/{p}.py", text.replace(*BUG) if p == "masks" else text)
     data = _run(bundle, tmp_path, metadata=_metadata("2026-12-02T01:00:00-08:00"))
     failed = [t for t in _tests(data) if t["status"] == "failed"]
+    drill = [t for t in failed if t["extra_data"]["id"].startswith("drill.")]
+    assert drill and all("not handed in" in t["output"] for t in drill)  # no drill/ uploaded
+    failed = [t for t in failed if t not in drill]
     assert failed and all(t["extra_data"]["id"].startswith("masks.") for t in failed)
     assert any("Upper and lower triangle swapped" in t["output"] for t in failed)
     assert data["extra_data"]["late"]["seconds_late"] == 3660
@@ -148,7 +154,8 @@ def test_notebook_upload_is_graded(bundle, tmp_path):
     cells = [{"cell_type": "code", "source": (SOLUTIONS / f"{p}.py").read_text()} for p in PARTS]
     (sub / "work.ipynb").write_text(notebook_json(cells))
     data = _run(bundle, tmp_path)
-    assert all(t["status"] == "passed" for t in _tests(data))
+    code = [t for t in _tests(data) if not t["extra_data"]["id"].startswith("drill.")]
+    assert code and all(t["status"] == "passed" for t in code)  # the drill: not in a notebook
     assert data["extra_data"]["late"] is None
 
 

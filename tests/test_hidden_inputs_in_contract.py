@@ -167,7 +167,7 @@ def checked_report():
     for m in PARTS:
         sources[m] = (ROOT / "solutions" / f"{m}.py").read_text(encoding="utf-8")
         sources[m] += _WRAPPER + _CHECKS[m]
-    g = Grader(GradeOptions(grade_written=False))
+    g = Grader(GradeOptions(grade_written=False, grade_drill=False))
     g.start()
     try:
         return g.grade(Submission(name="checked", origin="tests", sources=sources, missing={}))

@@ -62,7 +62,7 @@ MANIFEST = {
 ALTERNATIVES = sorted(p.name for p in ALTERNATIVES_DIR.iterdir() if p.is_dir() and
                       not p.name.startswith(("_", ".")))  # fmt: skip
 MIN_DIAGNOSIS_RATE = 0.8
-BASE_OPTIONS = GradeOptions(grade_written=False)
+BASE_OPTIONS = GradeOptions(grade_written=False, grade_drill=False)  # the drill: test_drill.py
 
 
 def _sources(base: str = "solutions") -> dict[str, str]:

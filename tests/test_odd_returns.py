@@ -81,7 +81,7 @@ def _sources(value: str, cadence: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def grader():
-    with Grader(GradeOptions(grade_written=False)) as g:
+    with Grader(GradeOptions(grade_written=False, grade_drill=False)) as g:
         yield g
 
 

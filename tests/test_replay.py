@@ -183,7 +183,7 @@ class _Recorder(ReferenceProxy):
 
 @pytest.fixture(scope="module")
 def grader():
-    with Grader(GradeOptions(grade_written=False, case_secret=SECRET)) as g:
+    with Grader(GradeOptions(grade_written=False, grade_drill=False, case_secret=SECRET)) as g:
         yield g
 
 

@@ -42,7 +42,8 @@ def test_one_bug_report_starts_with_what_to_fix(graded, fmt):
     esc = ESCAPE[fmt]
     heading = out.index("What to fix")
     # after the header and totals, nothing about a single check comes before the section
-    failing = [t for t in report.tests if t.status != "passed"]
+    # (her drill was not handed in: those checks are "not attempted", listed on their own)
+    failing = [t for t in report.tests if t.status not in ("passed", "missing")]
     assert len(failing) >= 10
     for t in failing:
         assert out.index(t.id) > heading, t.id  # ids are the grader's, unescaped
@@ -65,7 +66,8 @@ def test_one_bug_report_starts_with_what_to_fix(graded, fmt):
 def test_stub_report_has_one_line_per_function_not_per_check(graded, fmt):
     report = graded["ben"]
     assert report.tests and all(t.status == "missing" for t in report.tests)
-    functions = {re.search(r"calling (\w+)\(\)", t.message).group(1) for t in report.tests}
+    calls = [re.search(r"calling (\w+)\(\)", t.message) for t in report.tests]
+    functions = {m.group(1) for m in calls if m}  # the drill's checks name its script instead
     assert len(report.tests) > 5 * len(functions)
     out = render_report(report, fmt)
     lines = out.splitlines()

@@ -7,7 +7,7 @@ Reproduction command (run it from the folder that holds your masks.py, losses.py
 It trains two tiny TinyLMs on the same sentences: a causal LM (next-token objective, causal
 mask) and a masked LM (BERT-style corruption, bidirectional mask). Then it introduces ONE
 controlled failure, measures it, repairs it, and writes everything to drill/results.json.
-Budget: well under a minute on one CPU core (the defaults need a few seconds once done).
+Budget: the grader stops a rerun after 30 s; the defaults need about a second on one CPU core.
 
 Work through the TODOs in order:
 
@@ -34,9 +34,14 @@ drill/results.json (the grader reruns the command and compares):
      "runs": {"causal" | "masked" | "failure" | "repaired": {
                  "objective": "causal" | "masked", "mask": str,
                  "loss_curve": [float, ...], "final_loss": float,
-                 "prefix_gap": [float, ...], "max_prefix_gap": float,
+                 "prefix_gap": [float, ...], "max_prefix_gap": float, "prefix_loss": float,
                  "prompt": str, "continuation": str, "continuation_accuracy": float}},
      "diagnosis": {...}}
+
+How it is graded (docs/drill.md): the grader reruns your reproduction command in its sandbox
+(your own masks.py, losses.py, ... ; no network; a time limit), compares the new results.json
+with yours, checks that the failure's signature shows in the rerun's numbers, and checks that
+drill/evidence_note.md has its five sections and quotes the rerun's numbers.
 """
 
 from __future__ import annotations
@@ -147,14 +152,22 @@ def train_masked(
     raise NotImplementedError("drill TODO 2: the masked-LM training loop")
 
 
-def measure(model: TinyLM, ids: Tensor, stoi: dict[str, int]) -> dict[str, Any]:
+def measure(
+    model: TinyLM, ids: Tensor, attention_mask: Tensor, stoi: dict[str, int]
+) -> dict[str, Any]:
     """TODO 3: the measurements of a trained model (put it in eval mode first).
 
-    Return ``{"prefix_gap": [...], "max_prefix_gap": float, "prompt": PROMPT,
-    "continuation": str, "continuation_accuracy": float}``:
-    the prefix-consistency gap (your Task 4.4) on the real tokens of ``ids[0]``, and the
-    greedy continuation (your Task 4.1, eos_token_id=EOS) of ``[BOS] + PROMPT`` decoded to
-    text, scored with ``continuation_accuracy`` against the rest of ``SENTENCES[0]``.
+    Return ``{"prefix_gap": [...], "max_prefix_gap": float, "prefix_loss": float,
+    "prompt": PROMPT, "continuation": str, "continuation_accuracy": float}``:
+
+    * the prefix-consistency gap (your Task 4.4) on the real tokens of ``ids[0]``;
+    * the prefix loss: your ``losses.causal_lm_loss`` on logits where position t comes from
+      ``model(ids[:, :t + 1], attention_mask[:, :t + 1])[:, -1]``, i.e. each position sees
+      only its prefix, all that left-to-right generation ever has (for a causal model it
+      equals the training loss);
+    * the greedy continuation (your Task 4.1, eos_token_id=EOS) of ``[BOS] + PROMPT``
+      decoded to text, scored with ``continuation_accuracy`` against the rest of
+      ``SENTENCES[0]``.
     """
     raise NotImplementedError("drill TODO 3: measure a trained model")
 
@@ -173,8 +186,8 @@ def diagnose(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """TODO 5: name the failure from the measurements, not from knowing what you broke.
 
     Compare "failure" with "causal" (and "repaired" with "causal"): final losses, prefix
-    gaps, continuation accuracy. Return the numbers you compare and a boolean per claim,
-    e.g. ``{"failure_loss_ratio": ..., "failure_gap_over_causal": ...,
+    losses, prefix gaps, continuation accuracy. Return the numbers you compare and a boolean
+    per claim, e.g. ``{"failure_loss_ratio": ..., "failure_gap_over_causal": ...,
     "loss_collapsed": bool, "generation_degraded": bool, "repair_restores_causal": bool}``.
     """
     raise NotImplementedError("drill TODO 5: diagnose the failure from the measurements")
@@ -186,8 +199,8 @@ def diagnose(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Exercise 3: causal vs masked LM drill")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--mlm-probability", type=float, default=0.15)
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
     args = parser.parse_args(argv)
@@ -201,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def config(causal: bool) -> TinyLMConfig:
         return TinyLMConfig(
-            vocab_size=vocab_size, max_seq_len=T, d_model=32, n_heads=2, n_layers=2, causal=causal
+            vocab_size=vocab_size, max_seq_len=T, d_model=32, n_heads=2, n_layers=1, causal=causal
         )
 
     train = {"steps": args.steps, "lr": args.lr}
@@ -231,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             "mask": mask_text,
             "loss_curve": curve,
             "final_loss": curve[-1],
-            **measure(model, ids, stoi),
+            **measure(model, ids, attention_mask, stoi),
         }
 
     results = {

@@ -36,6 +36,7 @@ FINGERPRINT_SOURCES = (
     "grader/suite",
     "grader/diagnosis",
     "grader/rubric",
+    "grader/drill",
     "grader/sandbox",
     "grader/pipeline.py",
     "grader/report.py",

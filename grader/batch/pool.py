@@ -339,7 +339,9 @@ class GradingPool:
         self._next_slot = 0
         self._groups: dict[int, str | None] = {}  # pool index -> its CPU cgroup
         self._started = False
-        self.stall_seconds = float(options.limits.submission_timeout) + STALL_GRACE_SECONDS
+        limits = options.limits  # the code parts' budget, then the drill's rerun
+        budget = float(limits.submission_timeout) + float(limits.drill_timeout)
+        self.stall_seconds = budget + STALL_GRACE_SECONDS
         self.restarts = 0
 
     # -- lifecycle

@@ -405,15 +405,25 @@ class SandboxSession:
         deadline = self._deadlines.setdefault(group, time.monotonic() + self._part_budget)
         return deadline - time.monotonic()
 
-    def _exchange(self, group: str, header: dict[str, Any], buffers: list[bytes], what: str):
-        remaining = self._remaining(group)
+    def _exchange(
+        self,
+        group: str,
+        header: dict[str, Any],
+        buffers: list[bytes],
+        what: str,
+        *,
+        timeout: float | None = None,
+    ):
+        """One request and its reply. `timeout`: this request's own limit, instead of the
+        call timeout and the part's share of the submission's budget."""
+        remaining = self._remaining(group) if timeout is None else timeout
         if remaining <= 0:
             raise StudentTimeout(
                 f"not run: the code of this part used up its time budget "
                 f"({self._part_budget:.0f} s) in earlier tests"
             )
         worker = self._ensure_worker(group)
-        allowed = min(self.limits.call_timeout, remaining)
+        allowed = min(self.limits.call_timeout, remaining) if timeout is None else timeout
         deadline = time.monotonic() + allowed
         self._seq += 1
         header = dict(header, id=self._seq)
@@ -426,7 +436,7 @@ class SandboxSession:
             )
         except TimeoutError:
             self._discard_worker(group)
-            if allowed < self.limits.call_timeout:
+            if timeout is None and allowed < self.limits.call_timeout:
                 raise StudentTimeout(
                     f"{what} was stopped when the code of this part ran out of its time budget "
                     f"({self._part_budget:.0f} s across its tests; far too slow)"
@@ -553,6 +563,40 @@ class SandboxSession:
                 f"{what} returned a value the grader cannot accept: {clean_text(exc, 300)}"
             ) from None
         return CallResult(value=value, grads=grads, effects=effects, generators=gens)
+
+    def run_drill(self, source: str, argv: list[str], *, max_bytes: int) -> str | None:
+        """Rerun Exercise 3: ``python drill/experiment.py *argv`` in a worker of its own
+        (the student's part modules importable, no network, `limits.drill_timeout`), which is
+        discarded afterwards. Returns what the script wrote to drill/results.json (None if
+        nothing, or more than `max_bytes`); raises a StudentError if it failed."""
+        what = "python drill/experiment.py"
+        header = {"op": "drill", "source": source, "argv": list(argv), "max_bytes": max_bytes}
+        try:
+            reply, _ = self._exchange(
+                DRILL_GROUP, header, [], what, timeout=self.limits.drill_timeout
+            )
+        finally:
+            self._discard_worker(DRILL_GROUP)
+        if reply.get("ok") is not True:
+            if reply.get("kind") == "exit_status":
+                code = reply.get("code")
+                raise StudentException(
+                    f"{what} exited with status {code if isinstance(code, int) else '?'}"
+                )
+            raise _reply_error(reply, "running drill/experiment.py")
+        results = reply.get("results")
+        size = reply.get("size")
+        if isinstance(results, str) and len(results) <= max_bytes:
+            return results
+        if isinstance(size, int) and size > max_bytes:
+            raise StudentException(
+                f"{what} wrote a drill/results.json of more than {max_bytes:,} bytes, the most "
+                "the grader reads"
+            )
+        return None
+
+
+DRILL_GROUP = "__drill__"
 
 
 def _reply_error(reply: dict[str, Any], where: str) -> StudentError:

@@ -21,6 +21,8 @@ class SandboxLimits:
     max_open_files: RLIMIT_NOFILE.
     max_result_mb: largest frame the trusted side accepts from the worker.
     scratch_mb: size of the scratch tmpfs (jail mode only).
+    drill_timeout: wall-clock seconds for the rerun of Exercise 3's reproduction command (its
+        own worker and its own budget, on top of `submission_timeout`).
     may_fork: whether student code may start processes (fork, subprocess, multiprocessing).
         Off: a seccomp filter makes process creation fail with PermissionError at once
         (Linux x86_64/aarch64; see `grader.sandbox.seccomp`); threads stay allowed.
@@ -35,6 +37,7 @@ class SandboxLimits:
     max_open_files: int = 64
     max_result_mb: int = 64
     scratch_mb: int = 32
+    drill_timeout: float = 30.0
     may_fork: bool = False
 
     def to_dict(self) -> dict[str, Any]:

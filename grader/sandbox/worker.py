@@ -97,7 +97,7 @@ def _student_frames(tb) -> str:
     return "\n".join(lines)
 
 
-_STUDENT_FILES = {f"{m}.py" for m in PART_MODULES}
+_STUDENT_FILES = {f"{m}.py" for m in PART_MODULES} | {"experiment.py"}
 
 
 def _text(get: Any, limit: int, fallback: str) -> str:
@@ -211,6 +211,9 @@ def serve(
                 reply = _error_reply(exc, f"importing {name}.py")
             _send(sock, rid, reply)
             continue
+        if op == "drill":  # Exercise 3: a worker of its own, discarded afterwards
+            _send(sock, rid, _drill(header))
+            continue
         if op != "call":
             _send(sock, rid, {"ok": False, "kind": "protocol", "message": f"unknown op {op!r}"})
             continue
@@ -253,6 +256,16 @@ def serve(
             )
             continue
         _send(sock, rid, {"ok": True, "payload": tree, "effects": effects}, bufs)
+
+
+def _drill(header: dict[str, Any]) -> dict[str, Any]:
+    from grader.sandbox.drillrun import run_drill
+
+    try:
+        argv = [str(a) for a in header.get("argv", [])]
+        return run_drill(str(header["source"]), argv, int(header["max_bytes"]))
+    except BaseException as exc:  # noqa: BLE001 - student code may raise anything
+        return _error_reply(exc, "running drill/experiment.py")
 
 
 def _seed_global_rngs() -> None:

@@ -58,7 +58,8 @@ def _preload(huge_pages: bool) -> None:
     import grader.sandbox.invoke  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
 
-    for name in ("exercises.tinylm", "grader.sandbox.models", "math", "random", "numpy.random",
+    for name in ("exercises.tinylm", "grader.sandbox.models", "grader.sandbox.drillrun", "math",
+                 "random", "numpy.random",
                  "itertools",
                  "functools", "collections", "typing", "dataclasses", "statistics",
                  "torch.distributions", "torch.nn.attention"):

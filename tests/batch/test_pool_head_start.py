@@ -37,7 +37,9 @@ def _reaped(launched: Launched) -> bool:
 def _grade_all(pool: GradingPool, n: int) -> list:
     # The reference code with an answer of the student's own (the model answer in solutions/
     # is course material: pasted, it earns nothing).
-    subs = [reference_submission(f"h{i}", explanation=GOOD_EXPLANATION) for i in range(n)]
+    # With the reference drill, whose rerun runs in the pool worker's sandbox too.
+    subs = [reference_submission(f"h{i}", explanation=GOOD_EXPLANATION, drill=True)
+            for i in range(n)]  # fmt: skip
     done: list = []
     pool.run([Job(f"k{i}", s) for i, s in enumerate(subs)], done.append)
     return done

@@ -72,7 +72,10 @@ def test_a_filled_notebook_grades_exactly_like_the_same_files(handout: Path, tmp
         as_files = grader.grade(load_submission(folder))
     assert as_notebook.errors == as_files.errors == ()
     assert _outcome(as_notebook) == _outcome(as_files)
-    assert as_notebook.score == as_notebook.max_score  # the reference, so full marks
+    # the reference, so full marks on everything the notebook holds (the drill is its own
+    # files, handed in beside a notebook: without them Exercise 3 scores 0)
+    drill = as_notebook.parts["drill"]
+    assert drill.score == 0 and as_notebook.score == as_notebook.max_score - drill.max_score
 
 
 def test_the_untouched_notebook_checks_like_the_stubs(handout: Path, tmp_path: Path):

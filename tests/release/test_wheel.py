@@ -23,6 +23,9 @@ def test_the_wheel_grades_a_submission_in_a_fresh_venv(wheel_python: Path, tmp_p
     for p in PARTS:
         (sub / f"{p}.py").write_bytes((SOLUTIONS / f"{p}.py").read_bytes())
     (sub / "explanation.md").write_text(GOOD_EXPLANATION)
+    (sub / "drill").mkdir()
+    for name in ("experiment.py", "results.json", "evidence_note.md"):  # rerun from the wheel
+        (sub / "drill" / name).write_bytes((SOLUTIONS / "drill" / name).read_bytes())
     done = run(wheel_python, "grade", str(sub), "--format", "md", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     # Every hidden test passed (the suite's pytest.ini shipped), the written answer was scored
