@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import torch
 
-from grader.sandbox.invoke import module_flags, module_list
 from grader.suite import proxy as proxy_mod
 from grader.suite import working
 from grader.suite.proxy import ReferenceProxy
@@ -106,6 +105,8 @@ def test_a_skipped_site_learns_back_that_it_repeats():
 
 
 def test_module_flags_follow_modules_order_with_shared_and_overridden_modules():
+    from grader.sandbox.invoke import module_flags, module_list
+
     model = standard_models()["causal"]
     model.train()
     list(model.modules())[3].eval()
