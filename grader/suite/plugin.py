@@ -179,6 +179,9 @@ class GradingPlugin:
         forget = getattr(self._student, "forget_calls", None)
         if forget is not None:
             forget()
+        start = getattr(self._reference, "start_test", None)
+        if start is not None:  # the reference memo keeps per-call-site statistics
+            start(item.nodeid)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item):

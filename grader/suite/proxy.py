@@ -21,7 +21,7 @@ import torch
 
 from grader.lru import BoundedLRU
 from grader.sandbox.client import CallResult, SandboxSession
-from grader.sandbox.invoke import Effects, invoke
+from grader.sandbox.invoke import Effects, invoke, module_flags, module_list
 from grader.sandbox.models import set_module_modes
 from grader.suite.cases import FIXED_CASES, Cases
 
@@ -153,7 +153,7 @@ class _Side:
             flags = res.effects.module_modes.get(path)
             if flags is not None and set_module_modes(target, flags):
                 continue  # the modules ended in mixed modes: each gets its own flag back
-            if any(m.training != training for m in target.modules()):
+            if any(f != training for f in module_flags(target)):
                 target.train(training)
         self.last_effects = res.effects
         return res
@@ -207,16 +207,46 @@ class ReferenceProxy(_Side):
     def __init__(self, package: str = "solutions", *, memo: bool = True) -> None:
         self.package = package
         self._memo = ReferenceMemo() if memo else None
+        # function -> the reference's answers on its fixed working-gate probes
+        # (`grader.suite.working`), kept as long as this proxy (one per Grader)
+        self.working_answers: dict[str, tuple[Any, ...]] | None = {} if memo else None
+        self._test: str | None = None  # the running test (`start_test`), and its next site
+        self._site = 0
+        self._misses: dict[tuple[str, int], int] = {}  # site -> memo misses since its last hit
 
     def _module(self, name: str):
         return importlib.import_module(f"{self.package}.{name}")
 
+    def start_test(self, test_id: str) -> None:
+        """A new test begins (the plugin says so): its calls are counted from 0, and call
+        ``i`` of a test is one *site* of the memo's bookkeeping (`_recall`)."""
+        self._test, self._site = test_id, 0
+
     def _recall(self, head: tuple, arguments: Callable[[], tuple]) -> tuple[Any, Any]:
-        """(memo key, recorded answer or None); the key is None when the call must just run."""
+        """(memo key, recorded answer or None); the key is None when the call must just run.
+
+        A site whose questions never repeat (inputs drawn per submission: `cases`) is not
+        keyed at all once it missed `_SKIP_AFTER` times in a row: digesting its arguments and
+        storing its answers is pure cost. Every `_RECHECK`-th visit it is keyed again, so a
+        site whose inputs do repeat (a draw from a small range) learns that back."""
         if self._memo is None:
             return None, None
+        site = None
+        if self._test is not None:
+            site = (self._test, self._site)
+            self._site += 1
+            misses = self._misses.get(site, 0)
+            if misses >= _SKIP_AFTER and (misses - _SKIP_AFTER + 1) % _RECHECK:
+                self._misses[site] = misses + 1
+                return None, None
         key = self._memo.key(head, arguments)
-        return key, self._memo.get(key)
+        hit = self._memo.get(key)
+        if site is not None and key is not None:
+            if hit is not None:
+                self._misses.pop(site, None)
+            elif len(self._misses) < _MAX_SITES or site in self._misses:
+                self._misses[site] = self._misses.get(site, 0) + 1
+        return key, hit
 
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
         key, hit = self._recall(
@@ -298,7 +328,7 @@ def summarise(x: Any, depth: int = 0) -> str:
     if isinstance(x, torch.Generator):
         return f"<seeded {x.initial_seed()}>"
     if isinstance(x, torch.nn.Module):
-        modes = {m.training for m in x.modules()}
+        modes = set(module_flags(x))
         mode = "mixed modes" if len(modes) > 1 else ("train mode" if x.training else "eval mode")
         return f"<{type(x).__name__}, {mode}>"
     if isinstance(x, (tuple, list)) and depth < 2:
@@ -355,6 +385,9 @@ class _Unkeyable(Exception):
     pass
 
 
+_SKIP_AFTER = 3  # misses in a row after which a site stops being keyed ...
+_RECHECK = 16  # ... except on every 16th visit
+_MAX_SITES = 8192  # sites tracked (a suite has a few hundred); others are always keyed
 _MEMO_ENTRIES = 2048  # LRU bound: a batch's fixed questions stay, per-student ones cycle out
 _MEMO_ENTRY_BYTES = 4 << 20  # larger results are recomputed rather than kept
 _MEMO_BYTES = 64 << 20  # all stored results together (least recently used go first)
@@ -416,7 +449,7 @@ def _hooks_free(model: torch.nn.Module) -> bool:
     if (nn_module._global_forward_hooks or nn_module._global_forward_pre_hooks
             or nn_module._global_backward_hooks or nn_module._global_backward_pre_hooks):
         return False  # fmt: skip
-    for m in model.modules():
+    for m in module_list(model):
         if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
                 or m._backward_pre_hooks or m._buffers):
             return False  # fmt: skip
@@ -458,7 +491,7 @@ def _model_key(model: Any) -> tuple:
         model.max_seq_len,
         _function_key(model.mask_fn),
         _function_key(model.attention_fn),
-        tuple(m.training for m in model.modules()),
+        tuple(module_flags(model)),
         _weights_key(model),
     )
 
@@ -468,7 +501,7 @@ def _spec_key(model: Any) -> tuple:
     if not _trusted_tinylm(model):
         raise _Unkeyable
     return ("spec", tuple(sorted(asdict(model.config).items())),
-            tuple(m.training for m in model.modules()), _weights_key(model))  # fmt: skip
+            tuple(module_flags(model)), _weights_key(model))  # fmt: skip
 
 
 def _context_key() -> tuple:
@@ -494,7 +527,7 @@ def _paths(args, kwargs):
 
 
 def _module_state(model: torch.nn.Module) -> tuple:
-    return tuple(m.training for m in model.modules()), _weights_key(model)
+    return tuple(module_flags(model)), _weights_key(model)
 
 
 def _replayable(effects: Effects, args, kwargs, models, before) -> bool:
