@@ -14,7 +14,7 @@ reader looks at the same answer more coarsely:
    rule judge's own verdict. Every indicator remembers the sentences where it fired, so a
    verdict it supports can still quote the student.
 3. **Model.** Two logistic regressions per criterion (ordinal: P(at least partial) and P(met)),
-   fitted with numpy on the tuning sets only (`python -m grader.rubric.fit_reader`); the weights
+   fitted with numpy on the tuning sets only (`python -m tools.rubric.fit_reader`); the weights
    live in `reader_weights.json` and are read once. Prediction is a dot product: deterministic
    and well under a millisecond.
 
