@@ -35,8 +35,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from grader.resources import data_path
-from grader.rubric.analysis import _CONTEXT, _DATA, CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.criteria import Judgement
+from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
 
 WEIGHTS_PATH = data_path("grader.rubric", "reader_weights.json")
 RAISE_AT = 0.7  # defaults; the weights file carries the values chosen by cross-validation
