@@ -11,18 +11,26 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-grader/rubric/devset/README.md and docs/rubric.md): heldout4, written by another author, is the
+tools/rubric/devset/README.md and docs/rubric.md): heldout4, written by another author, is the
 newest, measured once after the second-reader round; heldout3 is now only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
-second reader's cross-validation is `python -m grader.rubric.fit_reader`.
+second reader's cross-validation is `python -m tools.rubric.fit_reader`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from grader.rubric.agreement import ORDINAL, SplitReport, evaluate, quadratic_weighted_kappa
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ lives in the checkout
+
+from tools.rubric.agreement import (  # noqa: E402
+    ORDINAL,
+    SplitReport,
+    evaluate,
+    quadratic_weighted_kappa,
+)
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:

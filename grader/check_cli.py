@@ -15,7 +15,7 @@ import click
 
 from grader import __version__
 from grader.errors import GraderError, InternalError
-from grader.loading import CODE_PARTS, SubmissionError
+from grader.loading import CODE_PARTS
 
 
 class _Group(click.Group):
@@ -29,10 +29,9 @@ class _Group(click.Group):
             sys.exit(2)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except (GraderError, SubmissionError) as exc:
-            text = exc.format_message() if isinstance(exc, GraderError) else str(exc)
-            click.echo(f"Error: {text}", err=True)
-            sys.exit(getattr(exc, "exit_code", 2))
+        except GraderError as exc:  # every grader error carries its exit code
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
         except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 3, short text
             click.echo(f"Internal grader error: {type(exc).__name__}: {exc}", err=True)
             if os.environ.get("GRADER_DEBUG") == "1":

@@ -14,7 +14,6 @@ import click
 from grader import __version__
 from grader.autograder import visibility_options
 from grader.errors import GraderError, InternalError
-from grader.loading import SubmissionError
 
 FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github", "ipynb")
 
@@ -31,12 +30,9 @@ class _Group(click.Group):
             sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except GraderError as exc:
+        except GraderError as exc:  # every grader error carries its exit code
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
-        except SubmissionError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(2)
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             sys.exit(130)

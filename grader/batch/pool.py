@@ -33,6 +33,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from grader.batch import cpugroup
+from grader.errors import InternalError
 from grader.loading import CODE_PARTS, Submission
 from grader.sandbox.launch import Launched, launch_zygote
 
@@ -316,7 +317,7 @@ class _Worker:
             self.zygote = None
 
 
-class PoolError(RuntimeError):
+class PoolError(InternalError, RuntimeError):
     """The pool could not grade at all (no worker could start)."""
 
 

@@ -7,6 +7,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from grader.errors import UsageError
 from grader.textsafe import clean_name, clean_text
 
 CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
@@ -15,7 +16,7 @@ DRILL_FILES = ("drill/experiment.py", "drill/evidence_note.md", "drill/results.j
 KNOWN_FILES = tuple(f"{p}.py" for p in CODE_PARTS) + (EXPLANATION_FILE,) + DRILL_FILES
 
 
-class SubmissionError(Exception):
+class SubmissionError(UsageError):
     """The submission as a whole cannot be read. The message is for the student.
 
     It often names a file, folder or archive member the student chose: it is made one line of

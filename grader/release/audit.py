@@ -28,6 +28,7 @@ _WORD = re.compile(r"\w+")
 SECRET_GRADER = ("suites/hidden", "suites/golden.json", "suites/golden_inputs.py", "rubric",
                  "diagnosis/variants.py", "demo_class", "batch/sampleclass.py",
                  "trusted_tinylm.py")  # fmt: skip
+CHECKOUT_SECRETS = "tools/rubric"  # the rubric's labelled sets and training tools
 INSTRUCTOR_DOCS = ("instructor.md", "hidden-tests.md", "rubric.md", "architecture.md")
 _TEXT_SUFFIXES = {".py", ".md", ".toml", ".json", ".jsonl", ".txt", ".ini", ".j2", ".ipynb"}
 
@@ -53,6 +54,7 @@ def secret_sources() -> list[Path]:
     out += [p for p in _files(grader_dir) if _is_secret_grader_file(p, grader_dir)]
     docs = grader_dir.parent / "docs"  # a checkout's instructor docs (not in a wheel)
     out += [docs / name for name in INSTRUCTOR_DOCS if (docs / name).is_file()]
+    out += list(_files(grader_dir.parent / CHECKOUT_SECRETS))  # likewise the labelled answers
     return out
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from grader.errors import UsageError
 from grader.output import write_atomic
 from grader.report import GradeReport
 from grader.rubric.model import RubricError, load_rubric
@@ -32,10 +33,8 @@ from grader.textsafe import clean_name
 RESULTS = "results.jsonl"
 
 
-class ReviewInputError(click.ClickException):
+class ReviewInputError(UsageError):
     """Unreadable input or bad overrides: exit code 2, one clear line, no traceback."""
-
-    exit_code = 2
 
 
 @dataclass

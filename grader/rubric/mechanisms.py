@@ -1,8 +1,8 @@
 """Catalogue of wrong mechanisms: families of false claims, one extractor per family.
 
-Each extractor reads one sentence (`analysis._Sent`: lexicon hits, subjects, negation scope)
-and returns `Claim`s of a `wrong_*` kind; `criteria.py` turns them into contradicted verdicts
-with the rubric's `[claims]` message. A family is a wrong *mechanism*, not a wording:
+Each extractor reads one sentence (`sentence.ParsedSentence`: lexicon hits, subjects, negation
+scope) and returns `Claim`s of a `wrong_*` kind; `criteria.py` turns them into contradicted
+verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, not a wording:
 
 - `wrong_mlm_causal` (C1): the masked LM is said to work like a causal LM: it predicts the
   next word, uses a causal mask, reads left to right, is autoregressive;
@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from grader.rubric.analysis import CLM, MLM, Claim, Hit, _Sent
+from grader.rubric.facts import CLM, MLM, Claim, Hit
+from grader.rubric.sentence import ParsedSentence
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -75,7 +76,7 @@ _NOT_CONTEXT = re.compile(
 _MIDDLE = re.compile(r"\b(?:middle|masked|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
 
 
-def _framed(ss: _Sent, h: Hit) -> bool:
+def _framed(ss: ParsedSentence, h: Hit) -> bool:
     """Under a modal, purpose or conditional frame within the four words before `h`."""
     before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
     if any(t in _MODAL for t in before):
@@ -83,7 +84,7 @@ def _framed(ss: _Sent, h: Hit) -> bool:
     return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
 
 
-def _blamed(ss: _Sent, h: Hit, subject: str) -> bool:
+def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
     """`h` is said of `subject`, asserted, outside the generation scenario."""
     return (
         ss.subject_at(h.start, h.end) == subject
@@ -93,7 +94,7 @@ def _blamed(ss: _Sent, h: Hit, subject: str) -> bool:
     )
 
 
-def mlm_causal(ss: _Sent) -> list[Claim]:
+def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     """The masked LM predicts the next word / has a causal mask / reads left to right."""
     out: list[Claim] = []
     at_gen = bool(ss.hits.get("generation_time")) or bool(ss.hits.get("generation"))
@@ -116,7 +117,7 @@ def mlm_causal(ss: _Sent) -> list[Claim]:
     return out
 
 
-def mlm_generates_well(ss: _Sent) -> list[Claim]:
+def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
     """The masked LM generates fine / well / coherently."""
     for g in ss.hits.get("generation", []):
         if not g.text.lower().startswith(("generat", "writ", "produc")):
@@ -134,7 +135,7 @@ _DENIED_BEFORE = re.compile(
 _NOT_THIS = re.compile(r"(?:rather than|instead of|than|not|over|unlike|but not)\s+$", re.I)
 
 
-def mlm_used_for_generation(ss: _Sent) -> list[Claim]:
+def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     """The masked LM is said to be used for / better at generation ("Encoders such as BERT
     are used for text generation", "BERT is the better model for long-form writing")."""
     timed = ss.hits.get("generation_time", [])
@@ -158,7 +159,7 @@ def mlm_used_for_generation(ss: _Sent) -> list[Claim]:
     return []
 
 
-def mlm_trailing_mask(ss: _Sent) -> list[Claim]:
+def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     """A trailing [MASK] presented as a working next-word generator (no failure stated in the
     sentence; `criteria` also looks at the next sentence)."""
     s = ss.sent.norm
@@ -168,7 +169,7 @@ def mlm_trailing_mask(ss: _Sent) -> list[Claim]:
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, masks[0].text)]
 
 
-def mlm_no_problem(ss: _Sent) -> list[Claim]:
+def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:
     """Generation poses the masked LM no problem, or its problem is not the missing context."""
     s = ss.sent.norm
     m = _NOT_CONTEXT.search(s)
@@ -185,7 +186,7 @@ def mlm_no_problem(ss: _Sent) -> list[Claim]:
     return [Claim("wrong_mlm_no_problem", MLM, ss.sent.index, True, True, m.group(0))]
 
 
-def clm_fills_blanks(ss: _Sent) -> list[Claim]:
+def clm_fills_blanks(ss: ParsedSentence) -> list[Claim]:
     """The causal LM predicts masked tokens / fills blanks in the middle."""
     for h in ss.hits.get("predict_masked", []):
         if not _MIDDLE.search(h.text) and "middle" not in ss.sent.norm.lower():
@@ -197,7 +198,7 @@ def clm_fills_blanks(ss: _Sent) -> list[Claim]:
     return []
 
 
-EXTRACTORS: tuple[Callable[[_Sent], list[Claim]], ...] = (
+EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_causal,
     mlm_trailing_mask,
     mlm_no_problem,
@@ -207,7 +208,7 @@ EXTRACTORS: tuple[Callable[[_Sent], list[Claim]], ...] = (
 )
 
 
-def wrong_mechanisms(ss: _Sent) -> list[Claim]:
+def wrong_mechanisms(ss: ParsedSentence) -> list[Claim]:
     """Every registered family's claims for one sentence (list-like sentences never reach
     here: a keyword list states no mechanism)."""
     out: list[Claim] = []

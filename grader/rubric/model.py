@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_args
 
+from grader.errors import UsageError
 from grader.report import Verdict
 from grader.resources import data_path
 
@@ -51,7 +52,7 @@ THRESHOLD_KEYS: dict[str, type] = {
 }
 
 
-class RubricError(ValueError):
+class RubricError(UsageError, ValueError):
     """The rubric file is missing, not TOML, or does not have the expected shape."""
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.errors import UsageError
 from grader.report import CriterionResult, GradeReport, Verdict, WrittenResult
 from grader.rubric.feedback import WRONG, criterion_feedback, split_feedback, summary
 from grader.rubric.model import VERDICTS, Rubric, load_rubric
@@ -34,7 +35,7 @@ from grader.rubric.model import VERDICTS, Rubric, load_rubric
 DEFAULT_PART = "explanation"
 
 
-class OverridesError(ValueError):
+class OverridesError(UsageError, ValueError):
     """The overrides file is unreadable or malformed, or does not fit the report."""
 
 

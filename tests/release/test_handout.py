@@ -43,7 +43,7 @@ def test_no_distinctive_line_of_a_secret_text_is_in_the_handout(handout: Path):
         "grader/suites/hidden/test_losses.py",
         "grader/suites/golden.json",
         "grader/rubric/published_solution.txt",
-        "grader/rubric/devset/dev.jsonl",
+        "tools/rubric/devset/dev.jsonl",
     ):
         assert expected in sources, expected  # fmt: skip
     assert audit(handout, secrets) == []

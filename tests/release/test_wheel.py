@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 
 from grader.batch.sampleclass import GOOD_EXPLANATION
@@ -33,3 +34,14 @@ def test_the_wheel_grades_a_submission_in_a_fresh_venv(wheel_python: Path, tmp_p
     score = re.search(r"Score: ([\d.]+) / ([\d.]+)", done.stdout)
     assert score and score.group(1) == score.group(2) and float(score.group(2)) > 100, done.stdout
     assert "Exercise 2" in done.stdout and "[FAIL]" not in done.stdout
+
+
+def test_the_wheel_ships_the_scorer_data_but_not_its_training_tools(wheel_python: Path):
+    (wheel,) = (wheel_python.parents[2] / "dist").glob("objectives_grader-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("grader/rubric/rubric.toml", "grader/rubric/reader_weights.json",
+                   "grader/rubric/published_solution.txt", "grader/rubric/scorer.py"):  # fmt: skip
+        assert needed in names, needed
+    training = [n for n in names if n.startswith("tools/") or "devset" in n
+                or n.endswith(("fit_reader.py", "agreement.py", ".jsonl"))]  # fmt: skip
+    assert training == [], training

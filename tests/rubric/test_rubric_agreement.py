@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.rubric.agreement import evaluate, quadratic_weighted_kappa
+from tools.rubric.agreement import evaluate, quadratic_weighted_kappa
 
 
 def test_kappa_matches_a_hand_computation():

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader import report as report_mod
+from grader.cli import main as grader_main
 from grader.report import GradeReport
 from grader.rubric import (
     OverridesError,
@@ -19,13 +20,17 @@ from grader.rubric import (
     render_written,
     score_explanation,
 )
-from grader.rubric.cli import review
 
 PARTIAL = (
     "BERT predicts masked tokens from the words on both sides of the mask. GPT predicts the "
     "next token. Generation happens one token at a time."
 )
 SHORT = "BERT sees both sides, GPT only the left."
+
+
+def review_cli(args: list[str]):
+    """`grader review ARGS` through the real command line (its error handling and exit codes)."""
+    return CliRunner().invoke(grader_main, ["review", *args])
 
 
 def make_report(name: str, text: str) -> GradeReport:
@@ -133,7 +138,7 @@ def batch(tmp_path: Path) -> Path:
 
 
 def test_review_lists_what_needs_review(batch):
-    res = CliRunner().invoke(review, [str(batch)])
+    res = review_cli([str(batch)])
     assert res.exit_code == 0, res.output
     assert "alice" in res.output and "Very short answer" in res.output
     assert "bob" not in res.output.split("\n\n")[0]
@@ -149,10 +154,10 @@ def test_review_apply_rewrites_atomically_and_reports_changes(batch, tmp_path):
         '[alice.C2]\nverdict = "partial"\nnote = "Implied."\n\n'
         '[bob.C4]\nverdict = "partial"\n'
     )
-    dry = CliRunner().invoke(review, [str(batch), "--overrides", str(ov)])
+    dry = review_cli([str(batch), "--overrides", str(ov)])
     assert dry.exit_code == 0 and "would change: alice C2: missing -> partial" in dry.output
     assert results.read_text(encoding="utf-8").splitlines() == original  # dry run writes nothing
-    res = CliRunner().invoke(review, [str(batch), "--overrides", str(ov), "--apply"])
+    res = review_cli([str(batch), "--overrides", str(ov), "--apply"])
     assert res.exit_code == 0, res.output
     assert "changed: bob C4: missing -> partial" in res.output
     assert "0 answer(s) still need review" in res.output
@@ -163,7 +168,7 @@ def test_review_apply_rewrites_atomically_and_reports_changes(batch, tmp_path):
     assert c2.overridden and c2.verdict == "partial" and "Instructor note: Implied." in c2.feedback
     assert not alice.written["explanation"].needs_review
     assert sorted(os.listdir(batch)) == ["results.jsonl"]  # no temporary file left behind
-    again = CliRunner().invoke(review, [str(batch)])
+    again = review_cli([str(batch)])
     assert "nothing needs review" in again.output
 
 
@@ -177,7 +182,7 @@ def test_failed_write_leaves_results_intact(batch, tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    res = CliRunner().invoke(review, [str(batch), "--overrides", str(ov), "--apply"])
+    res = review_cli([str(batch), "--overrides", str(ov), "--apply"])
     assert res.exit_code != 0
     assert results.read_bytes() == before
     assert sorted(os.listdir(batch)) == ["results.jsonl"]
@@ -193,7 +198,7 @@ def test_failed_write_leaves_results_intact(batch, tmp_path, monkeypatch):
 )
 def test_unreadable_input_exits_2_without_traceback(tmp_path, setup, args, message):
     setup(tmp_path)
-    res = CliRunner().invoke(review, [str(tmp_path), *args])
+    res = review_cli([str(tmp_path), *args])
     assert res.exit_code == 2
     assert message in res.output
     assert "Traceback" not in res.output
@@ -202,15 +207,15 @@ def test_unreadable_input_exits_2_without_traceback(tmp_path, setup, args, messa
 def test_bad_overrides_file_and_usage_exit_2(batch, tmp_path):
     ov = tmp_path / "o.toml"
     ov.write_text('[bob.C4]\nverdict = "great"\n')
-    res = CliRunner().invoke(review, [str(batch), "--overrides", str(ov), "--apply"])
+    res = review_cli([str(batch), "--overrides", str(ov), "--apply"])
     assert res.exit_code == 2 and "verdict must be one of" in res.output
-    res = CliRunner().invoke(review, [str(batch), "--apply"])
+    res = review_cli([str(batch), "--apply"])
     assert res.exit_code == 2 and "--apply needs --overrides" in res.output
 
 
 def test_unknown_student_in_overrides_is_a_warning(batch, tmp_path):
     ov = tmp_path / "o.toml"
     ov.write_text('[zed.C4]\nverdict = "met"\n')
-    res = CliRunner().invoke(review, [str(batch), "--overrides", str(ov)])
+    res = review_cli([str(batch), "--overrides", str(ov)])
     assert res.exit_code == 0
     assert "no submission named 'zed'" in res.output

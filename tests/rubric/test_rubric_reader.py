@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from grader.rubric import score_explanation
-from grader.rubric.fit_reader import fit_logistic
 from grader.rubric.reader import CRITERIA, load_weights
 from grader.rubric.text import correct_spelling, split_sentences
+from tools.rubric.fit_reader import fit_logistic
 
 NO_READER = {"criteria": {}}
 

@@ -8,6 +8,9 @@ Plus the mean absolute error of the 0-10 score. Kappa is implemented here (no sk
 
 Answers the scorer abstains on (not English: it only reads English and routes them to a human
 with confidence <= 0.2) are included in the "all" numbers and excluded from the "scored" ones.
+
+An instructor tool, not part of the installed grader: the labelled sets live next to it in
+`tools/rubric/devset/` and neither ships in the wheel.
 """
 
 from __future__ import annotations
@@ -18,12 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.report import WrittenResult
-from grader.resources import data_path
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.scorer import score_explanation
 from grader.rubric.text import detect_non_english
 
-DEVSET_DIR = data_path("grader.rubric", "devset")
+DEVSET_DIR = Path(__file__).resolve().parent / "devset"
 ORDINAL = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
 
 

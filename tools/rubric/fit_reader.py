@@ -1,6 +1,6 @@
 """Fit the second reader's weights (`reader_weights.json`) and report cross-validation.
 
-    python -m grader.rubric.fit_reader [--write] [--cv-only]
+    python -m tools.rubric.fit_reader [--write] [--sweep]   # from the checkout's root
 
 Trains on the TUNING sets only (`TRAIN_SPLITS`: dev, dev2, heldout, heldout2, dev3; never
 heldout3 or heldout4), English answers only (the scorer abstains on other languages). For each
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.rubric.agreement import ORDINAL, load_split, quadratic_weighted_kappa
 from grader.rubric.criteria import judge_all
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.reader import CRITERIA, ORD, RAISE_AT, SHORTFALL_AT, WEIGHTS_PATH, features
 from grader.rubric.scorer import read_answer, score_explanation
 from grader.rubric.text import detect_non_english
+from tools.rubric.agreement import ORDINAL, load_split, quadratic_weighted_kappa
 
 TRAIN_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")
 L2 = 1.0  # ridge penalty (features are 0/1 or small, so one value fits all)
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {name:<9}{fmt(summarise(rows, sc, sub))}")
     if args.write:
         weights = {
-            "about": "grader.rubric.reader weights; fitted by python -m grader.rubric.fit_reader "
+            "about": "grader.rubric.reader weights; fitted by python -m tools.rubric.fit_reader "
             f"on {', '.join(TRAIN_SPLITS)} ({len(rows)} English answers), L2={L2}",
             "raise_at": args.raise_at,
             "shortfall_at": args.shortfall_at,

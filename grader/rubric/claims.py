@@ -1,0 +1,313 @@
+"""What one sentence claims: small extractors, registered in order in `EXTRACTORS`.
+
+Each extractor reads a `ClaimContext` (the `ParsedSentence` and what several extractors ask
+of it) and the claims found before it, and returns its own `Claim`s: what each model sees
+(`see_both` / `see_left`), the mentions that earn partial credit, the generation condition
+(future tokens absent, reliance), the relation between training and generation, and the uses
+of each family. The wrong-mechanism catalogue (`mechanisms.py`) is one entry.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.mechanisms import wrong_mechanisms
+from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
+from grader.rubric.vision import (
+    causal_mask_hides,
+    elided_contrast,
+    sees_a_range,
+    sees_both_sides,
+    sees_later_tokens,
+    sees_one_direction,
+    sees_only_earlier,
+)
+
+_RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
+# Words that state a consequence; "BERT can't generate" counts as (half) an argument only when
+# it is presented as following from something.
+_CONNECTIVE = re.compile(
+    r"\b(?:because|so|therefore|thus|hence|since|that's why|this is why|which is why|as a result|"
+    r"consequently|due to|because of)\b",
+    re.IGNORECASE,
+)
+_DATA = re.compile(
+    r"\b(?:data(?:sets?)?|corpus|corpora|wikipedia|books|web|internet|domains?|topics?|"
+    r"genres?|news|vocabulary|languages)\b",
+    re.IGNORECASE,
+)
+_CONTEXT = re.compile(
+    r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
+    r"preceding|following|prefix|suffix|mask\w*|sides?|blanks?|gaps?|sees?|saw|seen|"
+    r"visible|attends?|bidirectional|causal)\b",
+    re.IGNORECASE,
+)
+# "masked language modelling", "the masked objective": the objective is named, not only the model
+_OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
+_COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
+
+
+def wrong_mechanism_claims(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """The catalogue of false claims (`mechanisms.py`)."""
+    return wrong_mechanisms(c.ss)
+
+
+# Mentions that earn partial credit -------------------------------------------------------
+def objective_named(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "masked language modelling": the masked LM's objective named with the model."""
+    ss = c.ss
+    return [
+        Claim("predicts_masked", MLM, c.idx, False, False, h.text)
+        for h, code, contrast in ss.subj
+        if code == MLM and not contrast and _OBJECTIVE_NAME.search(h.text)
+    ]
+
+
+_MENTIONS = (
+    ("predict_masked", "predicts_masked"),
+    ("predict_next", "predicts_next"),
+    ("causal_mask", "causal_mask"),
+    ("earlier_ref", "uses_earlier"),
+)
+
+
+def mentions(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """What a model predicts or uses, named without the restriction ("predicts the next
+    word", "uses a causal mask", "from the previous words")."""
+    ss, out = c.ss, []
+    for key, kind in _MENTIONS:
+        for h in ss.hits.get(key, []):
+            if ss.negated(h) or _tautology(ss, h):
+                continue
+            out.append(Claim(kind, ss.subject_at(h.start), c.idx, True, c.gen_ctx(h), h.text))
+    return out
+
+
+def reads_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "reads left to right", said of training (not of generating)."""
+    ss = c.ss
+    return [
+        Claim("left_to_right", ss.subject_at(h.start), c.idx, True, False, h.text)
+        for h in ss.hits.get("left_to_right", [])
+        if not c.gen_ctx(h, with_l2r=False) or ss.clause_has("training", h)
+    ]
+
+
+# Generation: what is missing, who relies on what -----------------------------------------
+def future_absent(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "the later tokens do not exist yet at generation": the generation condition."""
+    ss = c.ss
+    refs = [h for k in ("future_ref", "whole_seq", "both_sides") for h in ss.hits.get(k, [])]
+    refs += _context_words(ss)
+    for a in c.absent:
+        strong_absent = a.text.lower() != "yet" and not a.text.lower().startswith(
+            ("missing", "empty")
+        )
+        near_ref = any(abs(r.tok - a.tok) <= 12 for r in refs)
+        if (near_ref and (c.gen_any or "yet" in a.text.lower() or _has_yet(ss))) or (
+            strong_absent and c.gen_any
+        ):
+            return [Claim("future_absent", ss.subject_at(a.start), c.idx, True, True, a.text)]
+    return []
+
+
+def mlm_cannot_generate(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "so BERT can't generate": strong when stated as a consequence."""
+    ss = c.ss
+    for g in ss.hits.get("generation", []):
+        if ss.subject_at(g.start) == MLM and ss.negated(g):
+            causal = bool(_CONNECTIVE.search(ss.sent.norm))
+            return [Claim("mlm_cannot_generate", MLM, c.idx, causal, True, g.text)]
+    return []
+
+
+def mlm_relies(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT relies on / needs the context", or "... and BERT always had them" pointing back
+    at the missing context of this very sentence."""
+    ss = c.ss
+    for v in ss.hits.get("view_verb", []):
+        nxt = ss.toks[v.tok_end][2] if v.tok_end < len(ss.toks) else ""
+        points_back = bool(c.absent) and nxt in {"them", "those", "these"}
+        if (
+            (v.text.lower().startswith(_RELIANCE) or points_back)
+            and ss.subject_at(v.start) == MLM
+            and not ss.negated(v)
+        ):
+            return [Claim("mlm_relies", MLM, c.idx, True, False, v.text)]
+    return []
+
+
+def never_trained(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "it was never trained to ..." / "never exposed to"."""
+    ss = c.ss
+    return [
+        Claim("never_trained", ss.subject_at(n.start), c.idx, True, False, n.text)
+        for n in ss.hits.get("never_trained", [])
+    ]
+
+
+def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "generation goes left to right"."""
+    ss = c.ss
+    if (
+        c.gen_any
+        and ss.hits.get("left_to_right")
+        and (ss.hits.get("generation") or ss.hits.get("generation_time"))
+    ):
+        return [Claim("generation_left_to_right", None, c.idx, True, True, "")]
+    return []
+
+
+# Training versus generation --------------------------------------------------------------
+def _has_train(ss: ParsedSentence) -> bool:
+    return bool(ss.hits.get("training")) or bool(ss.hits.get("never_trained"))
+
+
+def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """A sameness / difference phrase between training and generation, with its polarity."""
+    ss = c.ss
+    has_train = _has_train(ss)
+    # a relation compares conditions when a training word, or a stated visibility condition
+    # ("each prediction depends only on preceding tokens, exactly what generation offers"), is
+    # in the sentence, or the previous sentence was about training and this one is set at
+    # generation time
+    conditioned = (
+        has_train
+        or any(f.kind in ("see_left", "see_both", "uses_earlier") for f in found)
+        or (c.prev_train and bool(ss.hits.get("generation_time")))
+    )
+    has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
+    # "trained on Wikipedia but asked about anything, so there is a mismatch": right words,
+    # wrong reason. Without any word about context / tokens, such a relation stays general.
+    about_data = bool(_DATA.search(ss.sent.norm)) and not _CONTEXT.search(ss.sent.norm)
+    out: list[Claim] = []
+    for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
+        for r in ss.hits.get(key, []):
+            generic = r.text.lower().startswith("differ")
+            if generic and not (has_train and has_gen_here):
+                continue  # "a different task": only a relation when both conditions are named
+            # "exactly what BERT never saw": a negation after a sameness word reverses it
+            after = base == "same" and ss.negated_after(r)
+            # "missing the context it was trained with": what is absent is the training
+            # condition, so the sameness phrase states a difference
+            lacking = base == "same" and any(
+                a.end <= r.start and ss.same_clause(a, r) and 0 <= r.tok - a.tok_end <= 1
+                for a in c.absent
+            )
+            flip = (ss.negated(r) != after) != lacking
+            rel = base if not flip else ("diff" if base == "same" else "same")
+            subj = ss.subject_at(r.start, loose=False)
+            if about_data:
+                subj = None  # a data or domain gap is not the rubric's information condition
+            out.append(Claim(f"relation_{rel}", subj, c.idx, conditioned, c.gen_any, r.text))
+    return out
+
+
+def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT only sees earlier tokens, in training and when it generates": the same
+    restriction stated for both conditions is the consistency point itself."""
+    ss = c.ss
+    if (
+        _has_train(ss)
+        and ss.hits.get("generation_time")
+        and not any(f.kind.startswith("relation_") for f in found)
+    ):
+        for f in found:
+            if f.kind == "see_left" and f.strong and f.subject in (CLM, BOTH):
+                return [Claim("relation_same", f.subject, c.idx, True, True, f.text)]
+    return []
+
+
+# Uses of each family ---------------------------------------------------------------------
+def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT is used for classification / understanding"."""
+    ss = c.ss
+    return [
+        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
+        for u in ss.hits.get("understanding", [])
+        if not ss.negated(u)
+    ]
+
+
+def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT is used for / suited to generation" (and the masked LM said to be good at it)."""
+    ss, out = c.ss, []
+    gen_time_spans = ss.hits.get("generation_time", [])
+    has_understanding = bool(ss.hits.get("understanding"))
+    for g in ss.hits.get("generation_use", []):
+        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
+            continue
+        subj = ss.subject_at(g.start)
+        usage = [
+            u for u in ss.hits.get("usage", [])
+            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+        ]  # fmt: skip
+        suit = ss.near_before("suitability", g, 4)
+        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
+            out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
+        if usage or has_understanding:
+            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
+    return out
+
+
+# In order: later extractors read what earlier ones found (the ellipsis flips a vision claim;
+# a relation is "conditioned" by a vision claim; the same restriction in both conditions
+# stands in for a missing relation). Register a new extractor where its inputs are complete.
+EXTRACTORS: tuple[Extractor, ...] = (
+    sees_both_sides,
+    sees_later_tokens,
+    sees_only_earlier,
+    sees_a_range,
+    sees_one_direction,
+    causal_mask_hides,
+    elided_contrast,
+    wrong_mechanism_claims,
+    objective_named,
+    mentions,
+    reads_left_to_right,
+    future_absent,
+    mlm_cannot_generate,
+    mlm_relies,
+    never_trained,
+    generation_left_to_right,
+    relations,
+    same_restriction_in_both,
+    used_for_understanding,
+    used_for_generation,
+)
+
+
+def sentence_claims(ss: ParsedSentence, prev_train: bool = False) -> list[Claim]:
+    """Claims of one sentence, from every registered extractor in order. `prev_train`: the
+    sentence before talks about training, so a relation here ("At generation it sees its
+    prefix, the same kind of input") compares generation with that training condition."""
+    c = ClaimContext.of(ss, prev_train)
+    out: list[Claim] = []
+    for extract in EXTRACTORS:
+        out.extend(extract(c, out))
+    return out
+
+
+def _context_words(ss: ParsedSentence) -> list[Hit]:
+    """Bare "context" / "information" / "tokens" words: what generation lacks
+    ("context that does not exist")."""
+    out = []
+    for a, b, t in ss.toks:
+        if t in {"context", "information", "tokens", "words"}:
+            out.append(ss._hit("context", a, b))
+    return out
+
+
+def _has_yet(ss: ParsedSentence) -> bool:
+    return any(t == "yet" for _, _, t in ss.toks)
+
+
+def _tautology(ss: ParsedSentence, h: Hit) -> bool:
+    """A mention that only repeats its subject's name ("causal LMs are causal"): the predicate
+    word already appears in the clause before it, so it says nothing about the model."""
+    m = _COPULA.match(h.text.strip())
+    if m is None:
+        return False
+    before = ss.sent.norm[max(0, h.start - 40) : h.start].lower()
+    return m.group(1).lower() in before

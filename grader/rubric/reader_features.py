@@ -1,0 +1,410 @@
+"""The second reader's features: concept families per sentence and their co-occurrences.
+
+1. **Families** (`families`): each sentence is tagged with broad concept families (the masked
+   model, the causal model, later / whole context, earlier context, "only", generation,
+   training, absence, sameness, difference, negation, hedges), from the rubric's lexicon hits
+   *and* from a short list of plain English cue words (`_CUES`).
+2. **Features** (`features`): per criterion, a handful of co-occurrence indicators: the
+   families the criterion links, found in one sentence or in neighbouring sentences
+   (`_FEATURES`), plus the rule judge's own verdict. Each remembers the sentences where it
+   fired (`Found`), so a verdict it supports can still quote the student.
+
+`reader.py` weighs them (see its module doc).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grader.rubric.claims import _CONTEXT, _DATA
+from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
+
+
+def _cue(*words: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])(?:" + "|".join(words) + r")(?![\w])", re.IGNORECASE)
+
+
+# Plain English cue words per family, in addition to the rubric's lexicon. Deliberately broad:
+# the model weighs them, a cue alone decides nothing.
+_CUES: dict[str, re.Pattern[str]] = {
+    "mlm": _cue(
+        r"mask(?:s|ed|ing)?",
+        r"blanks?",
+        r"cloze",
+        r"fill(?:s|ed|ing)?(?: in)?",
+        r"hidden",
+        r"hid(?:e|es|ing)",
+        r"cover(?:s|ed|ing)?",
+        r"corrupt\w*",
+        r"denois\w*",
+        r"bidirectional\w*",
+        r"encoders?",
+        r"autoencod\w*",
+        r"gaps?",
+        r"holes?",
+        r"bert\w*",
+    ),
+    "clm": _cue(
+        r"gpt\w*",
+        r"causal\w*",
+        r"decoders?",
+        r"autoregress\w*",
+        r"next (?:word|token)s?",
+        r"upcoming (?:word|token)s?",
+        r"unidirectional\w*",
+        r"triangular",
+        r"tril",
+        r"triu",
+        r"continu(?:e|es|ing|ation)",
+    ),
+    "fut": _cue(
+        r"after",
+        r"ahead",
+        r"following",
+        r"future",
+        r"later",
+        r"right(?:-hand)?",
+        r"rest",
+        r"suffix\w*",
+        r"surround\w*",
+        r"around",
+        r"neighbou?rs?",
+        r"both",
+        r"whole",
+        r"entire",
+        r"full",
+        r"everything else",
+        r"end",
+        r"beyond",
+        r"next ones?",
+    ),
+    "past": _cue(
+        r"before",
+        r"previous(?:ly)?",
+        r"preceding",
+        r"earlier",
+        r"past",
+        r"prefix\w*",
+        r"so far",
+        r"already",
+        r"backwards?",
+        r"back",
+        r"left(?:-hand)?",
+        r"history",
+        r"behind",
+    ),
+    "only": _cue(
+        r"only",
+        r"just",
+        r"alone",
+        r"nothing else",
+        r"restricted",
+        r"limited",
+        r"cut off",
+        r"blocked",
+        r"can(?:not|'t) (?:see|look|attend|peek|use|read)",
+        r"never (?:sees?|looks?|attends?|peeks?|uses?|reads?)",
+    ),
+    "gen": _cue(
+        r"generat\w*",
+        r"writ(?:e|es|ing|ten)",
+        r"wrote",
+        r"sampl\w*",
+        r"decod\w*",
+        r"inference",
+        r"produc\w*",
+        r"emit\w*",
+        r"stor(?:y|ies)",
+        r"creat\w*",
+        r"deploy\w*",
+        r"test time",
+        r"output\w*",
+        r"complet\w*",
+    ),
+    "train": _cue(
+        r"train\w*",
+        r"pre-?train\w*",
+        r"learn\w*",
+        r"practi[cs]\w*",
+        r"fit(?:s|ted)?",
+        r"optimi[sz]\w*",
+        r"rehears\w*",
+        r"stud(?:y|ied|ies|ying)",
+        r"objective",
+        r"taught",
+        r"prepar\w*",
+        r"all along",
+        r"spent",
+    ),
+    "absent": _cue(
+        r"yet",
+        r"not there",
+        r"(?:is|are)n't there",
+        r"(?:do|does)(?:n't| not) exist",
+        r"not exist",
+        r"gone",
+        r"missing",
+        r"unknown",
+        r"undefined",
+        r"unobserved",
+        r"empty",
+        r"(?:has|have)(?:n't| not) been",
+        r"not been",
+        r"still to be",
+        r"to be (?:produced|written|generated)",
+        r"never come",
+        r"no (?:right|future|later|after|words? after|tokens? after)",
+        r"nothing (?:to the right|after|ahead|beyond)",
+        r"(?:don't|do not|doesn't|does not) have",
+        r"without",
+        r"absent",
+        r"unavailable",
+        r"not available",
+        r"(?:don't|doesn't|do not|does not) know",
+        r"isn't written",
+        r"not (?:written|produced|generated|decided)",
+    ),
+    "same": _cue(
+        r"same",
+        r"identical",
+        r"match\w*",
+        r"exactly",
+        r"consistent\w*",
+        r"fits?",
+        r"no difference",
+        r"nothing changes",
+        r"(?:isn't|is not|not) any different",
+        r"familiar",
+        r"equal",
+        r"=",
+        r"just what",
+        r"what it (?:practi[cs]ed|learned|learnt|trained|always)",
+        r"literally",
+        r"all along",
+        r"like it",
+        r"as it",
+    ),
+    "diff": _cue(
+        r"differ\w*",
+        r"mismatch\w*",
+        r"shift\w*",
+        r"never (?:had|saw|seen|practi[cs]\w*|trained|learn\w*|met|faced|contained|been|has|did)",
+        r"out of its depth",
+        r"surprise\w*",
+        r"new situation",
+        r"inconsistent\w*",
+        r"unfamiliar",
+        r"(?:isn't|wasn't|is not|was not|not) (?:trained|used to)",
+        r"never",
+        r"unlike",
+    ),
+    "hedge": _cue(
+        r"i think",
+        r"maybe",
+        r"probably",
+        r"not sure",
+        r"i guess",
+        r"kind of",
+        r"sort of",
+        r"might",
+        r"perhaps",
+        r"i believe",
+        r"seems?",
+        r"i'm not",
+        r"not 100%",
+        r"\?",
+    ),
+    "contrast": _cue(
+        r"but",
+        r"whereas",
+        r"while",
+        r"unlike",
+        r"however",
+        r"instead",
+        r"on the other hand",
+        r"in contrast",
+        r"on the contrary",
+    ),
+}
+
+# Lexicon keys that also mark a family.
+_LEX: dict[str, tuple[str, ...]] = {
+    "mlm": ("masked_model", "predict_masked"),
+    "clm": ("causal_model", "predict_next", "causal_mask", "one_direction"),
+    "fut": ("both_sides", "future_ref", "whole_seq"),
+    "past": ("earlier_ref",),
+    "only": ("only", "one_direction"),
+    "gen": ("generation", "generation_time", "left_to_right"),
+    "train": ("training", "never_trained"),
+    "absent": ("absent",),
+    "same": ("same_relation",),
+    "diff": ("diff_relation", "never_trained"),
+    "neg": ("negation",),
+    "both": ("both_sides",),
+    "mask": ("causal_mask", "one_direction"),
+}
+
+
+@dataclass(frozen=True)
+class Fam:
+    """Concept families of one sentence (`index` is the sentence index in the answer)."""
+
+    index: int
+    on: frozenset[str]
+    list_like: bool
+
+
+def families(an: Analysis) -> list[Fam]:
+    out = []
+    for s in an.sentences:
+        out.append(_families(s))
+    return out
+
+
+def _families(s: SentenceFacts) -> Fam:
+    text = s.asserted or s.sentence.norm
+    on = {k for k, pat in _CUES.items() if pat.search(text)}
+    for fam, keys in _LEX.items():
+        # a bare label ("bidirectional") names a family, it does not state what it sees
+        skip = s.label_spans + s.compared
+        if any((h.start, h.end) not in skip for k in keys for h in s.hits.get(k, [])):
+            on.add(fam)
+    if "n't" in text.lower():
+        on.add("neg")
+    if _DATA.search(text) and on & {"same", "diff"}:
+        on.add("data_rel")  # a train/use relation argued (also) from data or domain
+        if not _CONTEXT.search(text):
+            on -= {"same", "diff"}  # a data or domain gap is not the information condition
+    # the model the sentence is about, not one it is compared with ("unlike GPT")
+    if MLM in s.subjects or (not s.mentions and s.primary == MLM):
+        on.add("mlm")
+    if CLM in s.subjects or (not s.mentions and s.primary == CLM):
+        on.add("clm")
+    return Fam(s.sentence.index, frozenset(on), s.list_like)
+
+
+# -- features -------------------------------------------------------------------------------
+Found = tuple[float, tuple[int, ...]]  # value, sentences that earned it
+NONE: Found = (0.0, ())
+
+
+def _has(f: Fam, need: tuple[str, ...]) -> bool:
+    """Every item of `need` is on; an item "a|b" is on when either family is."""
+    return all(any(x in f.on for x in n.split("|")) for n in need)
+
+
+def _sent(fams: list[Fam], *need: str, claims: bool = True) -> Found:
+    """All families in one sentence (`claims`: not a list-like one)."""
+    for f in fams:
+        if (not claims or not f.list_like) and _has(f, need):
+            return 1.0, (f.index,)
+    return NONE
+
+
+def _window(fams: list[Fam], *need: str, span: int = 1) -> Found:
+    """All families within `span` sentences either side of some sentence (list-like sentences
+    are skipped); the evidence is the smallest run of sentences that holds them."""
+    prose = [f for f in fams if not f.list_like]
+    best: Found = NONE
+    for i in range(len(prose)):
+        for j in range(i, min(len(prose), i + 2 * span + 1)):
+            on = frozenset().union(*(g.on for g in prose[i : j + 1]))
+            if _has(Fam(-1, on, False), need):
+                ev = tuple(g.index for g in prose[i : j + 1])
+                if not best[0] or len(ev) < len(best[1]):
+                    best = (1.0, ev)
+                break
+    return best
+
+
+def _answer(fams: list[Fam], *need: str) -> Found:
+    """All families somewhere in the answer's prose (no evidence: a coverage signal only)."""
+    on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
+    return (1.0, ()) if _has(Fam(-1, on, False), need) else NONE
+
+
+def _either(*xs: Found) -> Found:
+    for x in xs:
+        if x[0]:
+            return x
+    return NONE
+
+
+def _c1(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S mlm+fut": _sent(fams, "mlm", "fut"),
+        "S mlm+both": _sent(fams, "mlm", "both"),
+        "W mlm+fut": _window(fams, "mlm", "fut"),
+        "A mlm": _answer(fams, "mlm"),
+        "S fut-clm": _either(
+            *[
+                (1.0, (f.index,))
+                for f in fams
+                if "fut" in f.on and "clm" not in f.on and not f.list_like
+            ]
+        ),
+    }
+
+
+def _c2(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S gen+absent+fut": _sent(fams, "gen", "absent", "fut"),
+        "S gen+absent": _sent(fams, "gen", "absent"),
+        "W gen+absent+mlm": _window(fams, "gen", "absent", "mlm"),
+        "W gen+absent+mlm+train|fut": _window(fams, "gen", "absent", "mlm", "train|fut"),
+        "S mlm+gen+diff": _sent(fams, "mlm", "gen", "diff"),
+        "A gen+absent+mlm": _answer(fams, "gen", "absent", "mlm"),
+        "S gen+fut": _sent(fams, "gen", "fut"),
+    }
+
+
+def _c3(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S clm+only+past": _sent(fams, "clm", "only", "past"),
+        "W clm+only+past": _window(fams, "clm", "only", "past", span=0 if False else 1),
+        "S clm+past": _sent(fams, "clm", "past"),
+        "S clm+neg+fut": _sent(fams, "clm", "neg", "fut"),
+        "A mask": _answer(fams, "mask"),
+        "A clm": _answer(fams, "clm"),
+        "S only+past": _sent(fams, "only", "past"),
+    }
+
+
+def _c4(fams: list[Fam]) -> dict[str, Found]:
+    return {
+        "S train+gen+rel": _sent(fams, "train", "gen", "same|diff"),
+        "W train+gen+rel": _window(fams, "train", "gen", "same|diff"),
+        "W clm+same+train|gen": _window(fams, "clm", "same", "train|gen"),
+        "W mlm+diff+train|gen": _window(fams, "mlm", "diff", "train|gen"),
+        "W clm+mlm+train+gen+rel": _window(fams, "clm", "mlm", "train", "gen", "same|diff", span=2),
+        "A train+gen+same+diff": _answer(fams, "train", "gen", "same", "diff"),
+        "S contrast+rel": _sent(fams, "contrast", "same|diff"),
+    }
+
+
+_FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
+    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4,
+}  # fmt: skip
+
+
+def features(
+    an: Analysis, rule_levels: dict[str, int], fams: list[Fam] | None = None
+) -> dict[str, dict[str, Found]]:
+    """Per criterion: feature name -> (value, evidence sentences). Shared answer-level
+    features: log word count (scaled) and the share of hedged sentences; the rule verdict."""
+    fams = families(an) if fams is None else fams
+    n_words = sum(len(s.sentence.norm.split()) for s in an.sentences)
+    hedged = sum("hedge" in f.on for f in fams) / max(len(fams), 1)
+    out: dict[str, dict[str, Found]] = {}
+    for cid, fn in _FEATURES.items():
+        feats = fn(fams)
+        feats["log_words"] = (math.log1p(n_words) / 5.0, ())
+        feats["hedged"] = (hedged, ())
+        r = rule_levels.get(cid, 0)
+        feats["rule_partial"] = (1.0 if r == 1 else 0.0, ())
+        feats["rule_met"] = (1.0 if r == 2 else 0.0, ())
+        out[cid] = feats
+    return out

@@ -1,0 +1,395 @@
+"""One sentence read for claims: lexicon hits, clauses, subject attribution, negation scope.
+
+`ParsedSentence` is what every claim extractor (`claims.py`, `mechanisms.py`) queries:
+`subject_at` attributes a phrase to a model (see the module doc of `analysis.py`), `negated`
+and `negated_after` read the negation scope, `near_before` / `near_after` / `clause_has` find
+a related hit in the same clause. `ClaimContext` adds what several extractors ask of the
+sentence (is it about generation, its absence phrases); an `Extractor` reads it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
+from grader.rubric.model import Rubric
+from grader.rubric.polarity import inside, unasserted_spans
+from grader.rubric.text import Sentence, clause_bounds, tokens
+
+NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
+# "it is interesting that", "it's worth ...": expletive "it", which points back to nothing.
+_EXPLETIVE = re.compile(
+    r"\bit(?:'s| is| was)\s+(?:\w+\s+){0,2}?(?:that|to|worth|why|because)\b", re.I
+)
+_BACKREF = re.compile(
+    r"\b(?:it|its|it's|itself|they|their|them|theirs|this model|the model|that model|the network|"
+    r"this network|the former|the latter)\b",
+    re.IGNORECASE,
+)
+_CONTRAST_WORD = re.compile(r"\b(?:but|however|whereas|while|unlike|although|though)\b", re.I)
+_SUBJECT_KEYS: dict[str, Subject] = {
+    "masked_model": MLM,
+    "causal_model": CLM,
+    "both_models": BOTH,
+    "other_model": OTHER,
+}
+# "is (not) a": the model named next is a predicate, not a subject.
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|be)(?:n't| not)?\s+(?:an?|the|just an?|also an?)\s+$", re.IGNORECASE
+)
+_DEMONSTRATIVE = re.compile(
+    r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
+)
+_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
+_HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
+
+
+class ParsedSentence:
+    """Per-sentence helper: hits, clause bounds, subject attribution, negation."""
+
+    def __init__(
+        self,
+        sent: Sentence,
+        rubric: Rubric,
+        inherited: Subject | None,
+        named_before: tuple[Subject, ...] = (),
+        affirmed: bool = False,
+    ) -> None:
+        """`named_before`: the two model families last named together, in order (what "the
+        former" and "the latter" refer to when this sentence has not named two)."""
+        self.sent = sent
+        self.named_before = named_before
+        s = sent.norm
+        self.toks = tokens(s)
+        self.tok_starts = [t[0] for t in self.toks]
+        self.strong, self.bounds = clause_bounds(s)
+        self.hits: dict[str, list[Hit]] = {}
+        for key, pats in rubric.lexicon.items():
+            found: list[Hit] = []
+            for p in pats:
+                for m in p.finditer(s):
+                    if m.end() > m.start():
+                        found.append(self._hit(key, m.start(), m.end()))
+            self.hits[key] = _dedupe(found)
+        self._add_contraction_negations()
+        self.unasserted = unasserted_spans(s, affirmed)
+        self._drop_unasserted()
+        names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
+        self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
+        self.inherited = inherited
+        self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
+        self.own_subjects = any(not k for _, _, k in self.subj)
+        self.gen_subject = not self.own_subjects and self._generation_is_subject()
+        self.anchored = (
+            self.own_subjects
+            or self._implied_subject() is not None
+            or bool(_BACKREF.search(_drop_expletive(self.sent.norm)))
+        )
+
+    # -- construction -------------------------------------------------------------------
+    def _hit(self, key: str, start: int, end: int) -> Hit:
+        t0 = bisect.bisect_right(self.tok_starts, start) - 1
+        t1 = bisect.bisect_left(self.tok_starts, end)
+        return Hit(key, start, end, max(t0, 0), max(t1, t0 + 1), self.sent.norm[start:end])
+
+    def _add_contraction_negations(self) -> None:
+        neg = list(self.hits.get("negation", []))
+        for a, b, t in self.toks:
+            if t.endswith("n't"):
+                neg.append(self._hit("negation", a, b))
+        self.hits["negation"] = _dedupe(neg)
+
+    def _drop_unasserted(self) -> None:
+        """What the student reports, denies, asks, supposes or quotes in order to reject it
+        (`polarity.unasserted_spans`) is not their claim: drop every concept found there,
+        except the model names (they stay antecedents for "it")."""
+        for key, hits in self.hits.items():
+            if key not in _SUBJECT_KEYS:
+                self.hits[key] = [h for h in hits if not inside(h.start, self.unasserted)]
+
+    def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
+        # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
+        cover = self.hits.get("both_models", []) + self.hits.get("other_model", [])
+        found: list[tuple[Hit, Subject]] = []
+        for key, code in _SUBJECT_KEYS.items():
+            for h in self.hits.get(key, []):
+                if code in (MLM, CLM) and any(_overlap(h, b) for b in cover):
+                    continue
+                found.append((h, code))
+        found.sort(key=lambda x: (x[0].start, x[0].end))
+        found = self._former_latter(found)
+        out: list[tuple[Hit, Subject, bool]] = []
+        for i, (h, code) in enumerate(found):
+            earlier = {c for _, c in found[:i]} - {code, OTHER}
+            out.append((h, code, self._is_contrast(h, bool(earlier))))
+        return out
+
+    def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
+        """ "The former" / "the latter" name the first / last of the two families named just
+        before (earlier in this sentence, else in the previous one)."""
+        out = list(found)
+        for m in _FORMER_LATTER.finditer(self.sent.norm):
+            earlier: list[Subject] = []
+            for h, code in found:
+                if h.start < m.start() and code in (MLM, CLM) and code not in earlier:
+                    earlier.append(code)
+            order = earlier if len(earlier) >= 2 else list(self.named_before)
+            if len(order) < 2:
+                continue
+            code = order[0] if m.group(1).lower() == "former" else order[-1]
+            out.append((self._hit("former_latter", m.start(), m.end()), code))
+        out.sort(key=lambda x: (x[0].start, x[0].end))
+        return out
+
+    def _is_contrast(self, h: Hit, other_family_before: bool = False) -> bool:
+        """A comparison object ("unlike BERT") or a predicate after another model ("BERT is
+        not a causal model"): named, but not what the clause is about. "The second family is
+        the causal LM" names the topic, so a predicate only counts after another model."""
+        if other_family_before and _PREDICATE.search(
+            self.sent.norm[max(0, h.start - 20) : h.start]
+        ):
+            return True
+        names = [x for k in _SUBJECT_KEYS for x in self.hits.get(k, [])]
+        for c in self.hits.get("contrast_prefix", []):
+            if c.end <= h.start and 0 <= h.tok - c.tok_end <= 2:
+                if any(c.end <= n.start and n.end <= h.start for n in names):
+                    continue  # "unlike BERT, GPT ...": only BERT is the comparison object
+                if c.text.lower() == "like":
+                    prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
+                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"}:
+                        continue  # "models like BERT": an example, not a comparison
+                return True
+        return False
+
+    # -- queries ------------------------------------------------------------------------
+    def clause(self, pos: int, strong: bool = True) -> int:
+        b = self.strong if strong else self.bounds
+        return bisect.bisect_right(b, pos) - 1
+
+    def same_clause(self, a: Hit, b: Hit) -> bool:
+        return self.clause(a.start) == self.clause(b.start)
+
+    def subject_at(self, pos: int, end: int | None = None, loose: bool = True) -> Subject | None:
+        """The grammatical subject a phrase at `pos` is attributed to (see module doc).
+
+        A phrase inside a model's name ("bidirectional encoder") belongs to that model. A
+        sentence naming no model inherits the previous sentence's subject when `loose`;
+        otherwise only through a pronoun or "the model" ("There is a mismatch between training
+        and generation" stays general).
+        """
+        if end is not None:
+            for h, code, _ in self.subj:
+                if h.start < end and pos < h.end:
+                    return code
+        ci = self.clause(pos, strong=False)
+        in_clause = [(h, c, k) for h, c, k in self.subj if self.clause(h.start, False) == ci]
+        before = [x for x in in_clause if x[0].start < pos and not x[2]]
+        if before:
+            return before[-1][1]
+        clause_start = self.bounds[ci]
+        opener = self.sent.norm[clause_start:pos]
+        if (clause_start == 0 or opener[:1] in ";:" or opener.lstrip(" ,").lower().startswith(
+                ("and ", "but ", "so ", "yet "))) and _DEMONSTRATIVE.match(opener):  # fmt: skip
+            # "...; that consistency decides it": the phrase points back at the statement
+            # before it, not at the last model that statement named
+            return None
+        head = self.sent.norm[clause_start : clause_start + 12].strip(" ,;:(").lower()
+        if head.startswith(("which", "who", "whose", "that ")):
+            prev = [x for x in self.subj if x[0].start < clause_start]
+            if prev:
+                return prev[-1][1]
+        after = [x for x in in_clause if x[0].start >= pos and not x[2]]
+        if after:
+            return after[0][1]
+        prev = [x for x in self.subj if x[0].start < pos and not x[2]]
+        if prev:
+            return prev[-1][1]
+        if self.gen_subject:
+            return None
+        if loose and not self.own_subjects:
+            implied = self._implied_subject()
+            if implied is not None:
+                return implied
+        if self.inherited is not None and (
+            (loose and not self.own_subjects) or self._refers_back(ci)
+        ):
+            return self.inherited
+        return None
+
+    def _generation_is_subject(self) -> bool:
+        """The sentence is about generation itself ("Autoregressive decoding only ever supplies
+        a prefix", "Sampling reveals one word at a time"): it starts with a generation noun,
+        not a time phrase ("At generation it sees ..."), so it describes the generation
+        condition and does not inherit the previous sentence's model."""
+        timed = self.hits.get("generation_time", [])
+        for g in self.hits.get("generation", []) + self.hits.get("left_to_right", []):
+            if g.tok <= 2 and not _inside(g, timed) and not self._refers_back(0):
+                return True
+        return False
+
+    def _implied_subject(self) -> Subject | None:
+        """A sentence naming no model but describing a causal mask is about the causal LM;
+        one describing masked-token prediction is about the masked LM."""
+        causal = bool(
+            self.hits.get("causal_mask")
+            or self.hits.get("one_direction")
+            or any(
+                h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()
+                for h in self.hits.get("predict_next", [])
+            )
+        )
+        masked = bool(self.hits.get("predict_masked"))
+        if causal != masked:
+            return CLM if causal else MLM
+        return None
+
+    def _refers_back(self, ci: int) -> bool:
+        """The clause (or the sentence's first clause) points back to an earlier subject:
+        a pronoun ("it", "they") or a definite "the model"."""
+        starts = self.bounds + [len(self.sent.norm)]
+        spans = [
+            (starts[ci], starts[ci + 1]),
+            (0, starts[1] if len(starts) > 1 else len(self.sent.norm)),
+        ]
+        for a, b in spans:
+            if _BACKREF.search(_EXPLETIVE.sub(" ", self.sent.norm[a:b])):
+                return True
+        return False
+
+    def negated(self, h: Hit, window: int = NEGATION_WINDOW) -> bool:
+        """Odd number of negation cues before `h` in its clause (within `window` words)."""
+        ci = self.clause(h.start)
+        n = 0
+        for g in self.hits.get("negation", []):
+            nxt = self.toks[g.tok_end][2] if g.tok_end < len(self.toks) else ""
+            # "not because of the mask": the negation is of the reason the clause gives
+            gi = self.clause(g.start)
+            reason = nxt in {"because", "since"} and gi == ci - 1
+            if g.end > h.start or (gi != ci and not reason) or h.tok - g.tok_end > window:
+                continue
+            if nxt in {"only", "just"} and not (h.key == "only" and h.tok == g.tok_end):
+                continue  # "not only ... but also" is not a negation of what follows
+            if nxt in _HEDGES:
+                continue  # "not perfectly consistent" concedes a degree, it is no mismatch
+            n += 1
+        return n % 2 == 1
+
+    def negated_after(self, h: Hit, window: int = NEGATION_WINDOW) -> bool:
+        """Odd number of negation cues after `h` in its (weak) clause: "exactly what BERT
+        never saw" negates the relation "exactly what"."""
+        ci = self.clause(h.start, strong=False)
+        n = 0
+        owned = [
+            x for k in ("same_relation", "diff_relation", "absent") for x in self.hits.get(k, [])
+        ]
+        for g in self.hits.get("negation", []):
+            if g.start < h.end or self.clause(g.start, False) != ci or g.tok - h.tok_end > window:
+                continue
+            if any(_overlap(g, x) for x in owned):
+                continue  # part of "never happens", "no gap": not a negation of `h`
+            n += 1
+        return n % 2 == 1
+
+    def near_before(self, key: str, h: Hit, window: int) -> Hit | None:
+        """The closest `key` hit ending before `h`, in the same clause, within `window` words."""
+        best = None
+        for g in self.hits.get(key, []):
+            if g.end <= h.start and self.same_clause(g, h) and h.tok - g.tok_end <= window:
+                best = g
+        return best
+
+    def near_after(self, key: str, h: Hit, window: int) -> Hit | None:
+        for g in self.hits.get(key, []):
+            if g.start >= h.end and self.same_clause(g, h) and g.tok - h.tok_end <= window:
+                return g
+        return None
+
+    def leading_time(self, h: Hit) -> bool:
+        """A generation-time phrase opening the sentence ("When BERT generates, ...") governs
+        the clauses after it up to a contrast ("..., but ...")."""
+        for g in self.hits.get("generation_time", []):
+            if g.tok <= 1 and g.end <= h.start:
+                between = self.sent.norm[g.end : h.start]
+                return not _CONTRAST_WORD.search(between)
+        return False
+
+    def clause_has(self, key: str, h: Hit) -> bool:
+        return any(self.same_clause(g, h) for g in self.hits.get(key, []))
+
+
+def _drop_expletive(s: str) -> str:
+    return _EXPLETIVE.sub(" ", s)
+
+
+def _overlap(a: Hit, b: Hit) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _inside(h: Hit, others: list[Hit]) -> bool:
+    return any(_overlap(h, o) for o in others)
+
+
+def _dedupe(hits: list[Hit]) -> list[Hit]:
+    """Drop hits contained in a longer hit of the same key; sort by position."""
+    hits = sorted(set(hits), key=lambda h: (h.start, -(h.end - h.start)))
+    out: list[Hit] = []
+    for h in hits:
+        if out and h.start >= out[-1].start and h.end <= out[-1].end:
+            continue
+        out.append(h)
+    return out
+
+
+@dataclass(frozen=True)
+class ClaimContext:
+    """One sentence being read for claims, with what several extractors ask of it."""
+
+    ss: ParsedSentence
+    prev_train: bool  # the sentence before talks about training (see `sentence_claims`)
+    gen_sentence: bool  # a generation-time phrase ("at generation time") is in the sentence
+    gen_words: bool  # ... or any generation word
+    gen_any: bool  # ... or a left-to-right phrase
+    absent: tuple[Hit, ...]  # absence phrases ("doesn't exist yet"), not "predict the masked"
+
+    @classmethod
+    def of(cls, ss: ParsedSentence, prev_train: bool = False) -> ClaimContext:
+        gen_sentence = bool(ss.hits.get("generation_time"))
+        masked = ss.hits.get("predict_masked", [])
+        return cls(
+            ss=ss,
+            prev_train=prev_train,
+            gen_sentence=gen_sentence,
+            gen_words=gen_sentence or bool(ss.hits.get("generation")),
+            gen_any=bool(
+                ss.hits.get("generation")
+                or ss.hits.get("generation_time")
+                or ss.hits.get("left_to_right")
+            ),
+            absent=tuple(a for a in ss.hits.get("absent", []) if not _inside(a, masked)),
+        )
+
+    @property
+    def idx(self) -> int:
+        return self.ss.sent.index
+
+    def gen_ctx(self, h: Hit, with_l2r: bool = True) -> bool:
+        """The phrase is about generation time, not training."""
+        return (
+            self.gen_sentence
+            or self.ss.clause_has("generation", h)
+            or (with_l2r and self.ss.clause_has("left_to_right", h))
+        )
+
+    def absent_near(self, h: Hit) -> bool:
+        return any(abs(a.tok - h.tok) <= 12 for a in self.absent)
+
+    def absent_in_clause(self, h: Hit) -> bool:
+        return any(self.ss.same_clause(a, h) for a in self.absent)
+
+
+# An extractor reads the sentence and the claims the extractors before it found, and returns
+# its own claims (it never changes `found`).
+Extractor = Callable[[ClaimContext, list[Claim]], list[Claim]]

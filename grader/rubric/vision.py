@@ -1,0 +1,213 @@
+"""What each model is said to see: the vision extractors of `claims.EXTRACTORS`.
+
+`see_both` / `see_left` claims from "sees both sides", "the mask hides the later tokens",
+"only the earlier tokens", "positions <= i", "unidirectional", "the causal mask hides ...", and
+the verb-phrase ellipsis "BERT sees both sides, GPT doesn't". Context phrases next to an
+absence become `mlm_relies`, availability at generation `future_available`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
+
+VIEW_WINDOW = 3  # words between a seeing/using verb and the context it governs
+PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
+# A range of positions is itself the restriction: "attends to positions <= i".
+_RANGE = re.compile(r"[<\u2264]|\bup to\b|\b(?:1|0|one)\s*(?:to|through|\.\.)\s*[a-z]\b", re.I)
+# Verbs that state what a model perceives (vs "trained with", "from", "has").
+_PERCEPTION = re.compile(
+    r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view)", re.I
+)
+_ELLIPSIS = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
+    re.IGNORECASE,
+)
+
+_LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
+_CONTEXT_NOUN = frozenset(
+    "context contexts attention self information conditioning tokens words neighbours "
+    "neighbors view access".split()
+)
+
+
+def _vision(c: ClaimContext, h: Hit, left: bool, strong: bool, direct: bool = True) -> list[Claim]:
+    """What a model sees. In a sentence about generation, "cannot see the later tokens"
+    describes generation time, not what the model was trained on (`gen_ctx`)."""
+    ss = c.ss
+    kind = "see_left" if left else "see_both"
+    subj = ss.subject_at(h.start, h.end)
+    if left and c.absent_near(h) and (subj in (MLM, None) or c.absent_in_clause(h)):
+        return []  # "can't see the end because it hasn't been written": existence, not vision
+    out = [Claim(kind, subj, c.idx, strong, c.gen_words, h.text, direct, ss.anchored)]
+    if left and c.gen_words and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
+        # "when generating, BERT only has the left context": the generation condition
+        out.append(Claim("future_absent", subj, c.idx, True, True, h.text))
+    return out
+
+
+def _relies(c: ClaimContext, h: Hit) -> list[Claim]:
+    """A context phrase next to an absence ("trained with future context it will never
+    have at generation"): not a claim about what the model sees, but still a statement
+    that the masked model was trained with / relies on that context."""
+    ss = c.ss
+    subj = ss.subject_at(h.start, h.end)
+    verb = ss.near_before("view_verb", h, VIEW_WINDOW) or ss.near_before("training", h, VIEW_WINDOW)
+    if subj in (MLM, BOTH) and verb is not None and not ss.negated(verb):
+        return [Claim("mlm_relies", MLM, c.idx, True, False, h.text)]
+    return []
+
+
+def _available(c: ClaimContext, h: Hit) -> list[Claim]:
+    """ "At generation time it can still see the later tokens": availability claimed. A
+    "still" ties it to the generation phrase anywhere in the sentence."""
+    ss = c.ss
+    avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
+    if avail is None or ss.negated(avail) or ss.negated(h):
+        return []
+    at_gen = (
+        ss.clause_has("generation_time", h)
+        or ss.leading_time(h)
+        or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
+    )
+    return [Claim("future_available", ss.subject_at(h.start), c.idx, True, at_gen, h.text)]
+
+
+# What each model sees --------------------------------------------------------------------
+def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT sees both sides / bidirectional context" (negated: only one side)."""
+    ss, out = c.ss, []
+    for h in ss.hits.get("both_sides", []):
+        out += _available(c, h)
+        if c.absent_in_clause(h):
+            out += _relies(c, h)
+            if any(ss.clause(a.start, False) == ss.clause(h.start, False) for a in c.absent):
+                continue  # "with future context it will never have": not a claim of vision
+        out += _vision(c, h, ss.negated(h), not _bare_label(ss, h))
+    return out
+
+
+def sees_later_tokens(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "the mask hides the future tokens", "it sees the whole sequence", "never conditioned
+    on following ones": what a verb of hiding or seeing says about the later context."""
+    out: list[Claim] = []
+    for key, strong in (("future_ref", True), ("whole_seq", False)):
+        for h in c.ss.hits.get(key, []):
+            out += _later_context(c, h, strong)
+    return out
+
+
+def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
+    ss = c.ss
+    if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
+        return []
+    if c.absent_in_clause(h):
+        return _relies(c, h)
+    if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
+        return []
+    hide = ss.near_after("hide_verb", h, 4)
+    active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
+    if hide is None and active is not None and not ss.negated(active):
+        hide = active
+    view = ss.near_before("view_verb", h, VIEW_WINDOW)
+    if (
+        view is not None
+        and view.text.lower() in {"has", "have", "had"}
+        and view.tok_end < len(ss.toks)
+        and ss.toks[view.tok_end][2] == "to"
+    ):
+        view = None  # "has to predict the future tokens" is not seeing them
+    out: list[Claim] = []
+    if hide is not None:
+        out += _vision(c, h, not ss.negated(h), True)
+    elif (
+        view is None
+        and ss.negated(h)
+        and ss.near_before("view_verb", h, 12)
+        and any(
+            g.text.lower() in {"never", "not", "no"} and 0 <= h.tok - g.tok_end <= 2
+            for g in ss.hits.get("negation", [])
+        )
+    ):
+        # "conditioned on preceding tokens and never on following ones"
+        out += _vision(c, h, True, True)
+    elif view is not None:
+        perceptual = bool(_PERCEPTION.match(view.text))
+        out += _vision(c, h, ss.negated(view) or ss.negated(h), strong, perceptual)
+    return out + _available(c, h)
+
+
+def sees_only_earlier(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "only the earlier tokens": "only" paired with an earlier-context phrase."""
+    ss, out = c.ss, []
+    for h in ss.hits.get("only", []):
+        pair = ss.near_after("earlier_ref", h, PAIR_WINDOW) or ss.near_before("earlier_ref", h, 3)
+        if pair is not None:
+            out += _vision(c, h, not ss.negated(h), True)
+    return out
+
+
+def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """A range of positions is the restriction itself, without an "only"."""
+    ss = c.ss
+    if ss.hits.get("only"):
+        return []
+    for h in ss.hits.get("earlier_ref", []):
+        if _RANGE.search(h.text):  # "tokens <= i", "x_<t", "positions 1 to t-1", "up to i"
+            return _vision(c, h, not ss.negated(h), True)
+    return []
+
+
+def sees_one_direction(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "unidirectional" names the restriction without stating it; a lower-triangular
+    attention pattern states which positions are used."""
+    ss, out = c.ss, []
+    for h in ss.hits.get("one_direction", []):
+        out += _vision(c, h, not ss.negated(h), "triangular" in h.text.lower())
+    return out
+
+
+def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "the causal mask hides the later positions": the causal LM sees the left only."""
+    ss, out = c.ss, []
+    for h in ss.hits.get("causal_mask", []):
+        if ss.near_after("hide_verb", h, 4) is not None:
+            subj = ss.subject_at(h.start) or CLM
+            out.append(Claim("see_left", subj, c.idx, True, c.gen_ctx(h), h.text))
+    return out
+
+
+def elided_contrast(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT sees both sides, GPT doesn't." (see `_ellipsis`)."""
+    return _ellipsis(c.ss, found)
+
+
+def _bare_label(ss: ParsedSentence, h: Hit) -> bool:
+    """ "BERT is bidirectional": the family's label, not what it uses. It says what the model
+    sees only when a context noun follows ("bidirectional context / attention")."""
+    if not _LABEL.match(h.text.strip()):
+        return False
+    nxt = [t for _, _, t in ss.toks[h.tok_end : h.tok_end + 2]]
+    return not any(t.lower() in _CONTEXT_NOUN for t in nxt)
+
+
+def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
+    """Verb-phrase ellipsis: "BERT sees both sides, GPT doesn't." gives GPT the opposite of
+    what the earlier clause said, as a weak claim (the restriction is implied, not stated)."""
+    out: list[Claim] = []
+    bounds = ss.bounds + [len(ss.sent.norm)]
+    for h, code, contrast in ss.subj:
+        if contrast or code not in (MLM, CLM):
+            continue
+        ci = ss.clause(h.start, strong=False)
+        rest = ss.sent.norm[h.end : bounds[ci + 1]]
+        if not _ELLIPSIS.match(rest):
+            continue
+        for c in claims:
+            if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
+                flipped = "see_left" if c.kind == "see_both" else "see_both"
+                out.append(Claim(flipped, code, c.sentence, False, c.gen_ctx, h.text))
+                break
+    return out
