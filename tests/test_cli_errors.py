@@ -23,7 +23,7 @@ from grader.rubric.cli import ReviewInputError
 
 GRADER_ERRORS = [
     (SubmissionError, 2),
-    (RubricError, 2),
+    (RubricError, 3),  # the installed rubric is broken: the grader's own fault
     (OverridesError, 2),
     (ReviewInputError, 2),
     (ReleaseError, 2),

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_args
 
-from grader.errors import UsageError
+from grader.errors import InternalError
 from grader.report import Verdict
 from grader.resources import data_path
 
@@ -52,8 +52,11 @@ THRESHOLD_KEYS: dict[str, type] = {
 }
 
 
-class RubricError(UsageError, ValueError):
-    """The rubric file is missing, not TOML, or does not have the expected shape."""
+class RubricError(InternalError, ValueError):
+    """The rubric file is missing, not TOML, or does not have the expected shape.
+
+    The only rubric is the one installed with the grader, so a broken one is a broken
+    installation (exit 3), not a usage mistake."""
 
 
 @dataclass(frozen=True)
