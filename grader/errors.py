@@ -3,11 +3,11 @@
     GraderError                      exit 3 unless a subclass says otherwise
     |-- UsageError                   exit 2: bad options or input that cannot be used at all
     |   |-- SubmissionError          grader.loading: the submission cannot be read
-    |   |-- RubricError              grader.rubric.model (also a ValueError)
     |   |-- OverridesError           grader.rubric.overrides (also a ValueError)
     |   |-- ReviewInputError         grader.rubric.cli: `grader review` input
     |   `-- ReleaseError             grader.release
     `-- InternalError                exit 3: a bug or a broken installation
+        |-- RubricError              grader.rubric.model: the installed rubric (also a ValueError)
         `-- PoolError                grader.batch.pool: no worker could start (also a RuntimeError)
 
 `grader.cli` maps a GraderError to "Error: <message>" and its `exit_code`; click's own
