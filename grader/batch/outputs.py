@@ -37,11 +37,14 @@ from grader.batch.intake import Identity
 from grader.batch.late import LatePolicy, Penalty
 from grader.batch.overrides import Applied, Record
 from grader.batch.similarity import SimilarityOptions, compare, print_shape, render_csv, view
+from grader.loading import SubmissionError
 from grader.output import write_atomic
 
 FEEDBACK_DIR = "feedback"
 PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
 NOTEBOOKS = ".cache/notebooks"  # notebook submissions, for their feedback notebooks
+NOTEBOOK_HTML_SECONDS = 20.0  # nbconvert on one feedback notebook (a normal one takes ~0.3 s)
+NOTEBOOK_HTML_MEMORY_MB = 1024
 
 
 @dataclass
@@ -255,15 +258,26 @@ def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
                        files: dict[Path, str]) -> set[str]:
     """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
     HTML, feedback/<key>.notebook.html."""
+    from grader.loading.guarded import bounded_text
     from grader.render.ipynb import feedback_notebook, notebook_html
 
-    names = {f"{o.key}.ipynb", f"{o.key}.notebook.html"}
+    names = {f"{o.key}.ipynb"}
     try:
         nb = feedback_notebook(o.notebook, o.report)
         files[folder / f"{o.key}.ipynb"] = nb
-        files[folder / f"{o.key}.notebook.html"] = notebook_html(nb)
     except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
         result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
+        return names
+    # nbconvert parses the student's Markdown cells, and its parser can backtrack for minutes
+    # on hostile text: bounded like every other parse of student bytes.
+    try:
+        html = bounded_text(lambda: notebook_html(nb), seconds=NOTEBOOK_HTML_SECONDS,
+                            memory_mb=NOTEBOOK_HTML_MEMORY_MB)  # fmt: skip
+    except SubmissionError as exc:
+        result.errors.append(f"{FEEDBACK_DIR}/{o.key}.notebook.html not written: {exc}")
+        return names  # and a stale page from an earlier run is removed
+    files[folder / f"{o.key}.notebook.html"] = html
+    names.add(f"{o.key}.notebook.html")
     return names
 
 

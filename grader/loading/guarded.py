@@ -91,13 +91,17 @@ class _Child:
     """A forked loader working through `loaders[start:]`, one frame per entry."""
 
     def __init__(
-        self, loaders: Sequence[Callable[[], Submission]], start: int, memory_mb: int
+        self,
+        loaders: Sequence[Callable[[], object]],
+        start: int,
+        memory_mb: int,
+        run: Callable[[Callable[[], object], int], dict] | None = None,
     ) -> None:
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (coverage does not follow a fork)
             os.close(rfd)
-            _child_main(loaders, start, wfd, memory_mb)
+            _child_main(loaders, start, wfd, memory_mb, run or _run)
         os.close(wfd)
         self.pid, self.fd = pid, rfd
         self.buf = bytearray()
@@ -140,14 +144,18 @@ class _Child:
 
 
 def _child_main(
-    loaders: Sequence[Callable[[], Submission]], start: int, wfd: int, memory_mb: int
+    loaders: Sequence[Callable[[], object]],
+    start: int,
+    wfd: int,
+    memory_mb: int,
+    run: Callable[[Callable[[], object], int], dict],
 ) -> None:  # pragma: no cover - runs in the forked child
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills us
         _die_with_parent()
         _cap_memory(memory_mb)
         for loader in loaders[start:]:
-            frame = _run(loader, memory_mb)
+            frame = run(loader, memory_mb)
             try:
                 body = json.dumps(frame).encode("ascii")
             except (MemoryError, RecursionError, ValueError) as exc:
@@ -172,6 +180,32 @@ def _run(loader: Callable[[], Submission], memory_mb: int) -> dict:
             }
         }
     except BaseException as exc:  # noqa: BLE001 - every failure is this entry's, with a reason
+        return {"error": _reason(exc, memory_mb)}
+
+
+def bounded_text(make: Callable[[], str], *, seconds: float, memory_mb: int) -> str:
+    """`make()` computed in a forked child with a wall clock and a memory cap, for work on
+    student bytes outside the loaders (nbconvert's Markdown parser on a student's notebook
+    can backtrack for minutes). Raises `SubmissionError` with the reason when it fails."""
+    child = _Child([make], 0, memory_mb, run=_run_text)
+    try:
+        frame = child.next_frame(seconds)
+    finally:
+        child.close()
+    if isinstance(frame, str):
+        raise SubmissionError(frame.replace("reading it", "it"))
+    if "error" in frame:
+        raise SubmissionError(frame["error"])
+    return frame["text"]
+
+
+def _run_text(make: Callable[[], object], memory_mb: int) -> dict:
+    try:
+        text = make()
+        if not isinstance(text, str):
+            raise TypeError(f"expected text, got {type(text).__name__}")
+        return {"text": text}
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent with a reason
         return {"error": _reason(exc, memory_mb)}
 
 

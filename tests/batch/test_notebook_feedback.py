@@ -158,3 +158,32 @@ def test_feedback_survives_odd_cells():
     assert len(cells) > 3 and _src(cells[1]) == "%%bash\necho hi"
     # the parts with no defining cell get their cells at the end
     assert all(FEEDBACK_TAG in c["metadata"]["tags"] for c in cells[4:])
+
+
+def test_a_notebook_that_stalls_nbconvert_costs_only_its_own_html(tmp_path, monkeypatch):
+    """nbconvert's Markdown parser is quadratic on some student text (a heading padded with
+    spaces: 40 kB take 10 s, 1 MB hours): the page is rendered in a bounded child, so the batch ends,
+    the feedback notebook is still written, and the missing page is reported, not hidden."""
+    import time
+
+    import grader.batch.outputs as outputs
+
+    monkeypatch.setattr(outputs, "NOTEBOOK_HTML_SECONDS", 2.0)
+    files = correct_files("stall")
+    hostile = json.loads(notebook_bytes(files))
+    heading = "# Notes" + " " * 80_000 + "x"
+    hostile["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": heading})
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "stall.ipynb").write_text(json.dumps(hostile))
+    people = [Student("fine", "Fine", 2, "correct", correct_files("fine"), form="notebook")]
+    class_dir = write_folder_class(tmp_path / "class", people)
+    out = tmp_path / "out"
+    seed(class_dir, out)
+    start = time.monotonic()
+    result = batch(class_dir, out)
+    assert time.monotonic() - start < 60
+    fb = out / "feedback"
+    assert (fb / "stall.ipynb").is_file() and not (fb / "stall.notebook.html").exists()
+    assert (fb / "fine.notebook.html").is_file()
+    errors = result.writes.errors
+    assert any("stall.notebook.html not written" in e and "2 s" in e for e in errors), errors
