@@ -162,8 +162,8 @@ def test_feedback_survives_odd_cells():
 
 def test_a_notebook_that_stalls_nbconvert_costs_only_its_own_html(tmp_path, monkeypatch):
     """nbconvert's Markdown parser is quadratic on some student text (a heading padded with
-    spaces: 40 kB take 10 s, 1 MB hours): the page is rendered in a bounded child, so the batch ends,
-    the feedback notebook is still written, and the missing page is reported, not hidden."""
+    spaces: 40 kB take 10 s, 1 MB hours): the page is rendered in a bounded child, so the
+    batch ends, the feedback notebook is still written, and the missing page is reported."""
     import time
 
     import grader.batch.outputs as outputs
