@@ -267,7 +267,8 @@ def test_grade_reports_an_unreadable_entry_with_exit_2(tmp_path, monkeypatch):
     assert "could not be read: reading it took longer than 1 s" in result.output
 
 
-def test_batch_lists_a_stuck_entry_and_grades_the_rest(tmp_path):
+def test_batch_lists_a_stuck_entry_and_grades_the_rest(tmp_path, monkeypatch):
+    import grader.batch.outputs
     from grader.batch.runner import BatchOptions, run_batch
     from grader.loading.notebook import notebook_json as nb
 
@@ -301,6 +302,8 @@ def test_batch_lists_a_stuck_entry_and_grades_the_rest(tmp_path):
         return real(path, **kw)
 
     intake.load_submission = stuck_for_cy
+    # bea's heading also stalls nbconvert (tests/batch/test_notebook_feedback.py): not waited for
+    monkeypatch.setattr(grader.batch.outputs, "NOTEBOOK_HTML_SECONDS", 1.0)
     try:
         res = run_batch(
             BatchOptions(
