@@ -155,10 +155,11 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     files[out / "gradebook_notes.csv"] = notes_text
 
     wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files)
+    exporter: list = []  # one warm nbconvert exporter for this write, made when first needed
     for o in graded:
         if o.notebook:
             files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
-            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files)
+            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files, exporter)
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
@@ -255,11 +256,12 @@ def _feedback(folder: Path, graded: list[EntryOutcome],
 
 
 def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
-                       files: dict[Path, str]) -> set[str]:
+                       files: dict[Path, str], exporter: list) -> set[str]:
     """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
-    HTML, feedback/<key>.notebook.html."""
+    HTML, feedback/<key>.notebook.html. `exporter` holds the write's warm HTML exporter once
+    one was needed (each bounded child inherits it warm)."""
     from grader.loading.guarded import bounded_text
-    from grader.render.ipynb import feedback_notebook, notebook_html
+    from grader.render.ipynb import EMPTY_NOTEBOOK, feedback_notebook, html_exporter, notebook_html
 
     names = {f"{o.key}.ipynb"}
     try:
@@ -268,17 +270,34 @@ def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
     except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
         result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
         return names
+    page = folder / f"{o.key}.notebook.html"
+    if _unchanged(folder / f"{o.key}.ipynb", nb) and page.is_file():
+        # the page already on disk was made from this very notebook: nbconvert costs ~0.4 s
+        # a notebook, most of a re-run of a class that changed nothing
+        files[page] = page.read_text(encoding="utf-8")
+        names.add(page.name)
+        return names
     # nbconvert parses the student's Markdown cells, and its parser can backtrack for minutes
     # on hostile text: bounded like every other parse of student bytes.
+    if not exporter:
+        exporter.append(html_exporter())
+        notebook_html(EMPTY_NOTEBOOK, exporter[0])  # our own notebook: compiles the templates
     try:
-        html = bounded_text(lambda: notebook_html(nb), seconds=NOTEBOOK_HTML_SECONDS,
-                            memory_mb=NOTEBOOK_HTML_MEMORY_MB)  # fmt: skip
+        html = bounded_text(lambda: notebook_html(nb, exporter[0]),
+                            seconds=NOTEBOOK_HTML_SECONDS, memory_mb=NOTEBOOK_HTML_MEMORY_MB)
     except SubmissionError as exc:
         result.errors.append(f"{FEEDBACK_DIR}/{o.key}.notebook.html not written: {exc}")
         return names  # and a stale page from an earlier run is removed
-    files[folder / f"{o.key}.notebook.html"] = html
-    names.add(f"{o.key}.notebook.html")
+    files[page] = html
+    names.add(page.name)
     return names
+
+
+def _unchanged(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _remove_stale_feedback(folder: Path, wanted: set[str], result: WriteResult) -> None:

@@ -32,6 +32,7 @@ FEEDBACK_TAG = "grader-feedback"
 _MAGIC_LINE = re.compile(r"^\s*(?:[%!]|\w[\w.]*\s*=\s*[%!])")
 _WRITEFILE = re.compile(r"^%%writefile\s+(?:-a\s+|--append\s+)?(\S+)\s*$")
 _EXERCISE2 = re.compile(r"^\s{0,3}(#{1,6})\s+.*\bexercise\s*2\b", re.IGNORECASE | re.MULTILINE)
+EMPTY_NOTEBOOK = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.DOTALL | re.IGNORECASE)
 
 
@@ -255,15 +256,25 @@ def feedback_notebook(notebook_text: str, report: GradeReport) -> str:
     return nbformat.writes(nb)
 
 
-def notebook_html(ipynb_text: str) -> str:
-    """The feedback notebook as one HTML page, by nbconvert: sanitised, no scripts."""
-    import nbformat
+def html_exporter() -> Any:
+    """The nbconvert exporter `notebook_html` uses: sanitised HTML, no scripts fetched.
+
+    Its templates are compiled on first use: a caller converting many notebooks makes one and
+    warms it with `notebook_html(EMPTY_NOTEBOOK, exporter)` once, before forking a bounded
+    child per student notebook, which then inherits it warm (~0.04 s saved per notebook)."""
     from nbconvert import HTMLExporter
 
-    nb = nbformat.reads(ipynb_text, as_version=4)
-    exporter = HTMLExporter(
+    return HTMLExporter(
         sanitize_html=True, require_js_url="", mathjax_url="", jquery_url="", mermaid_js_url=""
     )
+
+
+def notebook_html(ipynb_text: str, exporter: Any = None) -> str:
+    """The feedback notebook as one HTML page, by nbconvert: sanitised, no scripts."""
+    import nbformat
+
+    nb = nbformat.reads(ipynb_text, as_version=4)
+    exporter = exporter or html_exporter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "IPython3 lexer unavailable": Python 3 is used
         body, _ = exporter.from_notebook_node(nb)

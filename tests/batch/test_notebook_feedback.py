@@ -187,3 +187,24 @@ def test_a_notebook_that_stalls_nbconvert_costs_only_its_own_html(tmp_path, monk
     assert (fb / "fine.notebook.html").is_file()
     errors = result.writes.errors
     assert any("stall.notebook.html not written" in e and "2 s" in e for e in errors), errors
+
+
+def test_a_rerun_keeps_an_unchanged_page_without_nbconvert(tmp_path, monkeypatch):
+    """nbconvert costs ~0.2 s a notebook: a re-run whose feedback notebook did not change keeps
+    the page on disk instead of converting again (a re-run of a class is meant to be instant)."""
+    import grader.render.ipynb
+
+    people = [Student("nbstudent", "Nb", 1, "correct", correct_files("rr"), form="notebook")]
+    class_dir = write_folder_class(tmp_path / "class", people)
+    out = tmp_path / "out"
+    seed(class_dir, out)
+    batch(class_dir, out)
+    page = out / "feedback" / "nbstudent.notebook.html"
+    before = page.read_bytes()
+
+    def no_nbconvert(*a, **k):
+        raise AssertionError("nbconvert ran again")
+
+    monkeypatch.setattr(grader.render.ipynb, "notebook_html", no_nbconvert)
+    result = batch(class_dir, out)
+    assert page.read_bytes() == before and not result.writes.errors, result.writes.errors
