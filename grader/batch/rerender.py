@@ -242,16 +242,12 @@ def review_out(
 
 
 def describe(old: GradeReport, new: GradeReport, part: str) -> list[str]:
-    """What an override changed, one line per verdict and score."""
-    ow, nw = old.written.get(part), new.written.get(part)
-    if ow is None or nw is None:
+    """What an override changed, one line per verdict and the total score."""
+    from grader.rubric.overrides import verdict_changes
+
+    if old.written.get(part) is None or new.written.get(part) is None:
         return []
-    lines = []
-    for a, b in zip(ow.criteria, nw.criteria, strict=True):
-        if a.verdict != b.verdict:
-            lines.append(f"{old.submission} {a.id}: {a.verdict} -> {b.verdict}")
-        elif a.needs_review and not b.needs_review:
-            lines.append(f"{old.submission} {a.id}: {a.verdict} confirmed")
+    lines = verdict_changes(old, new, part)
     if old.score != new.score:
         lines.append(f"{old.submission} score: {old.score:g} -> {new.score:g} / {new.max_score:g}")
     return lines

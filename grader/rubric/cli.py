@@ -27,6 +27,7 @@ from grader.rubric.overrides import (
     apply_overrides,
     load_overrides,
     reason_criterion,
+    verdict_changes,
 )
 from grader.textsafe import clean_name
 
@@ -191,12 +192,7 @@ def _needs(r: GradeReport, part: str) -> bool:
 
 def _describe(old: GradeReport, new: GradeReport, part: str) -> list[str]:
     ow, nw = old.written[part], new.written[part]
-    out = []
-    for a, b in zip(ow.criteria, nw.criteria, strict=True):
-        if a.verdict != b.verdict:
-            out.append(f"{old.submission} {a.id}: {a.verdict} -> {b.verdict}")
-        elif a.needs_review and not b.needs_review:
-            out.append(f"{old.submission} {a.id}: {a.verdict} confirmed")
+    out = verdict_changes(old, new, part)
     if ow.score != nw.score:
         out.append(
             f"{old.submission} {part} score: {ow.score:g} -> {nw.score:g} / {nw.max_score:g}"

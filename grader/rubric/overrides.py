@@ -197,3 +197,20 @@ def reason_criterion(reason: str, ids: list[str]) -> str | None:
         if reason.startswith(cid + ": "):
             return cid
     return None
+
+
+def verdict_changes(old: GradeReport, new: GradeReport, part: str) -> list[str]:
+    """What overriding `old` into `new` changed in `part`, one line per criterion: a new
+    verdict ("alice C2: missing -> met") or a flagged verdict confirmed ("alice C1: met
+    confirmed"). Callers add the score line they need."""
+    ow, nw = old.written.get(part), new.written.get(part)
+    if ow is None or nw is None:
+        return []
+    lines = []
+    for a, b in zip(ow.criteria, nw.criteria, strict=True):
+        if a.verdict != b.verdict:
+            lines.append(f"{old.submission} {a.id}: {a.verdict} -> {b.verdict}")
+        elif a.needs_review and not b.needs_review:
+            lines.append(f"{old.submission} {a.id}: {a.verdict} confirmed")
+    return lines
+
