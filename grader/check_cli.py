@@ -15,7 +15,7 @@ import click
 
 from grader import __version__
 from grader.errors import GraderError, InternalError
-from grader.loading import CODE_PARTS
+from grader.parts import CODE_PARTS
 
 
 class _Group(click.Group):

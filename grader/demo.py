@@ -26,10 +26,11 @@ from pathlib import Path
 
 from grader.loading import Submission
 from grader.output import write_atomic
+from grader.parts import PART_IDS
 from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
 from grader.render.view import likely_misconceptions
-from grader.report import PART_IDS, GradeReport
+from grader.report import GradeReport
 from grader.resources import data_path
 from grader.sandbox.limits import SandboxLimits
 from grader.testing import SOLUTIONS, STUBS, reference_submission

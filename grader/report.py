@@ -13,22 +13,12 @@ from functools import cached_property
 from typing import Any, Literal
 
 from grader.diagnosis import explain_ids, strip_explanations
+from grader.parts import CODE_PARTS, PART_IDS, PART_TITLES  # noqa: F401 - also the report's names
 from grader.resources import data_path
 from grader.textsafe import clean_name
 
 TestStatus = Literal["passed", "failed", "error", "timeout", "missing"]
 Verdict = Literal["met", "partial", "missing", "contradicted"]
-
-PART_IDS: tuple[str, ...] = ("masks", "corruption", "losses", "generation", "explanation", "drill")
-CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
-PART_TITLES: dict[str, str] = {
-    "masks": "Part A - masks and attention",
-    "corruption": "Part B - masked-LM corruption",
-    "losses": "Part C - objectives",
-    "generation": "Part D - generation",
-    "explanation": "Exercise 2 - written explanation",
-    "drill": "Exercise 3 - drill",
-}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.loading import CODE_PARTS, Submission, assemble
+from grader.loading import Submission, assemble
+from grader.parts import CODE_PARTS
 from grader.resources import data_path
 
 # Where the packages are: the repository in a checkout, site-packages in an installed wheel.

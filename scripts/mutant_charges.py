@@ -21,8 +21,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from grader.parts import CODE_PARTS
+
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("masks", "corruption", "losses", "generation")
+PARTS = CODE_PARTS
 
 
 def _catalogue():

@@ -33,13 +33,15 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from grader.parts import CODE_PARTS
+
 ROOT = Path(__file__).resolve().parents[1]
 # Attacks whose outcome is a race by design (which of two processes acts first on a shared
 # socket): for them only statuses and scores are compared, not the messages.
 RACY = {"attack-socket_tamper.json"}
 SETS = ("reference", "alternatives", "mutants", "sample", "attacks")
 CASE_SECRET = "report-snapshot"
-PARTS = ("masks", "corruption", "losses", "generation")
+PARTS = CODE_PARTS
 
 
 def _load_tests_module(name: str, path: Path):

@@ -17,8 +17,9 @@ from typing import Any
 from grader.batch.duplicates import Duplicate
 from grader.batch.gradebook import format_points
 from grader.diagnosis import describe
+from grader.parts import PART_IDS, PART_TITLES
 from grader.render import environment
-from grader.report import PART_IDS, PART_TITLES, GradeReport
+from grader.report import GradeReport
 
 TEMPLATE = "class_report.html.j2"
 STATUSES = ("failed", "error", "timeout", "missing")

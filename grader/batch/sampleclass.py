@@ -17,8 +17,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.loading.model import CODE_PARTS
 from grader.loading.notebook import notebook_json
+from grader.parts import CODE_PARTS
 from grader.resources import data_path
 
 SOLUTIONS = data_path("solutions")

@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass, field
 
 from grader.errors import UsageError
+from grader.parts import CODE_PARTS
 from grader.textsafe import clean_name, clean_text
 
-CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
 EXPLANATION_FILE = "explanation.md"
 DRILL_FILES = ("drill/experiment.py", "drill/evidence_note.md", "drill/results.json")
 KNOWN_FILES = tuple(f"{p}.py" for p in CODE_PARTS) + (EXPLANATION_FILE,) + DRILL_FILES

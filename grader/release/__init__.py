@@ -30,7 +30,7 @@ from grader.resources import data_path
 
 # The grader files the student's `grader check` needs, relative to the grader package.
 HANDOUT_GRADER_FILES = (
-    "__init__.py", "check_cli.py", "errors.py", "lru.py", "pipeline.py", "report.py",
+    "__init__.py", "check_cli.py", "errors.py", "lru.py", "parts.py", "pipeline.py", "report.py",
     "resources.py", "textsafe.py",
     "diagnosis/__init__.py", "diagnosis/catalogue.toml", "diagnosis/evidence.py",
     "loading/__init__.py", "loading/archive.py", "loading/folder.py", "loading/model.py",

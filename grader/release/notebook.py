@@ -19,7 +19,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from grader.loading import CODE_PARTS
+from grader.parts import CODE_PARTS
 
 NOTEBOOK_NAME = "student.ipynb"
 PART_TITLES = {

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from grader.diagnosis import explain_ids, strip_explanations
-from grader.report import CODE_PARTS, PART_TITLES, GradeReport, TestResult
+from grader.parts import CODE_PARTS, PART_TITLES
+from grader.report import GradeReport, TestResult
 from grader.textsafe import clean_text
 
 MAX_ANNOTATIONS = 10

@@ -21,7 +21,8 @@ from typing import Any
 
 from grader.autograder import VISIBILITIES, Visibility
 from grader.diagnosis import explain_ids, strip_explanations
-from grader.report import PART_TITLES, GradeReport, TestResult, WrittenResult
+from grader.parts import PART_TITLES
+from grader.report import GradeReport, TestResult, WrittenResult
 from grader.resources import data_path
 
 SCHEMA_PATH = data_path("grader", "schema", "gradescope_results.schema.json")

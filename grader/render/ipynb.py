@@ -26,7 +26,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from grader.report import PART_TITLES, GradeReport, TestResult
+from grader.parts import PART_TITLES
+from grader.report import GradeReport, TestResult
 
 FEEDBACK_TAG = "grader-feedback"
 _MAGIC_LINE = re.compile(r"^\s*(?:[%!]|\w[\w.]*\s*=\s*[%!])")

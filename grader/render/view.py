@@ -17,7 +17,8 @@ import re
 from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
-from grader.report import PART_IDS, PART_TITLES, GradeReport, TestResult
+from grader.parts import PART_IDS, PART_TITLES
+from grader.report import GradeReport, TestResult
 
 _STATUS_TAG = {
     "passed": "PASS",

@@ -19,10 +19,11 @@ import traceback
 import types
 from typing import Any
 
+from grader.parts import CODE_PARTS
 from grader.sandbox import wire
 from grader.sandbox.invoke import invoke
 
-PART_MODULES = ("masks", "corruption", "losses", "generation")
+PART_MODULES = CODE_PARTS
 # What the worker refuses to import even where the files would be reachable (non-jail mode;
 # in jail mode these paths are simply not mounted).
 BLOCKED_PREFIXES = (

@@ -20,12 +20,13 @@ from typing import Any
 import torch
 
 from grader.lru import BoundedLRU
+from grader.parts import CODE_PARTS
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke, module_flags, module_list
 from grader.sandbox.models import set_module_modes
 from grader.suite.cases import FIXED_CASES, Cases
 
-PART_MODULES = ("masks", "corruption", "losses", "generation")
+PART_MODULES = CODE_PARTS
 _PATH = re.compile(r"^(args)\[(\d+)\]$|^(kwargs)\['(.+)'\]$")
 
 

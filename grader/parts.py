@@ -1,0 +1,23 @@
+"""The parts of the assignment, named once for the whole grader.
+
+Plain constants, no imports: the sandbox worker reads them too (the zygote imports this module
+before the jail closes), as do the loaders, the report and the scripts.
+
+    CODE_PARTS   the four exercise modules, in handout order (`masks.py` ... `generation.py`)
+    PART_IDS     every part a report scores, in report order: the code parts, then
+                 Exercise 2 (the written explanation) and Exercise 3 (the drill)
+    PART_TITLES  the heading each part gets in every report and platform export
+"""
+
+from __future__ import annotations
+
+CODE_PARTS: tuple[str, ...] = ("masks", "corruption", "losses", "generation")
+PART_IDS: tuple[str, ...] = (*CODE_PARTS, "explanation", "drill")
+PART_TITLES: dict[str, str] = {
+    "masks": "Part A - masks and attention",
+    "corruption": "Part B - masked-LM corruption",
+    "losses": "Part C - objectives",
+    "generation": "Part D - generation",
+    "explanation": "Exercise 2 - written explanation",
+    "drill": "Exercise 3 - drill",
+}
