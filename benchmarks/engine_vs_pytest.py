@@ -23,10 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from grader.parts import CODE_PARTS as PARTS  # noqa: E402
 from grader.pipeline import GradeOptions, Grader  # noqa: E402
 from grader.testing import SOLUTIONS, reference_submission  # noqa: E402
-
-PARTS = ("masks", "corruption", "losses", "generation")
 
 
 def make_copies(root: Path, n: int) -> list[Path]:

@@ -36,14 +36,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from grader.loading import load_submission  # noqa: E402
+from grader.parts import CODE_PARTS as PARTS  # noqa: E402
 from grader.pipeline import GradeOptions, Grader  # noqa: E402
 from grader.sandbox.client import SandboxSession, Zygote  # noqa: E402
 from grader.sandbox.jail import can_jail  # noqa: E402
 from grader.sandbox.limits import SandboxLimits  # noqa: E402
 from grader.suite.proxy import ReferenceProxy  # noqa: E402
 from grader.suite.runner import PreparedSuite  # noqa: E402
-
-PARTS = ("masks", "corruption", "losses", "generation")
 
 
 def make_copies(root: Path, n: int) -> list[Path]:
