@@ -72,6 +72,17 @@ class PartScore:
 
 
 @dataclass(frozen=True)
+class ScoreAdjustment:
+    """A change to a report's total made outside grading (a batch's late penalty): `score` is
+    the total that counts, `label` names the change ("late penalty") and `reason` says how
+    `score` follows from the report's own total. Shown by the renderers; never in the JSON."""
+
+    score: float
+    label: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class GradeReport:
     """Everything known about one graded submission."""
 

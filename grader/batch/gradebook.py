@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.intake import Identity
+from grader.batch.late import format_points
 from grader.errors import UsageError
 from grader.textsafe import clean_text
 
@@ -60,11 +61,6 @@ def assignment_header(title: str) -> str:
 
 def assignment_has_id(title: str) -> bool:
     return bool(_TITLE_ID.search(title))
-
-
-def format_points(x: float) -> str:
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 # ----------------------------------------------------------------------------- roster

@@ -9,8 +9,9 @@ Two kinds of lateness are known:
   day (24 h) after the due date costs PCT percent of the points possible, at most the cap.
 
 Percentages are of the points possible, as Canvas's own late policy deducts them; a score never
-goes below 0. The student's report keeps the raw score; `gradebook.csv` holds the adjusted one
-and `gradebook_notes.csv` the raw score and the penalty.
+goes below 0. The report (`results.jsonl`) keeps the raw score; `gradebook.csv` holds the
+adjusted one, `gradebook_notes.csv` the raw score and the penalty, and the student's feedback
+files show the adjusted score with the raw score and the penalty (`Penalty.adjustment`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from grader.errors import UsageError
+from grader.report import ScoreAdjustment
 
 # 2024-03-01 12:00:00.000000000 -08:00 (Ruby's Time#to_s with fractions), or ISO 8601
 _STAMP = re.compile(
@@ -65,11 +67,39 @@ def parse_gradescope_times(text: str) -> dict[str, str]:
     return out
 
 
+def format_points(x: float) -> str:
+    """Points as a gradebook writes them: at most two decimals, no trailing zeros."""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 @dataclass(frozen=True)
 class Penalty:
+    """Points off one late submission: `percent` of the points possible, `points` of them."""
+
     percent: float
     points: float
     reason: str
+
+    def applied_to(self, score: float) -> float:
+        """The score after the penalty; never below 0."""
+        return round(max(0.0, score - self.points), 4)
+
+    def describe(self, max_score: float) -> str:
+        """E.g. "10% off (1.6 of 16 points): flagged late by Canvas"."""
+        return (
+            f"{self.percent:g}% off ({format_points(self.points)} of "
+            f"{format_points(max_score)} points): {self.reason}"
+        )
+
+    def adjustment(self, score: float, max_score: float) -> ScoreAdjustment:
+        """What the student's feedback shows: the score that goes in the gradebook, and why
+        it is not the report's own."""
+        return ScoreAdjustment(
+            score=self.applied_to(score),
+            label="late penalty",
+            reason=self.describe(max_score),
+        )
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from grader.batch.duplicates import Duplicate, find_duplicates
 from grader.batch.gradebook import (
     GradebookLine,
     Roster,
-    format_points,
     points_possible,
     render_gradebook,
     resolve,
@@ -39,6 +38,7 @@ from grader.batch.overrides import Applied, Record
 from grader.batch.similarity import SimilarityOptions, compare, print_shape, render_csv, view
 from grader.loading import SubmissionError
 from grader.output import write_atomic
+from grader.report import ScoreAdjustment
 
 FEEDBACK_DIR = "feedback"
 PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
@@ -124,7 +124,7 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     dups = find_duplicates([(o.key, o.display, who) for o, who in people])
     result.duplicates = dups.students
     book: list[GradebookLine] = []
-    penalties: dict[str, Penalty] = {}
+    penalties = _penalties(graded, settings.late)
     for i, (o, full) in enumerate(people):
         if i in dups.repeats:
             continue
@@ -134,13 +134,10 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
             if dup is not None:
                 note = (note + "; " if note else "") + _duplicate_note(dup)
             score, raw, penalty = o.report.score, None, ""
-            pen = settings.late.penalty(flagged=o.late, submitted_at=o.submitted_at,
-                                        max_score=o.report.max_score) if settings.late else None
+            pen = penalties.get(o.key)
             if pen is not None:
-                penalties[o.key] = pen
-                raw, score = score, round(max(0.0, score - pen.points), 4)
-                penalty = (f"{pen.percent:g}% off ({format_points(pen.points)} of "
-                           f"{format_points(o.report.max_score)} points): {pen.reason}")
+                raw, score = score, pen.applied_to(score)
+                penalty = pen.describe(o.report.max_score)
             book.append(GradebookLine(o.key, full, score, note, withheld=dup is not None,
                                       raw=raw, penalty=penalty))
         else:
@@ -154,12 +151,16 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     files[out / "gradebook.csv"] = csv_text
     files[out / "gradebook_notes.csv"] = notes_text
 
-    wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files)
+    # the student's feedback shows the score that goes in the gradebook (late penalty applied)
+    adjusted = {o.key: penalties[o.key].adjustment(o.report.score, o.report.max_score)
+                for o in graded if o.key in penalties}
+    wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files, adjusted)
     exporter: list = []  # one warm nbconvert exporter for this write, made when first needed
     for o in graded:
         if o.notebook:
             files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
-            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files, exporter)
+            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files, exporter,
+                                         adjusted.get(o.key))
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
@@ -227,6 +228,15 @@ def _with_overrides(outcomes: list[EntryOutcome], settings: Settings,
     return [replace(o, report=final[o.key]) if o.report is not None else o for o in outcomes]
 
 
+def _penalties(graded: list[EntryOutcome], policy: LatePolicy | None) -> dict[str, Penalty]:
+    """Each graded entry's late penalty, by key (none without a policy, none when on time)."""
+    if policy is None:
+        return {}
+    pens = {o.key: policy.penalty(flagged=o.late, submitted_at=o.submitted_at,
+                                  max_score=o.report.max_score) for o in graded}
+    return {k: p for k, p in pens.items() if p is not None}
+
+
 def _duplicate_note(dup: Duplicate) -> str:
     return (f"this student is in {len(dup.entries)} submissions: {dup.describe()}; no score in "
             "gradebook.csv until the instructor decides which counts (fix the group in "
@@ -234,14 +244,12 @@ def _duplicate_note(dup: Duplicate) -> str:
 
 
 def _feedback(folder: Path, graded: list[EntryOutcome],
-              render: Callable[[Any, str], str] | None, result: WriteResult,
-              files: dict[Path, str]) -> set[str]:
-    """Render each student's feedback into `files`; returns the file names wanted."""
+              render: Callable[..., str] | None, result: WriteResult,
+              files: dict[Path, str], adjusted: dict[str, ScoreAdjustment]) -> set[str]:
+    """Render each student's feedback into `files`; returns the file names wanted.
+    `render(report, fmt, adjustment=...)` gets the entry's late penalty, if any."""
     if render is None:
-        from grader.render import render_report
-
-        def render(report: Any, fmt: str) -> str:
-            return render_report(report, fmt)
+        from grader.render import render_report as render
 
     wanted: set[str] = set()
     for o in graded:
@@ -249,14 +257,15 @@ def _feedback(folder: Path, graded: list[EntryOutcome],
             name = f"{o.key}.{fmt}"
             wanted.add(name)
             try:
-                files[folder / name] = render(o.report, fmt)
+                files[folder / name] = render(o.report, fmt, adjustment=adjusted.get(o.key))
             except Exception as exc:  # noqa: BLE001 - one broken render must not stop the rest
                 result.errors.append(f"{FEEDBACK_DIR}/{name}: {type(exc).__name__}: {exc}")
     return wanted
 
 
 def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
-                       files: dict[Path, str], exporter: list) -> set[str]:
+                       files: dict[Path, str], exporter: list,
+                       adjustment: ScoreAdjustment | None = None) -> set[str]:
     """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
     HTML, feedback/<key>.notebook.html. `exporter` holds the write's warm HTML exporter once
     one was needed (each bounded child inherits it warm)."""
@@ -265,7 +274,7 @@ def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
 
     names = {f"{o.key}.ipynb"}
     try:
-        nb = feedback_notebook(o.notebook, o.report)
+        nb = feedback_notebook(o.notebook, o.report, adjustment=adjustment)
         files[folder / f"{o.key}.ipynb"] = nb
     except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
         result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")

@@ -11,7 +11,7 @@ from functools import cache
 import jinja2
 
 from grader.render.view import report_view
-from grader.report import GradeReport
+from grader.report import GradeReport, ScoreAdjustment
 from grader.resources import data_path
 from grader.textsafe import md_escape
 
@@ -38,11 +38,20 @@ def environment(autoescape: bool) -> jinja2.Environment:
 
 
 def render_report(
-    report: GradeReport, fmt: str, *, color: bool = False, title: str | None = None
+    report: GradeReport,
+    fmt: str,
+    *,
+    color: bool = False,
+    title: str | None = None,
+    adjustment: ScoreAdjustment | None = None,
 ) -> str:
     """Render `report` as "text", "json", "md", "html" (a full standalone page), or with
     default options as "gradescope" (results.json), "junit" (XML) or "github" (annotations;
-    `grader.render.github.github_output` also writes the step summary)."""
+    `grader.render.github.github_output` also writes the step summary).
+
+    `adjustment`: the total that counts when it is not the report's own (a batch's late
+    penalty); text, md and html show it as the score, with the report's own and the reason.
+    """
     if fmt == "json":
         return report.to_json() + "\n"
     if fmt == "gradescope":
@@ -59,7 +68,7 @@ def render_report(
         return annotations(report)
     if fmt not in _FILES:
         raise ValueError(f"unknown format {fmt!r}")
-    view = report_view(report, fmt, title=title)
+    view = report_view(report, fmt, title=title, adjustment=adjustment)
     template = environment(fmt == "html").get_template(_FILES[fmt])
     text = template.render(**view, color=color)
     if fmt == "text" and color:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.parts import PART_TITLES
-from grader.report import GradeReport, TestResult
+from grader.report import GradeReport, ScoreAdjustment, TestResult
 
 FEEDBACK_TAG = "grader-feedback"
 _MAGIC_LINE = re.compile(r"^\s*(?:[%!]|\w[\w.]*\s*=\s*[%!])")
@@ -151,8 +151,12 @@ def read_notebook(path: Path, max_bytes: int | None = None) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def feedback_notebook(notebook_text: str, report: GradeReport) -> str:
+def feedback_notebook(
+    notebook_text: str, report: GradeReport, *, adjustment: ScoreAdjustment | None = None
+) -> str:
     """The student's notebook (JSON text) with feedback cells; returns the new notebook JSON.
+    `adjustment` (a batch's late penalty): the total shown is the adjusted one, with the
+    report's own and the reason.
 
     Raises ValueError if `notebook_text` is not a notebook."""
     import nbformat
@@ -236,11 +240,20 @@ def feedback_notebook(notebook_text: str, report: GradeReport) -> str:
             after.setdefault(end, []).append(_cell(text, part=part))
 
     notes = [f"- {_md_escape(e)}" for e in report.errors if not e.startswith("internal:")]
+    total = report.score if adjustment is None else adjustment.score
+    late = []
+    if adjustment is not None:
+        late = [
+            "",
+            f"{adjustment.label.capitalize()}: {adjustment.reason}. Score before "
+            f"it: {report.score:g} / {report.max_score:g}.",
+        ]
     top = [
-        f"**Grader feedback for {_md_escape(report.submission)}: {report.score:g} / "
+        f"**Grader feedback for {_md_escape(report.submission)}: {total:g} / "
         f"{report.max_score:g} points.** The cells tagged `{FEEDBACK_TAG}` below each "
         "graded function and part, and after your answer, were added by the grader; "
         "nothing in this notebook was run to make them.",
+        *late,
         *(["", "Notes:", *notes] if notes else []),
     ]
     new = [_cell("\n".join(top), part="summary")]

@@ -18,7 +18,7 @@ from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
 from grader.parts import PART_IDS, PART_TITLES
-from grader.report import GradeReport, TestResult
+from grader.report import GradeReport, ScoreAdjustment, TestResult
 
 _STATUS_TAG = {
     "passed": "PASS",
@@ -171,9 +171,18 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
     }
 
 
-def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> dict[str, Any]:
+def report_view(
+    report: GradeReport,
+    fmt: str,
+    *,
+    title: str | None = None,
+    adjustment: ScoreAdjustment | None = None,
+) -> dict[str, Any]:
     """Everything the report templates use: the totals, `feedback_view`'s groups, and per part
-    the compact evidence (`evidence`: its failed checks that were attempted)."""
+    the compact evidence (`evidence`: its failed checks that were attempted).
+
+    With an `adjustment`, `score` and `pct` are the adjusted total and `adjustment` holds
+    `label`, `reason` and the report's own total (`raw_score`); else `adjustment` is None."""
     parts = []
     for pid, ps in report.parts.items():
         tests = [_test_view(t) for t in report.tests if t.part == pid]
@@ -198,13 +207,21 @@ def report_view(report: GradeReport, fmt: str, *, title: str | None = None) -> d
 
         wfmt = {"text": "text", "md": "md", "html": "html"}[fmt]
         written = {name: render_written(w, wfmt) for name, w in report.written.items()}
+    total = report.score if adjustment is None else adjustment.score
     return {
         "title": title or "Grade report",
         "submission": report.submission,
         "version": report.grader_version,
-        "score": f"{report.score:g}",
+        "score": f"{total:g}",
         "max_score": f"{report.max_score:g}",
-        "pct": _pct(report.score, report.max_score),
+        "pct": _pct(total, report.max_score),
+        "adjustment": None
+        if adjustment is None
+        else {
+            "label": adjustment.label,
+            "reason": adjustment.reason,
+            "raw_score": f"{report.score:g}",
+        },
         "parts": parts,
         # the misconceptions as before (the GitHub step summary lists them on their own)
         "misconceptions": feedback["fixes"],

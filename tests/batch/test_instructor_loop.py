@@ -284,6 +284,49 @@ def test_canvas_late_flag_costs_the_late_penalty(tmp_path):
     assert res.exit_code == 0 and gradebook(out)["ben"] == "0"
 
 
+def test_late_feedback_shows_the_gradebook_score_the_raw_score_and_the_penalty(tmp_path):
+    # the student reads the score that goes in the gradebook, not the raw one, and why
+    from grader.batch.late import LatePolicy
+    from grader.batch.sampleclass import write_canvas_zip
+
+    people = students()
+    people[1].late = True
+    zpath = write_canvas_zip(tmp_path / "subs.zip", people)
+    out = tmp_path / "out"
+    seed(zpath, out)
+    batch(zpath, out, late=LatePolicy(flagged_pct=10))
+    assert gradebook(out)["ben"] == "6.4"
+    pages = {f.name: f.read_text() for f in (out / "feedback").iterdir()}
+    late = sorted(n for n, text in pages.items() if "Late penalty" in text)
+    assert [n.rsplit(".", 1)[1] for n in late] == ["html", "md"], sorted(pages)
+    for name in late:
+        text = pages[name]
+        assert "Score: 6.4 / 16 (40%)" in text and "Score: 8 / 16" not in text, text[:400]
+        assert "10% off (1.6 of 16 points): flagged late by Canvas" in text
+        assert "Score before it: 8 / 16" in text
+    on_time = [t for n, t in pages.items() if n not in late]
+    assert len(on_time) == 4 and all("Score: 8 / 16 (50%)" in t for t in on_time)
+    # `grader render` with another policy rewrites the feedback too
+    assert CliRunner().invoke(main, ["render", str(out), "--late-penalty", "50"]).exit_code == 0
+    again = (out / "feedback" / late[1]).read_text()
+    assert "Score: 0 / 16 (0%)" in again and "50% off (8 of 16 points)" in again
+
+
+def test_a_late_notebook_shows_the_gradebook_score_in_its_feedback_cell():
+    from grader.batch.late import Penalty
+    from grader.batch.sampleclass import notebook_bytes
+    from grader.render.ipynb import feedback_notebook
+
+    report = GradeReport.from_dict(report_for("nb"))
+    notebook = notebook_bytes(correct_files("nb")).decode()
+    pen = Penalty(25.0, 4.0, "flagged late by Canvas")
+    top = json.loads(feedback_notebook(notebook, report, adjustment=pen.adjustment(8, 16)))
+    first = "".join(next(c for c in top["cells"] if "Grader feedback for" in "".join(c["source"]))
+                    ["source"])
+    assert "4 / 16 points" in first and "25% off (4 of 16 points): flagged late by Canvas" in first
+    assert "Score before it: 8 / 16" in first
+
+
 def test_gradescope_timestamps_cost_per_day_up_to_the_cap(tmp_path):
     from grader.batch.late import LatePolicy, parse_time
     from grader.batch.sampleclass import write_gradescope_export
