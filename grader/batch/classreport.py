@@ -1,4 +1,5 @@
-"""The class report (`OUT/report.html`): distribution, failure rates, misconceptions, review.
+"""The class report (`OUT/report.html`): distribution, failure rates, misconceptions, review,
+and the submissions that need a look (not graded, several copies, duplicates, similarity).
 
 `class_view()` turns the graded reports into plain numbers and strings (plot geometry
 included); `feedback_templates/class_report.html.j2` draws them as one self-contained page with
@@ -17,6 +18,7 @@ from typing import Any
 from grader.batch.duplicates import Duplicate
 from grader.batch.gradebook import format_points
 from grader.diagnosis import describe
+from grader.loading.model import read_copies_note
 from grader.parts import PART_IDS, PART_TITLES
 from grader.render import environment
 from grader.report import GradeReport
@@ -98,6 +100,7 @@ def class_view(rows: list[ClassRow], *, title: str, layout: str, fingerprint: st
              "message": r.message}
             for r in rows if r.status != "graded"
         ],
+        "copies": _copies(graded, feedback_dir),
         "students": _students(rows, feedback_dir),
         "part_ids": [p for p in PART_IDS if any(p in rep.parts for rep in reports)],
         "part_titles": PART_TITLES,
@@ -254,6 +257,21 @@ def _review(graded: list[ClassRow]) -> list[dict[str, Any]]:
         ]
         if answers:
             out.append({"key": row.key, "display": row.display, "answers": answers})
+    return out
+
+
+def _copies(graded: list[ClassRow], feedback_dir: str) -> list[dict[str, Any]]:
+    """One row per submission that held several copies of the exercise files: which copy was
+    graded (the most recently modified, `grader.loading.model.choose_root`) and the note."""
+    out = []
+    for row in graded:
+        for note in row.report.errors if row.report is not None else ():
+            found = read_copies_note(note)
+            if found is not None:
+                out.append({"key": row.key, "display": row.display, "copies": found[0],
+                            "graded": found[1], "note": note,
+                            "html": f"{feedback_dir}/{row.key}.html"})
+                break
     return out
 
 

@@ -136,11 +136,30 @@ def choose_root(paths: list[str], mtimes: dict[str, float] | None = None) -> tup
         else "no copy is newer or more complete, so the shallowest (then first by name)"
     )
     note = (
-        f"the submission holds {len(ranked)} copies of the exercise files "
-        f"({', '.join(label(r) for r in sorted(ranked))}): {label(root)} was graded ({why}); "
+        f"{_COPIES_START}{len(ranked)}{_COPIES_MIDDLE}"
+        f"{', '.join(label(r) for r in sorted(ranked))}): {label(root)}{_COPIES_GRADED}{why}); "
         f"{', '.join(label(r) for r in ranked[1:])} ignored. Hand in only one copy."
     )
     return root, note
+
+
+_COPIES_START = "the submission holds "
+_COPIES_MIDDLE = " copies of the exercise files ("
+_COPIES_GRADED = " was graded ("
+
+
+def read_copies_note(text: str) -> tuple[int, str] | None:
+    """(how many copies, the copy graded) when `text` is `choose_root`'s note, else None.
+
+    For the notes of a report read back (the class report lists these submissions). Plain
+    string search, linear in `text`: folder names in it are the student's."""
+    if not text.startswith(_COPIES_START) or _COPIES_MIDDLE not in text:
+        return None
+    count = text[len(_COPIES_START) :].partition(_COPIES_MIDDLE)[0]
+    head, found, _ = text.rpartition(_COPIES_GRADED)
+    if not count.isdigit() or not found:
+        return None
+    return int(count), head.rpartition("): ")[2]
 
 
 def safe_relpath(name: str) -> str:

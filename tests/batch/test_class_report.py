@@ -170,3 +170,39 @@ def test_review_list_has_one_row_per_student():
         assert section.count(f'<tr><td>{key.title()} <code class="muted">{key}</code>') == 1
     assert section.count("<details>") == 3  # each answer's criteria and evidence, folded
     assert "&lt;script&gt;" in section and "<script>" not in section
+
+
+def test_submissions_with_two_copies_have_a_section(tmp_path):
+    """The loader grades the most recently modified of two copies and notes it; the class
+    report lists those submissions in a section of their own, like similar pairs."""
+    import os
+
+    from grader.loading import load_submission
+
+    for folder, mtime in (("draft" + HOSTILE.replace("/", "_"), 1_700_000_000),
+                          ("final", 1_700_100_000)):
+        d = tmp_path / "alice" / folder
+        d.mkdir(parents=True)
+        (d / "masks.py").write_text("X = 1\n")
+        os.utime(d / "masks.py", (mtime, mtime))
+    sub = load_submission(tmp_path / "alice", name="alice")
+    rows = [
+        ClassRow("alice", "Alice", "alice/", False, "graded",
+                 make_report("alice", errors=sub.problems)),
+        ClassRow("ben", "Ben", "ben/", False, "graded", make_report("ben", errors=("other",))),
+    ]
+    view = class_view(rows, title="t", layout="folders", fingerprint="x", version="v")
+    assert [(c["key"], c["copies"], c["graded"]) for c in view["copies"]] == [
+        ("alice", 2, "final/")
+    ]
+    html = render_class_report(rows, title="t", layout="folders", fingerprint="x", version="v")
+    validate(html)
+    section = html[html.index('<h2 id="copies">') : html.index('<h2 id="students">')]
+    assert "Several copies of the exercise files (1)" in section
+    assert 'href="feedback/alice.html"' in section and "Ben" not in section
+    assert "final/ was graded (its files were modified most recently)" in section
+    assert "&lt;script&gt;" in section and "<script>" not in section
+    one = render_class_report(rows[1:], title="t", layout="folders", fingerprint="x",
+                              version="v")
+    assert "Several copies of the exercise files (0)" in one
+    assert "Every graded submission holds one copy" in one
