@@ -7,6 +7,8 @@ before the jail closes), as do the loaders, the report and the scripts.
     PART_IDS     every part a report scores, in report order: the code parts, then
                  Exercise 2 (the written explanation) and Exercise 3 (the drill)
     PART_TITLES  the heading each part gets in every report and platform export
+    OPEN_PARTS   parts graded by checks the student's docs spell out (docs/drill.md), on the
+                 student's own files and run: no hidden test, so platforms may show them
 """
 
 from __future__ import annotations
@@ -21,3 +23,4 @@ PART_TITLES: dict[str, str] = {
     "explanation": "Exercise 2 - written explanation",
     "drill": "Exercise 3 - drill",
 }
+OPEN_PARTS: tuple[str, ...] = ("drill",)

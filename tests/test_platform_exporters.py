@@ -131,6 +131,29 @@ def test_gradescope_visibility_is_configurable_and_checked():
         GradescopeOptions(tests_visibility="students")  # type: ignore[arg-type]
 
 
+def test_gradescope_drill_checks_are_shown_like_the_totals_not_like_hidden_tests():
+    # Exercise 3's checks are documented to the student and read only their own files and
+    # rerun: they follow the totals' visibility (docs/ci.md), the hidden tests their own
+    from grader.drill import check_drill, rerun_drill
+
+    drill = check_drill({}, rerun_drill({}, session=None))
+    report = _report()
+    report = GradeReport(report.grader_version, report.submission, report.tests + drill,
+                         report.written, report.errors)
+    for tests_vis, totals_vis in (("after_published", "visible"), ("visible", "hidden"),
+                                  ("hidden", "after_due_date")):
+        data = gradescope_results(
+            report, GradescopeOptions(tests_visibility=tests_vis, totals_visibility=totals_vis)
+        )
+        validate_gradescope_dict(data)
+        per_test = [t for t in data["tests"] if "id" in t.get("extra_data", {})]
+        seen = {(t["tags"][0] == "drill", t["visibility"]) for t in per_test}
+        assert seen == {(True, totals_vis), (False, tests_vis)}, seen
+        assert sum(1 for t in per_test if t["tags"][0] == "drill") == len(drill)
+        total = next(t for t in data["tests"] if t["tags"] == ["drill", "total"])
+        assert total["output"] == f"0 of {len(drill)} checks passed."
+
+
 def test_gradescope_file_is_ascii_json_even_with_lone_surrogates():
     text = render_gradescope(_report())
     assert text.isascii()

@@ -8,6 +8,9 @@ with the failure message and the misconception it names), one per written answer
 feedback); the top-level `score` is the report's total, so the part entries do not count twice
 (Gradescope lets a top-level score override the sum of the entries). Visibility is an option:
 by default totals and the written answer are `visible`, hidden-test details `after_published`.
+The drill's checks (Exercise 3, `grader.parts.OPEN_PARTS`) are no hidden tests: every rule is
+in the student's docs and they read only the student's own files and rerun, so they are shown
+like the written answer's feedback, with the totals' visibility (docs/ci.md).
 The schema is `grader/schema/gradescope_results.schema.json`.
 """
 
@@ -21,7 +24,7 @@ from typing import Any
 
 from grader.autograder import VISIBILITIES, Visibility
 from grader.diagnosis import explain_ids, strip_explanations
-from grader.parts import PART_TITLES
+from grader.parts import OPEN_PARTS, PART_TITLES
 from grader.report import GradeReport, TestResult, WrittenResult
 from grader.resources import data_path
 
@@ -222,6 +225,7 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
         if not own:
             continue
         passed = sum(1 for t in own if t.status == "passed")
+        kind = "checks" if pid in OPEN_PARTS else "hidden checks"
         tests.append(
             {
                 "name": f"{title} (total)",
@@ -229,13 +233,14 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
                 "score": ps.score,
                 "max_score": ps.max_score,
                 "status": "passed" if passed == len(own) else "failed",
-                "output": f"{passed} of {len(own)} hidden checks passed.",
+                "output": f"{passed} of {len(own)} {kind} passed.",
                 "tags": [pid, "total"],
                 "visibility": o.totals_visibility,
             }
         )
+        visibility = o.totals_visibility if pid in OPEN_PARTS else o.tests_visibility
         for k, t in enumerate(own, start=1):
-            tests.append(_test_entry(t, f"{index}.{k}", o.tests_visibility))
+            tests.append(_test_entry(t, f"{index}.{k}", visibility))
     if any(e.startswith("internal:") for e in report.errors):
         summary.insert(0, INTERNAL_NOTE)
     if report.errors:
