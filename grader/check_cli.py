@@ -1,8 +1,11 @@
 """The student's `grader` command in the handout (`grader release`): only `check`.
 
 It runs the public tests, exactly as the instructor's `grader check` does, from pinned
-expected values: the handout holds no reference solution. Exit codes: 0 every public test
-passed, 1 some failed, 2 unreadable work or bad usage, 3 internal error.
+expected values: the handout holds no reference solution. Then Exercise 3, the drill, exactly
+as `grader grade` checks it (docs/drill.md): its rerun in the sandbox and every check of the
+results and the note. Nothing of the drill is hidden: its checks read only the student's own
+files and the rerun of the student's own command. Exit codes: 0 every check passed, 1 some
+failed (or the drill is not there yet), 2 unreadable work or bad usage, 3 internal error.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ def default_work_folder(cwd: Path) -> Path:
 
 
 def run_check(path: Path, *, color: bool = False) -> int:
-    """Run the public self-check on `path`, print the report, return the exit code."""
+    """Run the public self-check on `path` (the public tests and the drill's checks), print
+    the report, return the exit code: 0 when every check passed."""
     from grader.sandbox.launch import launch_zygote
 
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
@@ -76,9 +80,11 @@ def main() -> None:
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path), required=False)
 def check(path: Path | None) -> None:
-    """Run the public tests on your work (exit 0 when all pass).
+    """Run the public tests and the drill's checks on your work (exit 0 when all pass).
 
     PATH is a folder, a .zip or your notebook; without it, this folder (or its exercises/).
+    The drill (drill/experiment.py, results.json, evidence_note.md) is rerun and checked
+    exactly as when it is graded.
 
     \b
     Example:

@@ -160,22 +160,15 @@ def grade(
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path), default=".", required=False)
 def check(path: Path) -> None:
-    """Run the public tests on your work (like pytest: exit 0 when all pass).
+    """Run the public tests and the drill's checks (like pytest: exit 0 when all pass).
 
     \b
     Example:
       grader check exercises/
     """
-    from grader.sandbox.launch import launch_zygote
+    from grader.check_cli import run_check  # the handout's `grader check`, the same checks
 
-    launched = launch_zygote()  # before torch is imported here: both import it in parallel
-    from grader.pipeline import GradeOptions, grade_path
-    from grader.render import render_report
-
-    report = grade_path(path, GradeOptions(suite="public", grade_written=False), launched=launched)
-    click.echo(render_report(report, "text", color=_color(), title="Public self-check"))
-    failed = [t for t in report.tests if t.status != "passed"]
-    sys.exit(1 if failed or not report.tests else 0)
+    sys.exit(run_check(path, color=_color()))
 
 
 @main.command()

@@ -46,8 +46,8 @@ class GradeOptions:
     jail: bool = True
     grade_written: bool = True
     keyword: str | None = None
-    # Exercise 3: rerun the drill and check its note (hidden suite only, and not when a
-    # keyword selects some hidden tests: the drill is not one of them).
+    # Exercise 3: rerun the drill and check its note (not when a keyword selects some tests:
+    # the drill is not one of them). Also in the public self-check: nothing in it is hidden.
     grade_drill: bool = True
     # Seeds the per-submission test inputs (grader.suite.cases); None: $GRADER_CASE_SECRET_FILE,
     # $GRADER_CASE_SECRET or the public default. Never written to a report.
@@ -148,7 +148,7 @@ class Grader:
         """Exercise 3's checks (after every other part's tests, in a worker of its own), and
         internal errors: a grader failure here costs the drill's points, never the grade."""
         opts = self.options
-        if not (opts.grade_drill and opts.suite == "hidden" and opts.keyword is None):
+        if not (opts.grade_drill and opts.keyword is None):
             return (), ()
         from grader.drill import grade_drill, missing_drill
 

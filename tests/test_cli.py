@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -97,12 +98,44 @@ def test_help_shows_examples():
         assert res.returncode == 0 and "Example" in res.stdout
 
 
-def test_check_is_pytest_like(ref_folder):
-    ok = run("check", str(ref_folder))
+@pytest.fixture(scope="module")
+def ref_with_drill(ref_folder, tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("ref-drill")
+    shutil.copytree(ref_folder, d, dirs_exist_ok=True)
+    shutil.copytree(SOLUTIONS / "drill", d / "drill")
+    return d
+
+
+def test_check_is_pytest_like(ref_with_drill):
+    ok = run("check", str(ref_with_drill))
     assert ok.returncode == 0, ok.stdout + ok.stderr
     stubs = run("check", str(STUBS))
     assert stubs.returncode == 1
     assert "not attempted" in stubs.stdout
+
+
+def test_check_reruns_and_checks_the_drill_like_grade(ref_folder, ref_with_drill, tmp_path):
+    # Exercise 3 is checked by `grader check` exactly as `grader grade` checks it: the rerun in
+    # the sandbox and every check of docs/drill.md, with the same rows and messages
+    ok = run("check", str(ref_with_drill))
+    assert re.search(r"Exercise 3 - drill\s+20 / 20", ok.stdout), ok.stdout
+    absent = run("check", str(ref_folder))
+    assert absent.returncode == 1  # every public test passes, but there is no drill yet
+    assert "Exercise 3 (the drill) was not handed in" in absent.stdout
+    work = tmp_path / "work"
+    shutil.copytree(ref_with_drill, work)
+    (work / "drill" / "results.json").unlink()
+    note = work / "drill" / "evidence_note.md"
+    note.write_text(note.read_text().replace("## Limitation", "## Limits of this"))
+    broken = run("check", str(work))
+    assert broken.returncode == 1, broken.stdout
+    graded = run("grade", str(work), "--format", "json")
+    drill = {t["id"]: t for t in json.loads(graded.stdout)["tests"] if t["part"] == "drill"}
+    failed = {i for i, t in drill.items() if t["status"] != "passed"}
+    assert failed == {"drill.reproduced", "drill.note_section[limitation]"}, failed
+    assert "Score: 23 / 27" in broken.stdout
+    for tid in failed:  # the same message as the graded report's
+        assert drill[tid]["message"].splitlines()[0] in broken.stdout
 
 
 def _readme_commands() -> list[str]:

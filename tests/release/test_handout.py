@@ -84,11 +84,17 @@ def test_check_fails_on_the_stubs_and_passes_on_correct_work(
     stubs = run(handout_python, "check", cwd=work)  # no argument: the work folder
     assert stubs.returncode == 1, stubs.stdout + stubs.stderr
     assert "not attempted" in stubs.stdout
+    assert "drill/experiment.py still raises NotImplementedError" in stubs.stdout
     for p in PARTS:
         shutil.copyfile(SOLUTIONS / f"{p}.py", work / "exercises" / f"{p}.py")
+    code_only = run(handout_python, "check", cwd=work / "exercises")
+    assert code_only.returncode == 1, code_only.stdout + code_only.stderr
+    assert "Score: 7 / 27" in code_only.stdout  # the public tests pass; the drill is to do
+    # the drill is rerun in the handout's own sandbox and checked as when it is graded
+    shutil.copytree(SOLUTIONS / "drill", work / "exercises" / "drill", dirs_exist_ok=True)
     done = run(handout_python, "check", cwd=work / "exercises")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Score: 7 / 7" in done.stdout
+    assert "Score: 27 / 27" in done.stdout
     help_ = run(handout_python, "--help", cwd=work)
     assert "check" in help_.stdout and "grade" not in help_.stdout.split("Commands:")[-1]
 
