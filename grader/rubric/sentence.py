@@ -67,8 +67,12 @@ class ParsedSentence:
         self.tok_starts = [t[0] for t in self.toks]
         self.strong, self.bounds = clause_bounds(s)
         self.hits: dict[str, list[Hit]] = {}
+        gate = rubric.lexicon_gate
         for key, pats in rubric.lexicon.items():
             found: list[Hit] = []
+            if gate[key].search(s) is None:
+                self.hits[key] = found
+                continue
             for p in pats:
                 for m in p.finditer(s):
                     if m.end() > m.start():
