@@ -2,8 +2,8 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 | dev3 | dev4 | heldout | heldout2 | heldout3 | heldout4 | heldout5 | both |
-           seen | all
+    SPLIT: dev | dev2 | dev3 | dev4 | dev5 | heldout | heldout2 | heldout3 | heldout4 | heldout5 |
+           heldout6 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout3",
             "heldout4",
             "heldout5",
+            "dev5",
+            "heldout6",
             "both",
             "seen",
             "all",
@@ -132,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout3",
             "heldout4",
             "heldout5",
+            "dev5",
+            "heldout6",
         ],
     }
     splits = named.get(args.split, [args.split])
