@@ -44,6 +44,8 @@ _DEMONSTRATIVE = re.compile(
     r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
 )
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
+# concepts whose phrases can contain a relation word in another sense ("filling gaps")
+_OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -83,6 +85,7 @@ class ParsedSentence:
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
+        self._resolve_senses()
         self.inherited = inherited
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
         self.own_subjects = any(not k for _, _, k in self.subj)
@@ -105,6 +108,14 @@ class ParsedSentence:
             if t.endswith("n't"):
                 neg.append(self._hit("negation", a, b))
         self.hits["negation"] = _dedupe(neg)
+
+    def _resolve_senses(self) -> None:
+        """One word, one sense: a relation word that is also part of a phrase about the masked
+        objective or about context ("filling gaps", "the words after the gap") names the blank,
+        not a gap between training and generation."""
+        objective = [h for k in _OBJECTIVE_SENSE for h in self.hits.get(k, [])]
+        for key in ("diff_relation", "same_relation"):
+            self.hits[key] = [h for h in self.hits.get(key, []) if not _inside(h, objective)]
 
     def _drop_unasserted(self) -> None:
         """What the student reports, denies, asks, supposes or quotes in order to reject it
