@@ -247,9 +247,14 @@ class ParsedSentence:
 
     def _implied_subject(self) -> Subject | None:
         """A sentence naming no model but describing a causal mask is about the causal LM;
-        one describing masked-token prediction is about the masked LM."""
+        one describing masked-token prediction is about the masked LM. Attention *without* a
+        causal mask ("the attention has no causal mask, so each position uses every other")
+        describes the masked LM."""
+        masks = self.hits.get("causal_mask", [])
+        if masks and all(self.negated(h) for h in masks):
+            return MLM
         causal = bool(
-            self.hits.get("causal_mask")
+            masks
             or self.hits.get("one_direction")
             or any(
                 h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()
