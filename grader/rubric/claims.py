@@ -37,6 +37,7 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
+_REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
     r"preceding|following|prefix|suffix|mask\w*|sides?|blanks?|gaps?|sees?|saw|seen|"
@@ -180,7 +181,21 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
     # "trained on Wikipedia but asked about anything, so there is a mismatch": right words,
     # wrong reason. Without any word about context / tokens, such a relation stays general.
-    about_data = bool(_DATA.search(ss.sent.norm)) and not _CONTEXT.search(ss.sent.norm)
+    norm = ss.sent.norm
+    starts = [*ss.strong, len(norm)]
+
+    def about_data(r: Hit) -> bool:
+        """The relation is argued from data or domain ("trained on Wikipedia, but asked about
+        anything, so there is a mismatch"): read its clause and the reasons before it, and a
+        next clause that gives its reason ("because ..."). A later point ("...; the real
+        problem is its vocabulary") says nothing about this relation."""
+        ci = ss.clause(r.start)
+        end = starts[ci + 1]
+        if ci + 2 < len(starts) and _REASON.match(norm[end : starts[ci + 2]]):
+            end = starts[ci + 2]
+        text = norm[:end]
+        return bool(_DATA.search(text)) and not _CONTEXT.search(text)
+
     out: list[Claim] = []
     for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
         for r in ss.hits.get(key, []):
@@ -198,7 +213,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             flip = (ss.negated(r) != after) != lacking
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
-            if about_data:
+            if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
             out.append(Claim(f"relation_{rel}", subj, c.idx, conditioned, c.gen_any, r.text))
     return out

@@ -78,3 +78,18 @@ def test_gen_time_abbreviation_is_the_generation_condition() -> None:
         "input differs from training; CLM identical."
     )
     assert rules(text)["C4"] == "met"
+
+
+def test_a_data_word_in_another_clause_does_not_excuse_a_false_sameness() -> None:
+    text = (
+        "BERT is trained exactly the way it generates, so it has no mismatch at all; the real "
+        "problem is that its vocabulary is too small."
+    )
+    assert rules(text)["C4"] == "contradicted"
+    data = "BERT was trained on Wikipedia but is asked about anything, so there is a mismatch."
+    assert rules(data)["C4"] in ("partial", "missing")
+    reason_after = (
+        "For BERT there is a mismatch, because it was trained on Wikipedia and people ask it "
+        "about anything."
+    )
+    assert rules(reason_after)["C4"] in ("partial", "missing")
