@@ -37,6 +37,7 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
+_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
 _REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
@@ -258,6 +259,9 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             u for u in ss.hits.get("usage", [])
             if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
         ]  # fmt: skip
+        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
+        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
+        usage = usage or ([g] if attached else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
             out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
@@ -302,6 +306,20 @@ def sentence_claims(ss: ParsedSentence, prev_train: bool = False) -> list[Claim]
     for extract in EXTRACTORS:
         out.extend(extract(c, out))
     return out
+
+
+def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
+    """Claims of a list-like line that names one model family ("Decoders: NLG", "BERT ->
+    classification"): only its uses. A list naming both families (or none) is a keyword salad
+    and has no claims."""
+    c = ClaimContext.of(ss, False)
+    named = {code for _, code, _ in ss.subj} & {MLM, CLM}
+    if len(named) != 1:
+        return []
+    out: list[Claim] = []
+    for extract in (used_for_understanding, used_for_generation):
+        out.extend(extract(c, out))
+    return [x for x in out if x.subject in named]
 
 
 def _context_words(ss: ParsedSentence) -> list[Hit]:

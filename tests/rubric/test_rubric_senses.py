@@ -23,3 +23,19 @@ def test_attention_without_a_causal_mask_is_the_masked_lm() -> None:
 def test_a_causal_mask_still_implies_the_causal_lm() -> None:
     v = _verdicts("A causal mask hides every later token, so each position sees only the past.")
     assert v["C3"] == "met"
+
+
+def test_a_use_attached_to_its_model_is_a_claim_about_its_use() -> None:
+    text = (
+        "BERT fills blanks from both sides; GPT predicts from the left only. "
+        "Encoders: classification. Decoders: NLG."
+    )
+    assert _verdicts(text)["C5"] == "met"
+
+
+def test_used_to_write_is_a_generation_use() -> None:
+    text = (
+        "BERT-style encoders are kept for sentiment analysis, and GPT-style decoders are used to "
+        "write."
+    )
+    assert _verdicts(text)["C5"] == "met"
