@@ -39,3 +39,8 @@ def test_used_to_write_is_a_generation_use() -> None:
         "write."
     )
     assert _verdicts(text)["C5"] == "met"
+
+
+def test_built_to_understand_and_built_to_write_are_the_two_uses() -> None:
+    text = "Honestly BERT is built to understand documents. GPT is made to write, word by word."
+    assert _verdicts(text)["C5"] == "met"
