@@ -11,8 +11,9 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-tools/rubric/devset/README.md and docs/rubric.md): heldout4, written by another author, is the
-newest, measured once after the second-reader round; heldout3 is now only looked at in aggregate.
+tools/rubric/devset/README.md and docs/rubric.md): heldout6 is the newest, frozen before the second
+issue-19 round and measured once at its end; heldout4 was written by another author; heldout3 is
+only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
 second reader's cross-validation is `python -m tools.rubric.fit_reader`.
 """
