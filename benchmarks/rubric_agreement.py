@@ -2,8 +2,8 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 | dev3 | dev4 | heldout | heldout2 | heldout3 | heldout4 | heldout5 | both |
-           seen | all
+    SPLIT: dev | dev2 | dev3 | dev4 | dev5 | heldout | heldout2 | heldout3 | heldout4 | heldout5 |
+           heldout6 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -11,8 +11,9 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-tools/rubric/devset/README.md and docs/rubric.md): heldout4, written by another author, is the
-newest, measured once after the second-reader round; heldout3 is now only looked at in aggregate.
+tools/rubric/devset/README.md and docs/rubric.md): heldout6 is the newest, frozen before the second
+issue-19 round and measured once at its end; heldout4 was written by another author; heldout3 is
+only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
 second reader's cross-validation is `python -m tools.rubric.fit_reader`.
 """
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout3",
             "heldout4",
             "heldout5",
+            "dev5",
+            "heldout6",
             "both",
             "seen",
             "all",
@@ -132,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout3",
             "heldout4",
             "heldout5",
+            "dev5",
+            "heldout6",
         ],
     }
     splits = named.get(args.split, [args.split])

@@ -21,7 +21,7 @@ module walks the sentences and carries the subject from one sentence to the next
 
 from __future__ import annotations
 
-from grader.rubric.claims import sentence_claims
+from grader.rubric.claims import sentence_claims, telegraphic_claims
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
@@ -83,8 +83,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         else:
             inherited = None
         f.primary = inherited
-        if not f.list_like:
-            f.claims = sentence_claims(ss, prev_train)
+        f.claims = sentence_claims(ss, prev_train) if not f.list_like else telegraphic_claims(ss)
         prev_train = bool(ss.hits.get("training") or ss.hits.get("never_trained"))
         facts.append(f)
     return Analysis(facts, frozenset(skip))

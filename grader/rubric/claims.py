@@ -37,6 +37,8 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
+_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
+_REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
     r"preceding|following|prefix|suffix|mask\w*|sides?|blanks?|gaps?|sees?|saw|seen|"
@@ -180,7 +182,21 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
     # "trained on Wikipedia but asked about anything, so there is a mismatch": right words,
     # wrong reason. Without any word about context / tokens, such a relation stays general.
-    about_data = bool(_DATA.search(ss.sent.norm)) and not _CONTEXT.search(ss.sent.norm)
+    norm = ss.sent.norm
+    starts = [*ss.strong, len(norm)]
+
+    def about_data(r: Hit) -> bool:
+        """The relation is argued from data or domain ("trained on Wikipedia, but asked about
+        anything, so there is a mismatch"): read its clause and the reasons before it, and a
+        next clause that gives its reason ("because ..."). A later point ("...; the real
+        problem is its vocabulary") says nothing about this relation."""
+        ci = ss.clause(r.start)
+        end = starts[ci + 1]
+        if ci + 2 < len(starts) and _REASON.match(norm[end : starts[ci + 2]]):
+            end = starts[ci + 2]
+        text = norm[:end]
+        return bool(_DATA.search(text)) and not _CONTEXT.search(text)
+
     out: list[Claim] = []
     for key, base in (("same_relation", "same"), ("diff_relation", "diff")):
         for r in ss.hits.get(key, []):
@@ -198,7 +214,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             flip = (ss.negated(r) != after) != lacking
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
-            if about_data:
+            if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
             out.append(Claim(f"relation_{rel}", subj, c.idx, conditioned, c.gen_any, r.text))
     return out
@@ -243,6 +259,9 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             u for u in ss.hits.get("usage", [])
             if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
         ]  # fmt: skip
+        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
+        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
+        usage = usage or ([g] if attached else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
             out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
@@ -287,6 +306,20 @@ def sentence_claims(ss: ParsedSentence, prev_train: bool = False) -> list[Claim]
     for extract in EXTRACTORS:
         out.extend(extract(c, out))
     return out
+
+
+def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
+    """Claims of a list-like line that names one model family ("Decoders: NLG", "BERT ->
+    classification"): only its uses. A list naming both families (or none) is a keyword salad
+    and has no claims."""
+    c = ClaimContext.of(ss, False)
+    named = {code for _, code, _ in ss.subj} & {MLM, CLM}
+    if len(named) != 1:
+        return []
+    out: list[Claim] = []
+    for extract in (used_for_understanding, used_for_generation):
+        out.extend(extract(c, out))
+    return [x for x in out if x.subject in named]
 
 
 def _context_words(ss: ParsedSentence) -> list[Hit]:

@@ -51,7 +51,7 @@ def judge_all(an: Analysis, rubric: Rubric) -> dict[str, Judgement]:
     out["C1"] = _c1(an)
     out["C2"] = _c2(an)
     out["C3"] = _c3(an, implied=_clm_trains_as_generates(an) is not None)
-    out["C4"] = _c4(an, c2_linked=out["C2"].verdict == "met")
+    out["C4"] = _c4(an, out["C2"], out["C3"])
     out["C5"] = _c5(an)
     for cid, j in list(out.items()):
         out[cid] = _apply_wrong_mechanisms(cid, j, an)
@@ -204,7 +204,7 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
 
 
 # -- C4: training condition vs generation condition -------------------------------------------
-def _c4(an: Analysis, c2_linked: bool) -> Judgement:
+def _c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same = [c for c in an.claims("relation_same") if _framed(an, c)]
     diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
     causal_side = _of(same, CLM)
@@ -225,13 +225,44 @@ def _c4(an: Analysis, c2_linked: bool) -> Judgement:
     for c in mlm_side:
         if CLM in mentions[c.sentence]:
             return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    c2_linked = c2.verdict == "met"
     if causal_side and (mlm_side or c2_linked):
         ev = _first(causal_side) + _first(mlm_side)
         return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
+    # The C2 link is the masked side of the comparison (generation lacks what its training
+    # gave it); the causal restriction stated in the same passage is the causal side, "the
+    # same restriction generation has". Together, with no relation word, they compare the
+    # two models' training and generation conditions ("BERT was trained with words on both
+    # sides and here the right side is empty. GPT only ever used the left side.").
+    if c2_linked and c3.verdict == "met" and not mlm_side and not causal_side:
+        near = _restriction_near(an, c2.evidence)
+        trained = {
+            s.sentence.index for s in an.sentences if s.has("training") or s.has("never_trained")
+        }
+        # without a word about training the passage compares the models, not the conditions
+        if near is not None and trained & {*c2.evidence, near}:
+            ev = tuple(sorted({*c2.evidence, near}))
+            return Judgement("met", ev, CONF_MET_LINKED - 0.05)
     partial = causal_side + mlm_side + general
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     return _missing(an, ("same_relation", "diff_relation"))
+
+
+def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
+    """A sentence stating the causal LM's only-earlier restriction in answer to the generation
+    condition of the C2 link: in that sentence or up to `LINK_WINDOW` after it ("... the right
+    side is empty. GPT has no such problem since it only ever used the left side."), with its
+    model named in its own sentence. The same restriction stated before the generation
+    condition describes the causal LM; it does not compare it with generation."""
+    gen = [c.sentence for c in an.claims("future_absent") if c.sentence in link]
+    if not gen:
+        return None
+    lo, hi = min(gen), min(gen) + LINK_WINDOW
+    for c in _of(an.claims("see_left"), CLM, BOTH):
+        if c.strong and c.attributed and not c.gen_ctx and lo <= c.sentence <= hi:
+            return c.sentence
+    return None
 
 
 # -- C5: encoders for understanding, decoders for generation ----------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -112,6 +112,13 @@ class Rubric:
     false_claims: tuple[FalseClaim, ...]
     injection: tuple[re.Pattern[str], ...]
     source: str
+    # One alternation per lexicon key, derived from `lexicon`: a sentence none of whose
+    # words can start any entry of a key is not scanned with that key's patterns one by one.
+    lexicon_gate: Mapping[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        gates = {k: lexicon_gate(pats) for k, pats in self.lexicon.items()}
+        object.__setattr__(self, "lexicon_gate", MappingProxyType(gates))
 
     def criterion(self, cid: str) -> Criterion:
         """The criterion with id `cid`; KeyError if the rubric has none."""
@@ -134,6 +141,25 @@ def compile_entry(entry: str) -> re.Pattern[str]:
     """
     body = re.sub(r"(?<!\\) ", r"(?:[\\s\\-]+)", entry)
     return re.compile(rf"(?<![\w])(?:{body})(?![\w])", re.IGNORECASE)
+
+
+_PREFIX, _SUFFIX = r"(?<![\w])(?:", r")(?![\w])"
+
+
+def lexicon_gate(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """One pattern that matches wherever any of `patterns` (from `compile_entry`) matches.
+
+    It is a necessary condition, never a replacement: a sentence it finds nothing in has no
+    hit of any of them, and one it matches is still read pattern by pattern, so the hits are
+    exactly the same. One scan with one word-boundary check per position is several times
+    cheaper than one scan per entry (the lexicon has ~600 entries)."""
+    bodies = []
+    for p in patterns:
+        s = p.pattern
+        if not (s.startswith(_PREFIX) and s.endswith(_SUFFIX)) or p.groups:
+            return re.compile("")  # not from compile_entry: always scan entry by entry
+        bodies.append(s[len(_PREFIX) : -len(_SUFFIX)])
+    return re.compile(_PREFIX + "|".join(f"(?:{b})" for b in bodies) + _SUFFIX, re.IGNORECASE)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:

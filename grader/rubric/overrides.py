@@ -213,4 +213,3 @@ def verdict_changes(old: GradeReport, new: GradeReport, part: str) -> list[str]:
         elif a.needs_review and not b.needs_review:
             lines.append(f"{old.submission} {a.id}: {a.verdict} confirmed")
     return lines
-

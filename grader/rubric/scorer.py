@@ -75,8 +75,12 @@ def score_explanation(
     review_at = rubric.thresholds.review_confidence
     # Where the second reader expects clearly more points than the verdicts give, the scorer
     # may be under-crediting an argument made in words the rules do not know: say so.
+    # The reader counts co-occurring words and cannot tell a false claim from a true one, so
+    # on an answer with a contradicted verdict its expectation is no evidence of a missed
+    # argument (the false claim is reported on its own).
+    wrong = any(j.verdict == "contradicted" for j in judgements.values())
     short = {
-        c.id: reader.shortfall(judgements[c.id].verdict, ops.get(c.id), c.weight)
+        c.id: 0.0 if wrong else reader.shortfall(judgements[c.id].verdict, ops.get(c.id), c.weight)
         for c in rubric.criteria
         if c.id in judgements
     }

@@ -44,6 +44,8 @@ _DEMONSTRATIVE = re.compile(
     r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
 )
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
+# concepts whose phrases can contain a relation word in another sense ("filling gaps")
+_OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -67,8 +69,12 @@ class ParsedSentence:
         self.tok_starts = [t[0] for t in self.toks]
         self.strong, self.bounds = clause_bounds(s)
         self.hits: dict[str, list[Hit]] = {}
+        gate = rubric.lexicon_gate
         for key, pats in rubric.lexicon.items():
             found: list[Hit] = []
+            if gate[key].search(s) is None:
+                self.hits[key] = found
+                continue
             for p in pats:
                 for m in p.finditer(s):
                     if m.end() > m.start():
@@ -79,6 +85,7 @@ class ParsedSentence:
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
+        self._resolve_senses()
         self.inherited = inherited
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
         self.own_subjects = any(not k for _, _, k in self.subj)
@@ -101,6 +108,14 @@ class ParsedSentence:
             if t.endswith("n't"):
                 neg.append(self._hit("negation", a, b))
         self.hits["negation"] = _dedupe(neg)
+
+    def _resolve_senses(self) -> None:
+        """One word, one sense: a relation word that is also part of a phrase about the masked
+        objective or about context ("filling gaps", "the words after the gap") names the blank,
+        not a gap between training and generation."""
+        objective = [h for k in _OBJECTIVE_SENSE for h in self.hits.get(k, [])]
+        for key in ("diff_relation", "same_relation"):
+            self.hits[key] = [h for h in self.hits.get(key, []) if not _inside(h, objective)]
 
     def _drop_unasserted(self) -> None:
         """What the student reports, denies, asks, supposes or quotes in order to reject it
@@ -232,9 +247,14 @@ class ParsedSentence:
 
     def _implied_subject(self) -> Subject | None:
         """A sentence naming no model but describing a causal mask is about the causal LM;
-        one describing masked-token prediction is about the masked LM."""
+        one describing masked-token prediction is about the masked LM. Attention *without* a
+        causal mask ("the attention has no causal mask, so each position uses every other")
+        describes the masked LM."""
+        masks = self.hits.get("causal_mask", [])
+        if masks and all(self.negated(h) for h in masks):
+            return MLM
         causal = bool(
-            self.hits.get("causal_mask")
+            masks
             or self.hits.get("one_direction")
             or any(
                 h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()

@@ -41,11 +41,20 @@ FLOORS = {
     "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.72, "C4": 0.65, "C5": 0.86}, 0.9, 1.25),
     # heldout5 (issue 19) was frozen before that round and measured once at its end
     "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.68, "C5": 0.9}, 0.85, 1.05),
+    # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
+    "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.68, "C5": 0.9}, 0.95, 1.15),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4); two on
-# heldout5.
-FALSE_CONTRADICTIONS = {"heldout": 0, "heldout2": 0, "heldout3": 1, "heldout4": 2, "heldout5": 2}
+# heldout5; one on heldout6 (C4).
+FALSE_CONTRADICTIONS = {
+    "heldout": 0,
+    "heldout2": 0,
+    "heldout3": 1,
+    "heldout4": 2,
+    "heldout5": 2,
+    "heldout6": 1,
+}
 
 
 @pytest.mark.parametrize("split", sorted(FLOORS))

@@ -21,7 +21,7 @@ QUESTIONS = (
     "Ask what BERT has when it learns: every masked word comes with neighbours on the left and "
     "on the right. Ask what it has when it writes: only the left, because the right has not been "
     "produced. Different answers, so BERT is out of its depth. Ask the same two questions about "
-    "GPT: in both cases, only the left. Same answers, so GPT is fine."
+    "GPT: in both cases, the left side. Same answers, so GPT is fine."
 )
 
 
