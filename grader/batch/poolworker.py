@@ -67,8 +67,9 @@ def prewarm(options: Any) -> None:
         try:
             from grader.pipeline import grade_explanation
 
-            grade_explanation(Submission(name="warm-up", origin="<warm-up>",
-                                         written={"explanation": "warm-up"}))
+            grade_explanation(
+                Submission(name="warm-up", origin="<warm-up>", written={"explanation": "warm-up"})
+            )
         except Exception:  # noqa: BLE001 - a broken scorer shows up in the real grades
             pass
     _warm_suite(options, ref)
@@ -93,7 +94,10 @@ def _warm_suite(options: Any, reference: Any) -> None:
 
     try:
         session = SandboxSession(
-            _NoSandbox(), {}, options.limits, slot=0,
+            _NoSandbox(),
+            {},
+            options.limits,
+            slot=0,
             missing={p: "warm-up" for p in CODE_PARTS},
         )
         run_suite(options.suite, StudentProxy(session), reference, keyword=options.keyword)
@@ -127,9 +131,16 @@ def _pin(cpu: int | None, pid: int = 0) -> None:
         pass
 
 
-def _worker_main(conn: Connection, slot: int, options: Any, parent: int,
-                 close_fds: list[int], cpu: int | None = None,
-                 launched: Launched | None = None, group: str | None = None) -> None:
+def _worker_main(
+    conn: Connection,
+    slot: int,
+    options: Any,
+    parent: int,
+    close_fds: list[int],
+    cpu: int | None = None,
+    launched: Launched | None = None,
+    group: str | None = None,
+) -> None:
     """Runs in a forked worker: own Grader + zygote, grade jobs until told to stop.
 
     `launched`: a zygote the parent started for this worker before forking it (it imports
