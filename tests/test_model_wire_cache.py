@@ -93,15 +93,14 @@ def _containers(model: torch.nn.Module) -> set[int]:
 
 
 @pytest.fixture
-def no_templates(monkeypatch):
-    """The constructor path: what the fast path must reproduce."""
-    monkeypatch.setattr(models, "_template", lambda config: None)
+def templates():
+    """A fresh template cache, as a worker holds one (inherited warm from its zygote)."""
+    return models.Templates()
 
 
-def _slow_from_spec(monkeypatch, header, tensors, **kw):
-    with monkeypatch.context() as m:
-        m.setattr(models, "_template", lambda config: None)
-        return model_from_spec(header, tensors, **kw)
+def _slow_from_spec(header, tensors, **kw):
+    """The constructor path (no templates): what the fast path must reproduce."""
+    return model_from_spec(header, tensors, **kw)
 
 
 def _reference_encode(value):
@@ -115,12 +114,13 @@ def _reference_encode(value):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
 @pytest.mark.parametrize("training", [False, True])
 @pytest.mark.parametrize("config", [CAUSAL, BIDI, DROPOUT], ids=["causal", "bidi", "dropout"])
-def test_a_template_copy_is_the_constructed_model(monkeypatch, config, training, dtype):
+def test_a_template_copy_is_the_constructed_model(templates, config, training, dtype):
     source = build_trusted_model(config, 3).to(dtype).train(training)
     header, tensors = model_to_spec(source)
-    slow = _slow_from_spec(monkeypatch, header, tensors)
+    slow = _slow_from_spec(header, tensors)
     for _ in range(2):  # the first call builds the template, the second only copies it
-        fast = model_from_spec(header, tensors)
+        fast = model_from_spec(header, tensors, templates=templates)
+        assert templates.get(config) is not None
         assert fingerprint(fast) == fingerprint(slow)
         assert fast.config == config and fast.config is not source.config
         assert _storages(fast).isdisjoint(_storages(source) | _storages(slow))
@@ -128,7 +128,7 @@ def test_a_template_copy_is_the_constructed_model(monkeypatch, config, training,
             assert torch.equal(fast(IDS), slow(IDS))
 
 
-def test_template_copies_take_the_functions_they_are_given(monkeypatch):
+def test_template_copies_take_the_functions_they_are_given(templates):
     header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
 
     def mask(a, t, c):
@@ -137,20 +137,21 @@ def test_template_copies_take_the_functions_they_are_given(monkeypatch):
     def attention(q, k, v, m):
         return trusted_attention(q, k, v, m)
 
-    slow = _slow_from_spec(monkeypatch, header, tensors, mask_fn=mask, attention_fn=attention)
-    fast = model_from_spec(header, tensors, mask_fn=mask, attention_fn=attention)
+    slow = _slow_from_spec(header, tensors, mask_fn=mask, attention_fn=attention)
+    fast = model_from_spec(header, tensors, mask_fn=mask, attention_fn=attention,
+                           templates=templates)  # fmt: skip
     assert fast.mask_fn is mask and fast.attention_fn is attention
     assert fingerprint(fast) == fingerprint(slow)
-    plain = model_from_spec(header, tensors)
+    plain = model_from_spec(header, tensors, templates=templates)
     # what a worker rebuilds: the sandbox's own functions, never the trusted ones
     assert plain.mask_fn is models.sandbox_mask
     assert plain.attention_fn is models.sandbox_attention
 
 
-def test_a_mutated_model_never_reaches_the_next_copy():
+def test_a_mutated_model_never_reaches_the_next_copy(templates):
     header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
-    pristine = fingerprint(model_from_spec(header, tensors))
-    victim = model_from_spec(header, tensors)
+    pristine = fingerprint(model_from_spec(header, tensors, templates=templates))
+    victim = model_from_spec(header, tensors, templates=templates)
     # everything student code could do to the object it received
     with torch.no_grad():
         for p in victim.parameters():
@@ -171,39 +172,40 @@ def test_a_mutated_model_never_reaches_the_next_copy():
     victim.config = BIDI
     victim.seed = 42
     victim.drop.p = 0.9
-    template = models._TEMPLATES[models._config_key(CAUSAL)]
+    template = templates.get(CAUSAL)
     assert template is not None
     before = fingerprint(template.model)
-    fresh = model_from_spec(header, tensors)
+    fresh = model_from_spec(header, tensors, templates=templates)
     assert fingerprint(fresh) == pristine
     assert fingerprint(template.model) == before
     assert fresh(IDS).shape == (2, 4, 24)
     assert _containers(fresh).isdisjoint(_containers(victim) | _containers(template.model))
 
 
-def test_the_template_holds_no_weights():
-    model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))
-    template = models._TEMPLATES[models._config_key(CAUSAL)]
+def test_the_template_holds_no_weights(templates):
+    model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)), templates=templates)
+    template = templates.get(CAUSAL)
     assert all(p.device.type == "meta" for p in template.model.parameters())
 
 
-def test_configs_equal_but_of_other_types_get_their_own_template(monkeypatch):
+def test_configs_equal_but_of_other_types_get_their_own_template(templates):
     header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
+    model_from_spec(header, tensors, templates=templates)  # the float one's template
     header = dict(header, config=dict(header["config"], dropout=0))  # int, not 0.0
-    model = model_from_spec(header, tensors)
+    model = model_from_spec(header, tensors, templates=templates)
     assert type(model.drop.p) is int and type(model.config.dropout) is int
-    assert fingerprint(model) == fingerprint(_slow_from_spec(monkeypatch, header, tensors))
+    assert len(templates) == 2
+    assert fingerprint(model) == fingerprint(_slow_from_spec(header, tensors))
 
 
-def test_a_model_the_copy_cannot_reproduce_takes_the_constructor_path(monkeypatch):
-    monkeypatch.setattr(models, "_TEMPLATES", {})
+def test_a_model_the_copy_cannot_reproduce_takes_the_constructor_path(monkeypatch, templates):
     real = models._copyable
     monkeypatch.setattr(models, "_copyable", lambda model: False)
     header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
-    model = model_from_spec(header, tensors)
-    assert models._TEMPLATES[models._config_key(CAUSAL)] is None
+    model = model_from_spec(header, tensors, templates=templates)
+    assert templates.known(CAUSAL) and templates.get(CAUSAL) is None
     monkeypatch.setattr(models, "_copyable", real)
-    assert fingerprint(model) == fingerprint(_slow_from_spec(monkeypatch, header, tensors))
+    assert fingerprint(model) == fingerprint(_slow_from_spec(header, tensors))
     # what _copyable refuses: a buffer, a shared module, a mutable attribute, a hook
     for spoil in (
         lambda m: m.register_buffer("b", torch.ones(1)),
@@ -367,10 +369,8 @@ def test_a_capped_encode_never_uses_the_cache():
 
 @pytest.fixture
 def kept_models():
-    """This process plays the worker: start and end with nothing kept."""
-    wire._KEPT_MODELS.clear()
-    yield wire._KEPT_MODELS
-    wire._KEPT_MODELS.clear()
+    """This process plays the worker: the store its request loop owns, empty at first."""
+    return wire.ModelStore(models.Templates())
 
 
 def _model_node(tree):
@@ -382,17 +382,20 @@ def test_a_worker_gets_a_model_once_then_a_reference(kept_models):
     refs = wire.ModelRefs()
     tree, buffers = wire.encode(model, models=refs)
     assert "tensors" in tree and type(tree["keep"]) is int and buffers
-    first = wire.decode(tree, buffers)
-    assert list(kept_models) == [tree["keep"]]
+    first = wire.decode(tree, buffers, store=kept_models)
+    assert len(kept_models) == 1 and kept_models.kept(tree["keep"]) is not None
     again, no_buffers = wire.encode(model.eval(), models=refs)
     assert again == {"__model__": models.spec_header(model), "ref": tree["keep"]}
     assert no_buffers == []
-    second = wire.decode(again, no_buffers)
+    second = wire.decode(again, no_buffers, store=kept_models)
+    with pytest.raises(wire.WireError, match="unknown model reference"):
+        wire.decode(again, no_buffers)  # another worker (store) never got them
     assert fingerprint(second) == fingerprint(model_from_spec(*model_to_spec(model)))
     assert not second.training and first.training  # the mode travels with every send
     for got in (first, second):
         assert [_bits(p) for p in got.parameters()] == [_bits(p) for p in model.parameters()]
-    kept_storages = {t.untyped_storage().data_ptr() for t in kept_models[tree["keep"]].values()}
+    kept = kept_models.kept(tree["keep"])
+    kept_storages = {t.untyped_storage().data_ptr() for t in kept.values()}
     for got in (first, second):
         assert _storages(got).isdisjoint(kept_storages | _storages(model))
     assert _storages(first).isdisjoint(_storages(second))
@@ -400,7 +403,8 @@ def test_a_worker_gets_a_model_once_then_a_reference(kept_models):
         model.ln_f.bias.data[0] += 1.0
     changed, changed_buffers = wire.encode(model, models=refs)
     assert "tensors" in changed and changed["keep"] != tree["keep"] and changed_buffers
-    assert _bits(wire.decode(changed, changed_buffers).ln_f.bias) == _bits(model.ln_f.bias)
+    back = wire.decode(changed, changed_buffers, store=kept_models)
+    assert _bits(back.ln_f.bias) == _bits(model.ln_f.bias)
 
 
 def test_a_worker_keeps_at_most_max_model_refs(kept_models):
@@ -408,7 +412,7 @@ def test_a_worker_keeps_at_most_max_model_refs(kept_models):
     built = [build_trusted_model(CAUSAL, 100 + i) for i in range(wire.MAX_MODEL_REFS + 2)]
     for model in built:
         tree, buffers = wire.encode(model, models=refs)
-        wire.decode(tree, buffers)
+        wire.decode(tree, buffers, store=kept_models)
     assert len(refs.held) == len(kept_models) == wire.MAX_MODEL_REFS
     for model in built[-2:]:  # no room: sent in full every time, never referenced
         tree, buffers = wire.encode(model, models=refs)
@@ -421,7 +425,7 @@ def test_an_unknown_model_reference_is_refused(kept_models):
     header = models.spec_header(build_trusted_model(CAUSAL, 3))
     for ref in (123456789, "1", None, True):
         with pytest.raises(wire.WireError):
-            wire.decode({"__model__": header, "ref": ref}, [])
+            wire.decode({"__model__": header, "ref": ref}, [], store=kept_models)
 
 
 # ----------------------------------------------------------------------------- hostile specs
@@ -487,52 +491,45 @@ def _malformed():
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
 @pytest.mark.parametrize("spoil", _malformed(), ids=lambda f: f.__name__)
-def test_a_malformed_spec_is_refused_with_wire_error(monkeypatch, spoil, warm):
-    monkeypatch.setattr(models, "_TEMPLATES", {})
-    if warm:
-        model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))
+def test_a_malformed_spec_is_refused_with_wire_error(spoil, warm):
+    store = wire.ModelStore(models.Templates().warm() if warm else models.Templates())
     tree, buffers = _spec_tree()
     spoil(tree, buffers)
     with pytest.raises(wire.WireError):
-        wire.decode(tree, buffers)
+        wire.decode(tree, buffers, store=store)
     with pytest.raises(wire.WireError):
-        wire.decode(tree, buffers, allow_models=False)
+        wire.decode(tree, buffers, allow_models=False, store=store)
     # the same error as the constructor path gives
-    with monkeypatch.context() as m:
-        m.setattr(models, "_template", lambda config: None)
-        with pytest.raises(wire.WireError) as slow:
-            wire.decode(tree, buffers)
-    with pytest.raises(wire.WireError) as fast:
+    with pytest.raises(wire.WireError) as slow:
         wire.decode(tree, buffers)
+    with pytest.raises(wire.WireError) as fast:
+        wire.decode(tree, buffers, store=store)
     assert str(fast.value) == str(slow.value)
 
 
-def test_a_spec_message_is_the_same_on_both_paths(monkeypatch):
+def test_a_spec_message_is_the_same_on_both_paths(templates):
     header, tensors = model_to_spec(build_trusted_model(CAUSAL, 3))
     tensors["ln_f.bias"] = torch.zeros(31)
-    model_from_spec(*model_to_spec(build_trusted_model(CAUSAL, 3)))  # a template exists
+    assert templates.get(CAUSAL) is not None  # a template exists
     with pytest.raises(ValueError) as fast:
+        model_from_spec(header, tensors, templates=templates)
+    with pytest.raises(ValueError) as slow:
         model_from_spec(header, tensors)
-    with monkeypatch.context() as m:
-        m.setattr(models, "_template", lambda config: None)
-        with pytest.raises(ValueError) as slow:
-            model_from_spec(header, tensors)
     assert str(fast.value) == str(slow.value) == (
         "model spec: ln_f.bias has shape (31,), expected (32,)"
     )
 
 
-def test_the_template_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(models, "_TEMPLATES", {})
-    monkeypatch.setattr(models, "_MAX_TEMPLATES", 2)
+def test_the_template_cache_is_bounded():
+    templates = models.Templates(limit=2)
     for vocab in (5, 6, 7, 8):
         config = TinyLMConfig(vocab_size=vocab, max_seq_len=4, d_model=4, n_heads=1,
                               n_layers=1, causal=True)  # fmt: skip
         header, tensors = model_to_spec(build_trusted_model(config, 1))
-        assert fingerprint(model_from_spec(header, tensors)) == fingerprint(
-            _slow_from_spec(monkeypatch, header, tensors)
+        assert fingerprint(model_from_spec(header, tensors, templates=templates)) == fingerprint(
+            _slow_from_spec(header, tensors)
         )
-    assert len(models._TEMPLATES) == 2
+    assert len(templates) == 2
 
 
 # ----------------------------------------------------------------------------- a real worker
@@ -610,3 +607,35 @@ def test_what_student_code_does_to_a_model_is_gone_in_the_next_call():
         torch.testing.assert_close(got["logits"], want_logits)
     assert after["kept"] == 1  # the worker kept the spoiled model: still not the one given
     assert model.training  # the trusted model itself was never touched by the worker
+
+
+COUNTING = """
+import exercises.tinylm as tinylm
+
+BUILT = []
+_init = tinylm.TinyLM.__init__
+
+def _counting(self, *a, **k):
+    BUILT.append(1)
+    _init(self, *a, **k)
+
+tinylm.TinyLM.__init__ = _counting
+
+def built(model):
+    return len(BUILT)
+"""
+
+
+def test_a_worker_builds_models_from_the_templates_its_zygote_warmed():
+    """The zygote's `Templates` reach each worker's `ModelStore` (no module state): the
+    standard models are structural copies, so TinyLM's constructor never runs in the worker,
+    and a config it has no template for still goes through the constructor."""
+    small = TinyLMConfig(vocab_size=7, max_seq_len=4, d_model=4, n_heads=1, n_layers=1,
+                         causal=True)  # fmt: skip
+    limits = SandboxLimits()
+    with Zygote(jail=jail.can_jail()) as z, SandboxSession(z, {"losses": COUNTING}, limits) as s:
+        for config in (CAUSAL, BIDI, DROPOUT, CAUSAL):
+            assert s.call("losses", "built", (build_trusted_model(config, 5),), {}).value == 0
+        # a config the zygote did not warm: its template is built by the constructor once
+        assert s.call("losses", "built", (build_trusted_model(small, 5),), {}).value == 1
+        assert s.call("losses", "built", (build_trusted_model(small, 6),), {}).value == 1

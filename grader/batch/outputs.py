@@ -45,6 +45,7 @@ PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `g
 NOTEBOOKS = ".cache/notebooks"  # notebook submissions, for their feedback notebooks
 NOTEBOOK_HTML_SECONDS = 20.0  # nbconvert on one feedback notebook (a normal one takes ~0.3 s)
 NOTEBOOK_HTML_MEMORY_MB = 1024
+NOTEBOOK_HTML_CHILDREN = 2  # the pages are made side by side (the pool has finished by then)
 
 
 @dataclass
@@ -155,12 +156,11 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     adjusted = {o.key: penalties[o.key].adjustment(o.report.score, o.report.max_score)
                 for o in graded if o.key in penalties}
     wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files, adjusted)
-    exporter: list = []  # one warm nbconvert exporter for this write, made when first needed
     for o in graded:
         if o.notebook:
             files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
-            wanted |= _notebook_feedback(out / FEEDBACK_DIR, o, result, files, exporter,
-                                         adjusted.get(o.key))
+    wanted |= _notebook_feedback(out / FEEDBACK_DIR, [o for o in graded if o.notebook],
+                                 result, files, adjusted)
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
@@ -263,42 +263,53 @@ def _feedback(folder: Path, graded: list[EntryOutcome],
     return wanted
 
 
-def _notebook_feedback(folder: Path, o: EntryOutcome, result: WriteResult,
-                       files: dict[Path, str], exporter: list,
-                       adjustment: ScoreAdjustment | None = None) -> set[str]:
+def _notebook_feedback(folder: Path, notebooks: list[EntryOutcome], result: WriteResult,
+                       files: dict[Path, str],
+                       adjusted: dict[str, ScoreAdjustment] | None = None) -> set[str]:
     """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
-    HTML, feedback/<key>.notebook.html. `exporter` holds the write's warm HTML exporter once
-    one was needed (each bounded child inherits it warm)."""
-    from grader.loading.guarded import bounded_text
+    HTML, feedback/<key>.notebook.html, for each of `notebooks`; returns the names written.
+    The pages are made by one warm nbconvert exporter, inherited by a few bounded children
+    that share them out (`bounded_texts`); errors are reported in the order of `notebooks`."""
+    from grader.loading.guarded import bounded_texts
     from grader.render.ipynb import EMPTY_NOTEBOOK, feedback_notebook, html_exporter, notebook_html
 
-    names = {f"{o.key}.ipynb"}
-    try:
-        nb = feedback_notebook(o.notebook, o.report, adjustment=adjustment)
-        files[folder / f"{o.key}.ipynb"] = nb
-    except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
-        result.errors.append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
-        return names
-    page = folder / f"{o.key}.notebook.html"
-    if _unchanged(folder / f"{o.key}.ipynb", nb) and page.is_file():
-        # the page already on disk was made from this very notebook: nbconvert costs ~0.4 s
-        # a notebook, most of a re-run of a class that changed nothing
-        files[page] = page.read_text(encoding="utf-8")
-        names.add(page.name)
-        return names
-    # nbconvert parses the student's Markdown cells, and its parser can backtrack for minutes
-    # on hostile text: bounded like every other parse of student bytes.
-    if not exporter:
-        exporter.append(html_exporter())
-        notebook_html(EMPTY_NOTEBOOK, exporter[0])  # our own notebook: compiles the templates
-    try:
-        html = bounded_text(lambda: notebook_html(nb, exporter[0]),
-                            seconds=NOTEBOOK_HTML_SECONDS, memory_mb=NOTEBOOK_HTML_MEMORY_MB)
-    except SubmissionError as exc:
-        result.errors.append(f"{FEEDBACK_DIR}/{o.key}.notebook.html not written: {exc}")
-        return names  # and a stale page from an earlier run is removed
-    files[page] = html
-    names.add(page.name)
+    names: set[str] = set()
+    errors: dict[str, list[str]] = {}
+    pages: dict[str, tuple[Path, str]] = {}  # key -> (page, its feedback notebook)
+    for o in notebooks:
+        names.add(f"{o.key}.ipynb")
+        errors[o.key] = []
+        try:
+            nb = feedback_notebook(o.notebook, o.report,
+                                    adjustment=(adjusted or {}).get(o.key))
+            files[folder / f"{o.key}.ipynb"] = nb
+        except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
+            errors[o.key].append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
+            continue
+        page = folder / f"{o.key}.notebook.html"
+        if _unchanged(folder / f"{o.key}.ipynb", nb) and page.is_file():
+            # the page already on disk was made from this very notebook: nbconvert costs
+            # ~0.2 s a notebook, most of a re-run of a class that changed nothing
+            files[page] = page.read_text(encoding="utf-8")
+            names.add(page.name)
+        else:
+            pages[o.key] = (page, nb)
+    if pages:
+        # nbconvert parses the student's Markdown cells, and its parser can backtrack for
+        # minutes on hostile text: bounded like every other parse of student bytes.
+        exporter = html_exporter()
+        notebook_html(EMPTY_NOTEBOOK, exporter)  # our own notebook: compiles the templates
+        makes = [lambda nb=nb: notebook_html(nb, exporter) for _, nb in pages.values()]
+        made = bounded_texts(makes, seconds=NOTEBOOK_HTML_SECONDS,
+                             memory_mb=NOTEBOOK_HTML_MEMORY_MB, children=NOTEBOOK_HTML_CHILDREN)
+        for (key, (page, _)), html in zip(pages.items(), made, strict=True):
+            if isinstance(html, SubmissionError):  # and a stale page from an earlier run goes
+                errors[key].append(f"{FEEDBACK_DIR}/{key}.notebook.html not written: {html}")
+            else:
+                files[page] = html
+                names.add(page.name)
+    for o in notebooks:
+        result.errors.extend(errors[o.key])
     return names
 
 

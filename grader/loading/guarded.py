@@ -111,19 +111,31 @@ class _Child:
         """The next frame, or why there is none (a timeout, the child's end)."""
         deadline = time.monotonic() + seconds
         while True:
-            if len(self.buf) >= _HEADER.size:
-                (size,) = _HEADER.unpack_from(self.buf)
-                if len(self.buf) >= _HEADER.size + size:
-                    body = bytes(self.buf[_HEADER.size : _HEADER.size + size])
-                    del self.buf[: _HEADER.size + size]
-                    return json.loads(body)
+            frame = self.take()
+            if frame is not None:
+                return frame
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return f"reading it took longer than {seconds:g} s"
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
+                return _overran(seconds)
+            if not self.fill():
                 return self._death()
-            self.buf += chunk
+
+    def take(self) -> dict | None:
+        """A complete frame already read, or None."""
+        if len(self.buf) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buf)
+            if len(self.buf) >= _HEADER.size + size:
+                body = bytes(self.buf[_HEADER.size : _HEADER.size + size])
+                del self.buf[: _HEADER.size + size]
+                return json.loads(body)
+        return None
+
+    def fill(self) -> bool:
+        """Read what the child has written (the caller saw the pipe readable); False at its
+        end."""
+        chunk = os.read(self.fd, 1 << 20)
+        self.buf += chunk
+        return bool(chunk)
 
     def _death(self) -> str:
         _, status = os.waitpid(self.pid, 0)
@@ -187,16 +199,94 @@ def bounded_text(make: Callable[[], str], *, seconds: float, memory_mb: int) -> 
     """`make()` computed in a forked child with a wall clock and a memory cap, for work on
     student bytes outside the loaders (nbconvert's Markdown parser on a student's notebook
     can backtrack for minutes). Raises `SubmissionError` with the reason when it fails."""
-    child = _Child([make], 0, memory_mb, run=_run_text)
+    (text,) = bounded_texts([make], seconds=seconds, memory_mb=memory_mb)
+    if isinstance(text, SubmissionError):
+        raise text
+    return text
+
+
+def bounded_texts(
+    makes: Sequence[Callable[[], str]], *, seconds: float, memory_mb: int, children: int = 1
+) -> list[str | SubmissionError]:
+    """`bounded_text` for many: ``[make() for make in makes]``, each result a text or the
+    `SubmissionError` saying why it failed, in order. Each `make` gets `seconds` of wall clock
+    from the end of the one before it in its child; the `makes` are dealt to at most `children`
+    forked children working side by side (one fork per child, not per text: a fork of a
+    parent that holds torch costs more than a small page takes). A child that overruns or
+    dies costs only its current text; a fresh child takes the rest of its share."""
+    results: list[str | SubmissionError | None] = [None] * len(makes)
+    lanes = [_Lane(list(range(k, len(makes), max(1, children)))) for k in range(max(1, children))]
+    lanes = [lane for lane in lanes if lane.todo]
     try:
-        frame = child.next_frame(seconds)
+        for lane in lanes:
+            lane.start(makes, memory_mb, seconds)
+        while any(lane.child is not None for lane in lanes):
+            live = [lane for lane in lanes if lane.child is not None]
+            left = max(0.0, min(lane.deadline for lane in live) - time.monotonic())
+            ready = select.select([lane.child.fd for lane in live], [], [], left)[0]
+            for lane in live:
+                if lane.child.fd in ready:
+                    alive = lane.child.fill()
+                    while (frame := lane.child.take()) is not None:
+                        results[lane.todo[lane.pos]] = _text_of(frame)
+                        lane.advance(makes, memory_mb, seconds, restart=False)
+                        if lane.child is None:
+                            break
+                    if lane.child is not None and not alive:
+                        reason = lane.child._death()
+                        results[lane.todo[lane.pos]] = SubmissionError(reason)
+                        lane.advance(makes, memory_mb, seconds, restart=True)
+                elif time.monotonic() >= lane.deadline:
+                    results[lane.todo[lane.pos]] = SubmissionError(
+                        _overran(seconds).replace("reading it", "it")
+                    )
+                    lane.advance(makes, memory_mb, seconds, restart=True)
     finally:
-        child.close()
-    if isinstance(frame, str):
-        raise SubmissionError(frame.replace("reading it", "it"))
+        for lane in lanes:
+            lane.stop()
+    return [r if r is not None else SubmissionError("it was not made") for r in results]
+
+
+class _Lane:
+    """One child's share of `bounded_texts`: the indices it makes and how far it got."""
+
+    def __init__(self, todo: list[int]) -> None:
+        self.todo = todo
+        self.pos = 0
+        self.child: _Child | None = None
+        self.deadline = 0.0
+
+    def start(self, makes: Sequence[Callable[[], str]], memory_mb: int, seconds: float) -> None:
+        self.child = _Child([makes[i] for i in self.todo], self.pos, memory_mb, run=_run_text)
+        self.deadline = time.monotonic() + seconds
+
+    def advance(
+        self, makes: Sequence[Callable[[], str]], memory_mb: int, seconds: float, *, restart: bool
+    ) -> None:
+        """The current text is done; a `restart` replaces the child (it overran or died)."""
+        self.pos += 1
+        if restart or self.pos >= len(self.todo):
+            self.stop()
+        if self.pos < len(self.todo):
+            if self.child is None:
+                self.start(makes, memory_mb, seconds)
+            else:
+                self.deadline = time.monotonic() + seconds
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.close()
+            self.child = None
+
+
+def _text_of(frame: dict) -> str | SubmissionError:
     if "error" in frame:
-        raise SubmissionError(frame["error"])
+        return SubmissionError(frame["error"])
     return frame["text"]
+
+
+def _overran(seconds: float) -> str:
+    return f"reading it took longer than {seconds:g} s"
 
 
 def _run_text(make: Callable[[], object], memory_mb: int) -> dict:

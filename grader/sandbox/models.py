@@ -33,8 +33,8 @@ __all__ = [
     "model_to_spec",
     "sandbox_attention",
     "sandbox_mask",
+    "Templates",
     "spec_header",
-    "warm_templates",
 ]
 
 SPEC_FORMAT = "tinylm/1"
@@ -148,12 +148,15 @@ def model_from_spec(
     tensors: dict[str, Tensor],
     mask_fn: MaskFn | None = None,
     attention_fn: AttentionFn | None = None,
+    *,
+    templates: Templates | None = None,
 ) -> TinyLM:
     """Rebuild the TinyLM described by ``model_to_spec``'s output, validating everything.
 
     The weights keep the dtype they were sent in (a float64 model stays float64) and the
     train/eval flag is restored. ``mask_fn`` / ``attention_fn`` default to `sandbox_mask` /
-    `sandbox_attention`.
+    `sandbox_attention`. With `templates` the model is a structural copy of its config's
+    template (see "fast builds" below), else it is built by the constructor: the same model.
     Raises ``ValueError`` for anything malformed: unknown format, bad config, too many
     parameters, missing or extra tensors, wrong shapes or dtypes.
     """
@@ -176,7 +179,7 @@ def model_from_spec(
     if _param_count(config) > MAX_SPEC_PARAMS:
         raise ValueError(f"model spec: more than {MAX_SPEC_PARAMS} parameters")
 
-    template = _template(config)
+    template = None if templates is None else templates.get(config)
     if template is None:
         model = TinyLM(
             config,
@@ -282,7 +285,50 @@ def _plan(module: nn.Module, prefix: str) -> _Plan:
     return type(module), attrs, containers, params, children
 
 
-_TEMPLATES: dict[tuple[Any, ...], _Template | None] = {}
+class Templates:
+    """The templates of the configs seen so far (built on first use, at most `limit`; more
+    are built the slow way), never handed out. Whoever rebuilds models owns one and passes
+    it to `model_from_spec`: the zygote makes one and `warm`s it before forking, so each
+    worker inherits it warm (`worker.serve` holds it in its `wire.ModelStore`)."""
+
+    __slots__ = ("_by_config", "limit")
+
+    def __init__(self, limit: int = _MAX_TEMPLATES) -> None:
+        self._by_config: dict[tuple[Any, ...], _Template | None] = {}
+        self.limit = limit
+
+    def get(self, config: TinyLMConfig) -> _Template | None:
+        """The template for ``config`` (built on first use), or None: use the constructor."""
+        if type(config) is not TinyLMConfig or not _plain_torch_state():
+            return None
+        key = _config_key(config)
+        if key in self._by_config:
+            return self._by_config[key]
+        if len(self._by_config) >= self.limit:
+            return None
+        template = _new_template(config)
+        self._by_config[key] = template
+        return template
+
+    def known(self, config: TinyLMConfig) -> bool:
+        """Whether ``config`` was looked up before (its template, or its lack of one, kept)."""
+        return _config_key(config) in self._by_config
+
+    def __len__(self) -> int:
+        return len(self._by_config)
+
+    def warm(self) -> Templates:
+        """Build the templates of the configs the hidden tests send (the standard models and
+        their dropout variant); returns self."""
+        for config in STANDARD_CONFIGS.values():
+            self.get(config)
+        self.get(replace(STANDARD_CONFIGS["causal"], dropout=0.3))
+        return self
+
+
+# The trusted side's templates (`grader.trusted_tinylm` builds its models from them through
+# `_template`): owned here until the trusted side passes a `Templates` of its own.
+TRUSTED_TEMPLATES = Templates()
 
 
 def _config_key(config: TinyLMConfig) -> tuple[Any, ...]:
@@ -292,14 +338,12 @@ def _config_key(config: TinyLMConfig) -> tuple[Any, ...]:
 
 
 def _template(config: TinyLMConfig) -> _Template | None:
-    """The template for ``config`` (built on first use), or None: use the constructor."""
-    if type(config) is not TinyLMConfig or not _plain_torch_state():
-        return None
-    key = _config_key(config)
-    if key in _TEMPLATES:
-        return _TEMPLATES[key]
-    if len(_TEMPLATES) >= _MAX_TEMPLATES:
-        return None
+    """``TRUSTED_TEMPLATES.get(config)``: the trusted side's template for ``config``."""
+    return TRUSTED_TEMPLATES.get(config)
+
+
+def _new_template(config: TinyLMConfig) -> _Template | None:
+    """A template built from ``config`` by the constructor, or None if it cannot be copied."""
     model = TinyLM(config, mask_fn=sandbox_mask, attention_fn=sandbox_attention, seed=0)
     template = None
     if _copyable(model):
@@ -311,7 +355,6 @@ def _template(config: TinyLMConfig) -> _Template | None:
                     meta = torch.empty(p.shape, dtype=p.dtype, device="meta")
                     params[name] = nn.Parameter(meta, requires_grad=p.requires_grad)
         template = _Template(model, shapes)
-    _TEMPLATES[key] = template
     return template
 
 
@@ -395,11 +438,3 @@ def _build(plan: _Plan, state: dict[str, Tensor], training: bool) -> nn.Module:
     for name, child in children:
         modules[name] = _build(child, state, training)
     return new
-
-
-def warm_templates() -> None:
-    """Build the templates of the configs the hidden tests send (the standard models and
-    their dropout variant). Called by the zygote, so every worker inherits them."""
-    for config in STANDARD_CONFIGS.values():
-        _template(config)
-    _template(replace(STANDARD_CONFIGS["causal"], dropout=0.3))

@@ -299,16 +299,21 @@ def _enc_model(
 # ----------------------------------------------------------------------------- decoding
 
 
-def decode(tree: Any, buffers: list[bytes], *, allow_models: bool = True) -> Any:
+def decode(
+    tree: Any, buffers: list[bytes], *, allow_models: bool = True, store: ModelStore | None = None
+) -> Any:
     """Rebuild a value from `encode`'s output, validating everything.
 
     Any failure, whatever its cause, is raised as WireError: a hostile sender must not be able
     to raise an arbitrary exception type in the receiver. The trusted side decodes replies
     with ``allow_models=False``: a worker never needs to send a model back, so no model spec
-    from student code is ever rebuilt (or allocated) on the trusted side.
+    from student code is ever rebuilt (or allocated) on the trusted side. `store`: the
+    receiving worker's `ModelStore` (the weights it keeps, the templates it builds from);
+    without one, models are built by the constructor and none can be kept or referred to.
     """
+    models = (store if store is not None else ModelStore()) if allow_models else None
     try:
-        return _dec(tree, buffers, 0, [0], allow_models)
+        return _dec(tree, buffers, 0, [0], models)
     except WireError:
         raise
     except Exception as exc:  # noqa: BLE001 - normalise (RecursionError too), see docstring
@@ -316,28 +321,28 @@ def decode(tree: Any, buffers: list[bytes], *, allow_models: bool = True) -> Any
 
 
 def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
-         allow_models: bool = True) -> Any:
+         models: ModelStore | None) -> Any:
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
         raise WireError("value nested too deeply or too many items")
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     if isinstance(node, list):
-        return [_dec(v, buffers, depth + 1, counter, allow_models) for v in node]
+        return [_dec(v, buffers, depth + 1, counter, models) for v in node]
     if not isinstance(node, dict) or len(node) == 0:
         raise WireError("malformed value")
     if "__t__" in node:
         return _dec_tensor(node, buffers)
     if "__tuple__" in node:
         return tuple(
-            _dec(v, buffers, depth + 1, counter, allow_models) for v in _as_list(node["__tuple__"])
+            _dec(v, buffers, depth + 1, counter, models) for v in _as_list(node["__tuple__"])
         )
     if "__dict__" in node:
         out = {}
         for pair in _as_list(node["__dict__"]):
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                 raise WireError("malformed dict")
-            out[pair[0]] = _dec(pair[1], buffers, depth + 1, counter, allow_models)
+            out[pair[0]] = _dec(pair[1], buffers, depth + 1, counter, models)
         return out
     if "__f__" in node:
         special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
@@ -356,14 +361,15 @@ def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
         gen.set_state(state)
         return gen
     if "__model__" in node:
-        if not allow_models:
+        if models is None:
             raise WireError("a model cannot be sent in this direction")
         from grader.sandbox.models import model_from_spec
 
-        tensors, keep = _dec_model_tensors(node, buffers)
-        model = model_from_spec(node["__model__"], tensors)  # validates; builds from copies
-        if keep is not None and len(_KEPT_MODELS) < MAX_MODEL_REFS:
-            _KEPT_MODELS[keep] = tensors
+        tensors, keep = _dec_model_tensors(node, buffers, models)
+        # validates; builds from copies
+        model = model_from_spec(node["__model__"], tensors, templates=models.templates)
+        if keep is not None:
+            models.keep(keep, tensors)
         return model
     if "__dtype__" in node:
         if node["__dtype__"] not in DTYPES:
@@ -372,19 +378,37 @@ def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
     raise WireError("malformed value")
 
 
-# In a worker: weights the trusted side asked it to keep (`encode`'s `models`), by number.
-# Only ever read to build new models from copies (`model_from_spec` clones what it is given).
-_KEPT_MODELS: dict[int, dict[str, torch.Tensor]] = {}
+class ModelStore:
+    """A worker's models across its calls, owned by its request loop (`worker.serve`): the
+    weights the trusted side asked it to keep (`encode`'s `models`), by number, up to
+    MAX_MODEL_REFS, and the `models.Templates` its models are built from (None: by the
+    constructor). Kept weights are only ever read to build new models from copies
+    (`model_from_spec` clones what it is given)."""
+
+    __slots__ = ("_kept", "templates")
+
+    def __init__(self, templates: Any = None) -> None:
+        self._kept: dict[int, dict[str, torch.Tensor]] = {}
+        self.templates = templates
+
+    def kept(self, ref: Any) -> dict[str, torch.Tensor] | None:
+        return self._kept.get(ref) if type(ref) is int else None
+
+    def keep(self, ref: int, tensors: dict[str, torch.Tensor]) -> None:
+        if len(self._kept) < MAX_MODEL_REFS:
+            self._kept[ref] = tensors
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
 
 def _dec_model_tensors(
-    node: dict[str, Any], buffers: list[bytes]
+    node: dict[str, Any], buffers: list[bytes], models: ModelStore
 ) -> tuple[dict[str, torch.Tensor], int | None]:
     """A model node's weights (sent, or kept earlier) and the number to keep them under."""
     tensors = node.get("tensors")
     if tensors is None:
-        ref = node.get("ref")
-        kept = _KEPT_MODELS.get(ref) if type(ref) is int else None
+        kept = models.kept(node.get("ref"))
         if kept is None:
             raise WireError("unknown model reference")
         return kept, None

@@ -180,8 +180,13 @@ def serve(
     *,
     max_result_bytes: int | None = None,
     namespace_init: bool = False,
+    templates: Any = None,
 ) -> None:
     """Answer requests until the trusted side says goodbye or closes the socket.
+
+    The models the calls receive live in this loop's `wire.ModelStore`: the weights the
+    trusted side asked it to keep, and `templates` (`models.Templates`, inherited warm from
+    the zygote; None: every model is built by the constructor).
 
     Every reply echoes the request's ``id``; the trusted side drops a worker whose reply does
     not match (e.g. student code that wrote its own frame to the socket). A process the
@@ -189,6 +194,7 @@ def serve(
     ever answers. `namespace_init`: this process is PID 1 of its own PID namespace (jail
     mode), so after every request it kills whatever the student left running.
     """
+    store = wire.ModelStore(templates)
     sys.meta_path.insert(0, _StudentFinder(directory, present))
     _cut_off_children(sock)
     _seed_global_rngs()
@@ -220,7 +226,7 @@ def serve(
             continue
         where = f"{header.get('module')}.{header.get('function')}"
         try:
-            values = wire.decode(header["values"], buffers)
+            values = wire.decode(header["values"], buffers, store=store)
             args, kwargs = list(values["args"]), dict(values["kwargs"])
             grad_output = values.get("grad_output")
             grad_wrt = [k for k in header.get("grad_wrt", []) if isinstance(k, (int, str))]

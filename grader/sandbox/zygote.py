@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 from grader.sandbox import jail, seccomp, wire
 from grader.sandbox.hugepages import collapse_anonymous_memory
@@ -47,7 +48,9 @@ WORKDIR_PREFIX = "grader-sbx-"  # + the zygote's pid + "-" + mkdtemp's random pa
 _WORKDIR_NAME = re.compile(re.escape(WORKDIR_PREFIX) + r"([0-9]{1,10})-[A-Za-z0-9_]{1,64}")
 
 
-def _preload(huge_pages: bool) -> None:
+def _preload(huge_pages: bool) -> Any:
+    """Import what workers need and build what they share; returns the model `Templates`
+    every worker inherits warm (`grader.sandbox.models`)."""
     import torch
 
     torch.set_num_threads(1)
@@ -67,9 +70,9 @@ def _preload(huge_pages: bool) -> None:
             __import__(name)
         except ImportError:
             pass
-    from grader.sandbox.models import warm_templates
+    from grader.sandbox.models import Templates
 
-    warm_templates()  # one thread (set above), so no thread pool exists at fork time
+    templates = Templates().warm()  # one thread (set above): no thread pool at fork time
     if jail.can_jail():
         jail.jail_plan()
     seccomp.prepare()
@@ -82,6 +85,7 @@ def _preload(huge_pages: bool) -> None:
     if huge_pages:
         # Before the first fork: pages shared with a live child cannot be collapsed.
         collapse_anonymous_memory()
+    return templates
 
 
 def main() -> None:
@@ -98,14 +102,14 @@ def main() -> None:
     if os.getppid() == 1:
         os._exit(0)
     reap_stale_workdirs()  # left by a zygote that was killed (kill -9 of its grader)
-    _preload(huge_pages="--huge-pages" in sys.argv[2:])
+    templates = _preload(huge_pages="--huge-pages" in sys.argv[2:])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     own_pid_ns = _own_pid_namespace()
     children: dict[int, tuple[str, int | None]] = {}
     signal.signal(signal.SIGTERM, _exit_on_signal)  # Zygote.close: clean up, then exit
     try:
         wire.send_frame(ctl, {"ready": True, "jail": jail.can_jail(), "pid": os.getpid()})
-        _serve(ctl, own_pid_ns, children)
+        _serve(ctl, own_pid_ns, children, templates)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _end_children(children)
@@ -116,9 +120,13 @@ def _exit_on_signal(_signum: int, _frame: object) -> None:
 
 
 def _serve(
-    ctl: socket.socket, own_pid_ns: int | None, children: dict[int, tuple[str, int | None]]
+    ctl: socket.socket,
+    own_pid_ns: int | None,
+    children: dict[int, tuple[str, int | None]],
+    templates: Any = None,
 ) -> None:
-    """Fork one worker per spawn request until the trusted side goes away."""
+    """Fork one worker per spawn request until the trusted side goes away. `templates`: the
+    model templates each worker inherits (`_preload`)."""
     while True:
         _reap(children)
         readable, _, _ = select.select([ctl], [], [], 0.5)
@@ -157,9 +165,9 @@ def _serve(
                     os.close(other_lock)
             try:
                 if direct:
-                    _jailed_worker(fds[0], workdir, uid, (uid_lock, own_pid_ns))
+                    _jailed_worker(fds[0], workdir, uid, (uid_lock, own_pid_ns), templates)
                 else:
-                    _supervise(fds[0], workdir)
+                    _supervise(fds[0], workdir, templates)
             finally:
                 os._exit(0)
         if direct:
@@ -280,7 +288,7 @@ def _reap(children: dict[int, tuple[str, int | None]] | None = None) -> None:
                 os.close(uid_lock)
 
 
-def _supervise(fd: int, workdir: str) -> None:
+def _supervise(fd: int, workdir: str, templates: Any = None) -> None:
     """Runs in the supervisor: start the worker, report its pid, wait, clean up after it."""
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)
@@ -301,7 +309,8 @@ def _supervise(fd: int, workdir: str) -> None:
         os.close(go_w)
         try:
             _report_setup_failure(
-                sock, lambda: _run_worker(sock, go_r, workdir, jailed, limits, uid, sources)
+                sock,
+                lambda: _run_worker(sock, go_r, workdir, jailed, limits, uid, sources, templates),
             )
         finally:
             os._exit(0)
@@ -319,14 +328,16 @@ def _supervise(fd: int, workdir: str) -> None:
     _kill_descendants()
 
 
-def _run_worker(sock, go_r, workdir, jailed, limits, uid, sources) -> None:
+def _run_worker(sock, go_r, workdir, jailed, limits, uid, sources, templates) -> None:
     """The supervisor's worker: wait until our pid is announced, then confine and serve."""
     os.read(go_r, 1)  # wait until the supervisor has announced our pid
     os.close(go_r)
-    _confine_and_serve(sock, workdir, jailed, limits, uid, sources)
+    _confine_and_serve(sock, workdir, jailed, limits, uid, sources, templates)
 
 
-def _jailed_worker(fd: int, workdir: str, uid: int, close: tuple[int | None, ...]) -> None:
+def _jailed_worker(
+    fd: int, workdir: str, uid: int, close: tuple[int | None, ...], templates: Any = None
+) -> None:
     """A worker forked straight from the zygote as PID 1 of a fresh PID namespace (root).
 
     The zygote holds its uid claim and reaps it, so no supervisor process is needed: the
@@ -346,7 +357,7 @@ def _jailed_worker(fd: int, workdir: str, uid: int, close: tuple[int | None, ...
     def confine_and_serve() -> None:
         jail.unshare_all_but_pid()
         wire.send_frame(sock, {"op": "hello", "jailed": True})
-        _confine_and_serve(sock, workdir, True, limits, uid, sources)
+        _confine_and_serve(sock, workdir, True, limits, uid, sources, templates)
 
     _report_setup_failure(sock, confine_and_serve)
 
@@ -379,7 +390,7 @@ def _report_setup_failure(sock: socket.socket, run: Callable[[], None]) -> None:
             pass
 
 
-def _confine_and_serve(sock, workdir, jailed, limits, uid, sources) -> None:
+def _confine_and_serve(sock, workdir, jailed, limits, uid, sources, templates=None) -> None:
     """Confine this process, then serve calls. No student code runs before `serve`."""
     jail.prefer_for_oom_killer()
     if jailed:
@@ -396,7 +407,7 @@ def _confine_and_serve(sock, workdir, jailed, limits, uid, sources) -> None:
 
     wire.send_frame(sock, {"op": "ready"})
     serve(sock, os.getcwd(), set(sources), max_result_bytes=limits.max_result_mb * 1024 * 1024,
-          namespace_init=jailed)
+          namespace_init=jailed, templates=templates)
 
 
 def _kill_descendants() -> None:
