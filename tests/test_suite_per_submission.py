@@ -149,7 +149,7 @@ def test_a_stale_student_fixture_is_never_graded():
     # a set-up error before `student` was reached graded nothing: reported as usual
     setup_error = SimpleNamespace(when="setup", excinfo=SimpleNamespace(value=ValueError("x")))
     assert plugin._result(item, setup_error).status == "error"  # type: ignore[arg-type]
-    plugin._student_served = plugin._submission  # set up in this submission: graded
+    plugin._served = plugin._submission  # set up in this submission: graded
     assert plugin._result(item, call).status == "passed"  # type: ignore[arg-type]
 
 

@@ -15,6 +15,7 @@ import pytest
 from grader.errors import InternalError
 from grader.report import TestResult
 from grader.resources import data_path
+from grader.suite.context import SubmissionContext, as_context
 from grader.suite.plugin import GradingPlugin
 
 SUITES_DIR = data_path("grader", "suites")
@@ -120,6 +121,7 @@ class PreparedSuite:
     ) -> None:
         self.suite = suite
         self.keyword = keyword
+        self.reference = reference
         self.plugin = GradingPlugin(None, reference, parts)
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._done: queue.Queue[Any] = queue.Queue()
@@ -155,15 +157,18 @@ class PreparedSuite:
         _memoise_hook_proxies(session)
         hook = session.config.hook
         while True:
-            student = self._jobs.get()
-            if student is None:
+            job = self._jobs.get()
+            if job is None:
                 return
-            self.plugin.start_submission(student)
+            context = as_context(job, self.reference)
+            self.plugin.start_submission(context)
             try:
-                for i, item in enumerate(items):
-                    nextitem = items[i + 1] if i + 1 < len(items) else None
-                    hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-                self._done.put(self.plugin.finish_submission())
+                with context.in_use():  # the grader's caches, for this thread, this submission
+                    for i, item in enumerate(items):
+                        nextitem = items[i + 1] if i + 1 < len(items) else None
+                        hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                    outcome = self.plugin.finish_submission()
+                self._done.put(outcome)
             except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
                 if items:
                     # Tear down everything still set up (session-scoped `student` included),
@@ -184,11 +189,12 @@ class PreparedSuite:
             f"{self._sink.getvalue()[-1500:]}".strip()
         )
 
-    def run(self, student: Any) -> SuiteRun:
-        """Run every collected test against `student` (a StudentProxy)."""
+    def run(self, submission: SubmissionContext | Any) -> SuiteRun:
+        """Run every collected test against `submission` (a `SubmissionContext`; a bare
+        StudentProxy is run with this suite's reference and no caches)."""
         if not self._thread.is_alive():
             self._fail(f"the test session ended (exit code {self._exit_code})")
-        self._jobs.put(student)
+        self._jobs.put(submission)
         outcome = self._done.get()
         if isinstance(outcome, BaseException):
             raise InternalError(f"the {self.suite} test suite failed: {outcome!r}") from outcome

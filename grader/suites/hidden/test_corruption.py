@@ -68,7 +68,6 @@ def _batch(batch: int, seq_len: int, vocab: int, seed: int, *, min_len: int) -> 
 # one large batch for the proportions (~76k eligible tokens), one small-vocabulary batch
 BIG = {"ids": _batch(256, 400, 1000, seed=2024, min_len=200), "V": 1000, "p": None}
 SMALL = {"ids": _batch(64, 200, 20, seed=77, min_len=200), "V": 20, "p": 0.5}
-_CACHE: dict[str, Any] = {}
 
 
 def _run(student, case: dict[str, Any], seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -89,18 +88,11 @@ def _call(student, ids: torch.Tensor, **kwargs: Any) -> tuple[torch.Tensor, torc
     return inputs, labels
 
 
-def _cached(student, name: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """One call per submission for the big batches (several tests read the same result)."""
-    entry = _CACHE.get(name)
-    if entry is None or entry[0] is not student:
-        try:
-            entry = (student, _run(student, BIG if name == "big" else SMALL, seed=1234), None)
-        except Exception as exc:  # noqa: BLE001 - re-raised in every reader (GradeFailure too)
-            entry = (student, None, exc)
-        _CACHE[name] = entry
-    if entry[2] is not None:
-        raise entry[2]
-    return entry[1]
+def _cached(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """One call per submission for the big batches (several tests read the same result; a
+    failure, GradeFailure too, is raised again in every reader)."""
+    case = BIG if name == "big" else SMALL
+    return submission.once(("corruption", name), lambda: _run(submission.student, case, 1234))
 
 
 def _eligible(ids: torch.Tensor) -> torch.Tensor:
@@ -176,10 +168,10 @@ def test_output_contract(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_specials_never_selected(student, reference):
+def test_specials_never_selected(submission, student, reference):
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     special = ~_eligible(ids)
     bad = special & ((labels != IGNORE) | (inputs != ids))
     if bad.any():
@@ -196,11 +188,11 @@ def test_specials_never_selected(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_labels(student, reference):
+def test_labels(submission, student, reference):
     """labels = original id at selected positions, -100 everywhere else."""
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     bad = (labels != IGNORE) & (labels != ids)
     if bad.any():
         b, t = _first(bad)
@@ -236,10 +228,10 @@ def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.T
 
 
 @pytest.mark.points(1.5)
-def test_unselected_unchanged(student, reference):
+def test_unselected_unchanged(submission, student, reference):
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     _require_corruption(ids, inputs, labels)
     bad = (labels == IGNORE) & (inputs != ids)
     if bad.any():
@@ -283,21 +275,21 @@ def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
 
 
 @pytest.mark.points(1)
-def test_replacement_ids(student, reference):
+def test_replacement_ids(submission, student, reference):
     """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
     require_working(student, reference, "corruption.mask_tokens")
-    inputs, labels = _cached(student, "small")
+    inputs, labels = _cached(submission, "small")
     _require_corruption(SMALL["ids"], inputs, labels)
     _check_replacements(SMALL["ids"], inputs, labels, SMALL["V"], "vocabulary of 20")
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     _check_replacements(BIG["ids"], inputs, labels, BIG["V"], "vocabulary of 1000")
 
 
 @pytest.mark.points(1)
-def test_random_ids_cover_vocabulary(student):
+def test_random_ids_cover_vocabulary(submission, student):
     """With 15 ordinary ids and ~6,000 selections every ordinary id is drawn (see header)."""
     ids = SMALL["ids"]
-    inputs, labels = _cached(student, "small")
+    inputs, labels = _cached(submission, "small")
     randomised = (labels != IGNORE) & (inputs != MASK) & (inputs != ids)
     drawn = set(inputs[randomised].tolist())
     ordinary = [i for i in range(SMALL["V"]) if i not in SPECIALS]
@@ -384,11 +376,11 @@ def test_deterministic(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_selection_rate(student):
+def test_selection_rate(submission, student):
     """Selected / eligible within the exact binomial band (default p = 0.15, and p = 0.5)."""
     for name, p in (("big", 0.15), ("small", 0.5)):
         case = BIG if name == "big" else SMALL
-        inputs, labels = _cached(student, name)
+        inputs, labels = _cached(submission, name)
         eligible = _eligible(case["ids"])
         n = int(eligible.sum())
         k = int(((labels != IGNORE) & eligible).sum())
@@ -401,12 +393,12 @@ def test_selection_rate(student):
 
 
 @pytest.mark.points(1)
-def test_rows_independent(student):
+def test_rows_independent(submission, student):
     """Rows are drawn independently: in disjoint row pairs (0, 1), (2, 3), ... a position is
     selected in both rows with probability p^2 = 0.0225 (broadcasting one row of draws to the
     batch gives ~0.15)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = labels != IGNORE
     eligible = _eligible(ids)
     both_eligible = eligible[0::2] & eligible[1::2]
@@ -425,13 +417,13 @@ def test_rows_independent(student):
 
 
 @pytest.mark.points(1)
-def test_selection_counts_vary(student):
+def test_selection_counts_vary(submission, student):
     """Each position is selected independently, so a row's number of selected tokens varies
     like a binomial around p * (its eligible tokens). Choosing exactly round(p * n) positions
     per row (a fixed count) is another distribution: there, every row sits within 1 of its
     expected count, which independent draws do for only ~19% of the rows."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     wrong_rate = _selection_diagnosis(BIG, labels, 0.15, inputs)
     if wrong_rate is not None:  # earned only by a selection with the right overall rate
         fail("the share of selected tokens in the large batch is off (see selection_rate), so "
@@ -460,12 +452,12 @@ def _near_mean_chance(n: int, p: float) -> float:
 
 
 @pytest.mark.points(0.5)
-def test_split_rows_independent(student):
+def test_split_rows_independent(submission, student):
     """The 80/10/10 decision is drawn per position: where both rows of a disjoint pair are
     selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
     column gives 0.8)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     both = sel[0::2] & sel[1::2]
     n = int(both.sum())
@@ -526,14 +518,14 @@ def test_split_with_few_ordinary_ids(student):
 
 @pytest.mark.points(0.75)
 @pytest.mark.parametrize("share", ["mask", "random", "unchanged"])
-def test_split_80_10_10(student, share):
+def test_split_80_10_10(submission, student, share):
     """Of the selected positions: 80% [MASK], 10% random, 10% unchanged.
 
     A random draw equal to the original id looks unchanged, so with n_ord = 995 ordinary ids
     the visible shares are 0.8, 0.1 (1 - 1/n_ord) and 0.1 + 0.1 / n_ord.
     """
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     n = int(sel.sum())
     if n == 0:

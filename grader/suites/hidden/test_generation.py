@@ -149,48 +149,41 @@ def test_greedy_eos_in_prompt(student, reference):
                                          {"eos_token_id": 13}, want=want))  # fmt: skip
 
 
-_CACHE: dict[str, tuple] = {}
+def _train_mode_call(submission):
+    """One greedy call on a train-mode dropout model, shared by the four contract tests (a
+    failure is raised again in every test that reads it)."""
 
-
-def _train_mode_call(student):
-    """One greedy call on a train-mode dropout model, shared by the four contract tests."""
-    entry = _CACHE.get("train_mode")
-    if entry is None or entry[0] is not student:
+    def call():
+        student = submission.student
         model = _dropout_model(training=True)
-        ids = torch.tensor([[3, 17, 8]])
-        try:
-            got = student.generation.greedy_generate(model, ids, 8)
-            entry = (student, (got, student.last_effects, model), None)
-        except Exception as exc:  # noqa: BLE001 - re-raised in every test that reads it
-            entry = (student, None, exc)
-        _CACHE["train_mode"] = entry
-    if entry[2] is not None:
-        raise entry[2]
-    return entry[1]
+        got = student.generation.greedy_generate(model, torch.tensor([[3, 17, 8]]), 8)
+        return got, student.last_effects, model
+
+    return submission.once(("generation", "train_mode"), call)
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_input_mutation(student, reference):
+def test_greedy_no_input_mutation(submission, student, reference):
     """Only the inputs are judged (a working function's wrong tokens are other tests')."""
     require_working(student, reference, "generation.greedy_generate")
-    _, effects, _ = _train_mode_call(student)
+    _, effects, _ = _train_mode_call(submission)
     check_effects(effects, what="greedy_generate", rng=False)
 
 
 @pytest.mark.points(0.5)
-def test_greedy_no_autograd(student, reference):
+def test_greedy_no_autograd(submission, student, reference):
     require_working(student, reference, "generation.greedy_generate")
-    _, effects, _ = _train_mode_call(student)
+    _, effects, _ = _train_mode_call(submission)
     if effects is not None and any(effects.model_forward_with_grad.values()):
         fail("greedy_generate ran the model with autograd enabled.",
              ["grad_enabled_in_generation"])  # fmt: skip
 
 
 @pytest.mark.points(0.5)
-def test_greedy_runs_in_eval_mode(student, reference):
+def test_greedy_runs_in_eval_mode(submission, student, reference):
     """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
     require_working(student, reference, "generation.greedy_generate")
-    got, effects, _ = _train_mode_call(student)
+    got, effects, _ = _train_mode_call(submission)
     if effects is not None and effects.global_rng_changed:
         fail("greedy_generate ran a train-mode model without switching it to eval mode: dropout "
              "was active (it drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
@@ -204,9 +197,9 @@ def test_greedy_runs_in_eval_mode(student, reference):
 
 
 @pytest.mark.points(0.5)
-def test_greedy_restores_model_mode(student, reference):
+def test_greedy_restores_model_mode(submission, student, reference):
     require_working(student, reference, "generation.greedy_generate")
-    _, _, model = _train_mode_call(student)
+    _, _, model = _train_mode_call(submission)
     if not model.training:
         fail("greedy_generate received the model in train mode and left it in eval mode; "
              "restore the mode it was given in.", ["mode_not_restored"])  # fmt: skip
@@ -263,17 +256,13 @@ SAMPLE_POINTS = {"batch_crop": 1, "long_prompt_eos": 1, "single_row_top_p": 1,
                  "temperature_zero_is_greedy": 0.5, "top_k_1_is_greedy": 0.5}  # fmt: skip
 
 
-_REFERENCE: dict[str, torch.Tensor] = {}
-
-
 def _reference_sample(reference, case: str) -> torch.Tensor:
-    """The reference continuation (trusted and deterministic: computed once per process)."""
-    if case not in _REFERENCE:
-        prompt, n, kw, seed = SAMPLE_CASES[case]
-        _REFERENCE[case] = reference.generation.sample_generate(
-            _model("causal"), prompt, n, generator=_gen(seed), **kw
-        )
-    return _REFERENCE[case]
+    """The reference continuation (the same question every submission: the reference memo
+    answers it after the first)."""
+    prompt, n, kw, seed = SAMPLE_CASES[case]
+    return reference.generation.sample_generate(
+        _model("causal"), prompt, n, generator=_gen(seed), **kw
+    )
 
 
 @pytest.mark.parametrize(
@@ -318,34 +307,29 @@ def _ignored_setting(reference, case: str, got: torch.Tensor) -> evidence.Found:
     return out
 
 
-def _sample_train_mode_call(student):
+def _sample_train_mode_call(submission):
     """One sample_generate call (temperature 0) on a train-mode dropout model, shared by the
-    clauses of `test_sample_generate_inference_contract` (keyed on this submission)."""
-    entry = _CACHE.get("sample_train_mode")
-    if entry is None or entry[0] is not student:
+    clauses of `test_sample_generate_inference_contract` (once per submission)."""
+
+    def call():
+        student = submission.student
         model = _dropout_model(training=True)
-        ids = torch.tensor([[3, 17, 8]])
-        try:
-            got = _generate(student, "sample_generate", model, (ids, 3),
-                            {"temperature": 0.0, "generator": _gen(0)})  # fmt: skip
-            entry = (student, (got, student.last_effects, model), None)
-        except Exception as exc:  # noqa: BLE001 - re-raised in every test that reads it
-            entry = (student, None, exc)
-        _CACHE["sample_train_mode"] = entry
-    if entry[2] is not None:
-        raise entry[2]
-    return entry[1]
+        got = _generate(student, "sample_generate", model, (torch.tensor([[3, 17, 8]]), 3),
+                        {"temperature": 0.0, "generator": _gen(0)})  # fmt: skip
+        return got, student.last_effects, model
+
+    return submission.once(("generation", "sample_train_mode"), call)
 
 
 @pytest.mark.points(0.25)
 @pytest.mark.parametrize("clause", ["eval_mode", "no_autograd", "restores_mode",
                                     "no_input_mutation"])  # fmt: skip
-def test_sample_generate_inference_contract(student, reference, clause):
+def test_sample_generate_inference_contract(submission, student, reference, clause):
     """sample_generate on a train-mode model with dropout 0.3, at temperature 0: eval mode
     inside (no dropout draws, the greedy tokens), no autograd, the model's mode restored, the
     inputs untouched. Each clause is its own test: one mistake is charged once."""
     require_working(student, reference, "generation.sample_generate")
-    got, effects, model = _sample_train_mode_call(student)
+    got, effects, model = _sample_train_mode_call(submission)
     what = "sample_generate on a train-mode model with dropout (temperature=0, 3 new tokens)"
     if clause == "eval_mode":
         if effects is not None and effects.global_rng_changed:
