@@ -27,7 +27,6 @@ from grader.sandbox.client import StudentError
 from grader.suite.checks import GradeFailure
 from grader.suite.context import SubmissionContext, as_context
 
-
 _PER_SUBMISSION = frozenset({"submission", "student"})  # fixtures that are one submission's
 
 
