@@ -156,26 +156,29 @@ class PreparedSuite:
         self._done.put(True)
         _memoise_hook_proxies(session)
         hook = session.config.hook
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            context = as_context(job, self.reference)
-            self.plugin.start_submission(context)
-            try:
-                with context.in_use():  # the grader's caches, for this thread, this submission
-                    for i, item in enumerate(items):
-                        nextitem = items[i + 1] if i + 1 < len(items) else None
-                        hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-                    outcome = self.plugin.finish_submission()
-                self._done.put(outcome)
-            except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
-                if items:
-                    # Tear down everything still set up (session-scoped `student` included),
-                    # so the next submission starts from a clean session.
-                    with contextlib.suppress(BaseException):
-                        hook.pytest_runtest_teardown(item=items[-1], nextitem=None)
-                self._done.put(exc)
+        while (job := self._jobs.get()) is not None:
+            outcome = self._run_one(items, hook, job)
+            del job  # nothing of a graded submission outlives its run
+            self._done.put(outcome)
+
+    def _run_one(self, items: list[pytest.Item], hook: Any, job: Any) -> Any:
+        """One submission through every item: (results, internal errors), or the exception
+        of a grader bug."""
+        context = as_context(job, self.reference)
+        self.plugin.start_submission(context)
+        try:
+            with context.in_use():  # the grader's caches, for this thread, this submission
+                for i, item in enumerate(items):
+                    nextitem = items[i + 1] if i + 1 < len(items) else None
+                    hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                return self.plugin.finish_submission()
+        except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
+            if items:
+                # Tear down everything still set up (session-scoped `submission` included),
+                # so the next submission starts from a clean session.
+                with contextlib.suppress(BaseException):
+                    hook.pytest_runtest_teardown(item=items[-1], nextitem=None)
+            return exc
 
     def _fail(self, why: Any) -> None:
         if isinstance(why, str):
