@@ -16,11 +16,6 @@ from typing import Any
 
 import pytest
 
-try:  # pytest >= 8.1; without it, direct parameters are simply set up by pytest itself
-    from _pytest.python import DirectParamFixtureDef as _DirectParam
-except ImportError:  # pragma: no cover
-    _DirectParam = None
-
 from grader.diagnosis import evidence
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
@@ -87,17 +82,6 @@ def _fixtures(plugin: GradingPlugin) -> types.ModuleType:
     return module
 
 
-def _brief_failure(item: pytest.Item, excinfo: Any, style: Any = None) -> str:
-    """`Item.repr_failure` for graded tests: one line instead of pytest's traceback.
-
-    `GradingPlugin._result` reads the exception itself, and nothing else reads a failed
-    call's report here (no terminal, no junit). pytest would still walk and filter the
-    traceback for every failure, even with ``--tb=no`` (~0.4 ms each, so ~45 ms for a
-    submission that fails all 132 tests).
-    """
-    return f"{excinfo.typename}: {excinfo.value}"[:1000]
-
-
 class GradingPlugin:
     """Collects graded outcomes for one submission."""
 
@@ -150,33 +134,13 @@ class GradingPlugin:
         self.serve(session)
         return True
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Any:
-        """Set up a direct `@pytest.mark.parametrize` argument: its value is `request.param`.
-
-        pytest does the same through `get_direct_param_fixture_func(request)`, resolving the
-        `request` argument again (building a FixtureDef and inspecting a signature, ~100 times
-        per submission). A None value is left to pytest: None means "not handled" here.
-        """
-        if _DirectParam is None or type(fixturedef) is not _DirectParam:
-            return None
-        value = request.param
-        fixturedef.cached_result = (value, fixturedef.cache_key(request), None)
-        return value
-
     def pytest_configure(self, config: pytest.Config) -> None:
         config.pluginmanager.register(_fixtures(self), f"grader-fixtures-{id(self)}")
         config.addinivalue_line("markers", "points(n): weight of this test in the grade")
-        # This plugin reads the exception itself; pytest's long traceback formatting (re-parsing
-        # the test file for every failure, ~50-100 ms each) would only be thrown away.
-        config.option.tbstyle = "no"
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         if self.parts is not None:
             items[:] = [i for i in items if test_identity(i)[1] in self.parts]
-        for item in items:
-            if isinstance(item, pytest.Function):
-                item.repr_failure = types.MethodType(_brief_failure, item)  # type: ignore[method-assign]
 
     def _identity(self, item: pytest.Item) -> tuple[str, str, str, float]:
         """`test_identity(item)` and `points_of(item)`, computed once per item."""

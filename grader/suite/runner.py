@@ -17,6 +17,7 @@ from grader.report import TestResult
 from grader.resources import data_path
 from grader.suite.context import SubmissionContext, as_context
 from grader.suite.plugin import GradingPlugin
+from grader.suite.shortcuts import PytestShortcuts
 
 SUITES_DIR = data_path("grader", "suites")
 Suite = Literal["public", "hidden"]
@@ -81,27 +82,6 @@ def _pytest_args(suite: Suite, keyword: str | None) -> list[str]:
     return args
 
 
-def _memoise_hook_proxies(session: pytest.Session) -> None:
-    """Make `session.gethookproxy(path)` (behind every `item.ihook`) a dict lookup.
-
-    pytest recomputes the proxy, walking the conftest modules of the path, on each of the ~10
-    hook calls per test. Its answer depends only on the path and the registered conftests,
-    which are fixed once collection is done; a prepared suite calls it ~1200 times per
-    submission.
-    """
-    compute = session.gethookproxy
-    proxies: dict[Any, Any] = {}
-
-    def gethookproxy(fspath: Any) -> Any:
-        try:
-            return proxies[fspath]
-        except KeyError:
-            proxy = proxies[fspath] = compute(fspath)
-            return proxy
-
-    session.gethookproxy = gethookproxy  # type: ignore[method-assign]
-
-
 class PreparedSuite:
     """A suite configured and collected once, then run against many submissions.
 
@@ -118,11 +98,14 @@ class PreparedSuite:
         *,
         parts: set[str] | None = None,
         keyword: str | None = None,
+        shortcuts: bool = True,
     ) -> None:
         self.suite = suite
         self.keyword = keyword
         self.reference = reference
         self.plugin = GradingPlugin(None, reference, parts)
+        # pytest's per-test work a grading run never uses (`grader.suite.shortcuts`)
+        self._plugins = [self.plugin, *([PytestShortcuts()] if shortcuts else [])]
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._done: queue.Queue[Any] = queue.Queue()
         self.plugin.serve = self._serve
@@ -138,7 +121,7 @@ class PreparedSuite:
     def _main(self) -> None:
         try:
             self._exit_code = int(
-                pytest.main(_pytest_args(self.suite, self.keyword), plugins=[self.plugin])
+                pytest.main(_pytest_args(self.suite, self.keyword), plugins=self._plugins)
             )
         except BaseException as exc:  # noqa: BLE001 - reported to the waiting caller
             self._done.put(exc)
@@ -154,7 +137,6 @@ class PreparedSuite:
             self._done.put("; ".join(self.plugin.collection_errors) or "no tests collected")
             return
         self._done.put(True)
-        _memoise_hook_proxies(session)
         hook = session.config.hook
         while (job := self._jobs.get()) is not None:
             outcome = self._run_one(items, hook, job)
