@@ -246,11 +246,11 @@ def test_the_pytest_shortcuts_change_no_result(tmp_path, monkeypatch):
         "    assert submission.once('k', lambda: student.value) == student.value\n"
     )
     monkeypatch.setattr(runner, "SUITES_DIR", tmp_path)
-    outcomes = []
+    outcomes, students = [], [_Student(2), _Student(3)]  # messages show their addresses
     for shortcuts in (True, False):
         prepared = runner.PreparedSuite("tiny", "ref", shortcuts=shortcuts)  # type: ignore[arg-type]
         try:
-            runs = [prepared.run(_Student(v)) for v in (2, 3)]
+            runs = [prepared.run(student) for student in students]
         finally:
             prepared.close()
         outcomes.append([([(t.id, t.status, t.message) for t in r.results],
