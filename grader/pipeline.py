@@ -27,6 +27,7 @@ from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
 from grader.suite.cases import Cases, resolve_secret
+from grader.suite.context import SubmissionContext, SuiteCaches
 from grader.suite.pinned import PinnedReference
 from grader.suite.proxy import ReferenceProxy, StudentProxy
 from grader.suite.runner import PreparedSuite, Suite
@@ -55,8 +56,14 @@ class GradeOptions:
 
 
 class Grader:
-    """A reusable grading engine. Use as a context manager; `grade()` is not thread-safe
-    unless each thread passes its own `slot`.
+    """A reusable grading engine. Use as a context manager.
+
+    Not thread-safe: grade one submission at a time per Grader (a batch runs one Grader per
+    pool process). Each `grade()` builds a `SubmissionContext` (its student proxy, drawn
+    inputs, this grader's caches) and hands it to the prepared suite, whose one pytest thread
+    runs its tests; `slot` only picks the sandbox uid, it does not make concurrent calls safe.
+    The caches kept across submissions belong to this object: the reference memo (on
+    `reference`), the variant outputs and the trusted test models (`SuiteCaches`).
 
     `long_lived`: this grader will grade many submissions (a batch worker): its sandbox spends
     ~0.3 s at start to make every later worker cheaper to start.
@@ -69,6 +76,7 @@ class Grader:
         torch.set_num_threads(1)
         self.zygote = Zygote(jail=self.options.jail, huge_pages=long_lived)
         self.reference = ReferenceProxy()
+        self._caches: SuiteCaches | None = None  # made on the first hidden-suite run
         self._suites: dict[tuple[str, str | None], PreparedSuite] = {}
         self._secrets: dict[str | None, bytes] = {}  # resolved once per explicit value
 
@@ -98,6 +106,15 @@ class Grader:
             gc.freeze()
         return self._suites[key]
 
+    def _suite_caches(self) -> SuiteCaches | None:
+        """This grader's caches for the hidden suite (the public one keeps none: it runs in
+        the student handout, which has no trusted models)."""
+        if self.options.suite != "hidden":
+            return None
+        if self._caches is None:
+            self._caches = SuiteCaches()
+        return self._caches
+
     def _case_secret(self) -> bytes:
         explicit = self.options.case_secret
         if explicit not in self._secrets:
@@ -124,7 +141,11 @@ class Grader:
             missing=submission.missing,
         ) as session:
             cases = Cases.for_submission(self._case_secret(), submission.sources)
-            run = self._prepared_suite().run(StudentProxy(session, cases=cases))
+            suite = self._prepared_suite()
+            context = SubmissionContext(
+                StudentProxy(session, cases=cases), suite.reference, cases, self._suite_caches()
+            )
+            run = suite.run(context)
             drill, drill_errors = self._grade_drill(submission, session)
         written = {}
         if self.options.grade_written and self.options.suite == "hidden":

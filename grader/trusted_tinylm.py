@@ -11,6 +11,9 @@ Python overhead for models on the trusted functions.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import torch
@@ -27,6 +30,7 @@ __all__ = [
     "STANDARD_CONFIGS",
     "STANDARD_HEAD_SCALE",
     "STANDARD_SEEDS",
+    "TrustedModels",
     "build_trusted_model",
     "model_from_spec",
     "model_to_spec",
@@ -35,11 +39,35 @@ __all__ = [
     "standard_models",
     "trusted_attention",
     "trusted_mask",
+    "using",
 ]
 
 _HALF_DTYPES = (torch.float16, torch.bfloat16)
 _MAX_WEIGHTS = 64  # (config, seed) pairs remembered by build_trusted_model
-_WEIGHTS: dict[tuple[Any, ...], tuple[int, dict[str, Tensor]]] = {}
+
+
+class TrustedModels:
+    """The models a `Grader` keeps for its submissions' hidden tests: the weights each
+    (config, seed) draws (`build_trusted_model`) and one standard model per (name, dtype)
+    (`shared_standard_model`). The suite runner puts a grader's in use while a submission's
+    tests run (`using`); with none in use, every call builds afresh (same values)."""
+
+    def __init__(self) -> None:
+        self.weights: dict[tuple[Any, ...], tuple[int, dict[str, Tensor]]] = {}
+        self.shared: dict[tuple[str, torch.dtype], TinyLM] = {}
+
+
+_IN_USE: ContextVar[TrustedModels | None] = ContextVar("trusted_models", default=None)
+
+
+@contextmanager
+def using(models: TrustedModels | None) -> Iterator[None]:
+    """Keep and reuse models in `models` in this context (the suite thread, one submission)."""
+    token = _IN_USE.set(models)
+    try:
+        yield
+    finally:
+        _IN_USE.reset(token)
 
 
 # ----------------------------------------------------------------------------- trusted maths
@@ -97,20 +125,22 @@ def model_from_spec(
 def build_trusted_model(config: TinyLMConfig, seed: int) -> TinyLM:
     """A TinyLM drawn from ``seed`` that runs on the trusted functions, in eval mode.
 
-    Every call returns a new model with its own parameters. The weights a (config, seed) pair
-    draws are remembered after the first build, so later calls copy them into a structural
-    copy of a template (see `_instantiate`) instead of running the constructor again.
+    Every call returns a new model with its own parameters. With `TrustedModels` in use, the
+    weights a (config, seed) pair draws are remembered after the first build, so later calls
+    copy them into a structural copy of a template (see `_instantiate`) instead of running
+    the constructor again.
     """
-    key = _weights_key(config, seed)
+    memo = _IN_USE.get()
+    key = None if memo is None else _weights_key(config, seed)
     template = None if key is None else _spec._template(config)
     if template is None:  # not reproducible by a copy: always the constructor
         model = TinyLM(config, mask_fn=trusted_mask, attention_fn=trusted_attention, seed=seed)
         return model.eval()
-    cached = _WEIGHTS.get(key)
+    cached = memo.weights.get(key)
     if cached is None:
         model, cached = _first_build(config, seed)
-        if cached is not None and len(_WEIGHTS) < _MAX_WEIGHTS:
-            _WEIGHTS[key] = cached
+        if cached is not None and len(memo.weights) < _MAX_WEIGHTS:
+            memo.weights[key] = cached
         return model.eval()
     seed_attr, weights = cached
     state = {name: w.clone() for name, w in weights.items()}
@@ -180,10 +210,9 @@ _ORIGINAL_FORWARDS = tuple(
 )
 _MODULE_CALL = (nn.Module.__call__, nn.Module._call_impl)
 _FINFO_MIN = {dtype: torch.finfo(dtype).min for dtype in (torch.float32, torch.float64)}
-_MAX_CACHED_MASK_LEN = 64
+_MAX_SHORTCUT_LEN = 64  # an all-True mask is dropped from attention up to this length
 # (T, causal) -> (trusted_mask(None, T, causal), whether it is all True). Only ever read:
 # torch.where does not write its condition, and these are never handed out.
-_MASKS: dict[tuple[int, bool], tuple[Tensor, bool]] = {}
 _AFFINE = ("weight", "bias")
 _TOP = ("tok_emb", "pos_emb", "drop", "blocks", "ln_f", "lm_head")
 _BLOCK = ("ln_1", "attn", "ln_2", "mlp")
@@ -344,8 +373,8 @@ def _run_fast(
         pos_x = pos_weight[:T]  # the rows F.embedding(arange(T), weight) would gather
     x = tok_x + pos_x  # (B, T, C); the dropout after it is the identity
     causal = model.config.causal
-    if attention_mask is None and type(causal) is bool and T <= _MAX_CACHED_MASK_LEN:
-        mask, full = _cached_mask(T, causal)
+    if attention_mask is None and type(causal) is bool and T <= _MAX_SHORTCUT_LEN:
+        mask, full = _causal_mask(T, causal)
     else:
         mask, full = _TRUSTED_MASK(attention_mask, T, causal), False
         if isinstance(mask, Tensor):
@@ -374,14 +403,12 @@ def _run_fast(
     return _linear(top["lm_head"], _layer_norm(top["ln_f"], x))  # (B, T, V)
 
 
-def _cached_mask(seq_len: int, causal: bool) -> tuple[Tensor, bool]:
-    """``trusted_mask(None, seq_len, causal)`` (a CPU tensor) and whether it is all True."""
-    cached = _MASKS.get((seq_len, causal))
-    if cached is None:
-        with torch.inference_mode(False):  # an inference tensor could not be saved for backward
-            mask = _TRUSTED_MASK(None, seq_len, causal)
-        cached = _MASKS[(seq_len, causal)] = (mask, bool(mask.all()))
-    return cached
+def _causal_mask(seq_len: int, causal: bool) -> tuple[Tensor, bool]:
+    """``trusted_mask(None, seq_len, causal)`` (a CPU tensor) and whether it is all True.
+    Built per forward: remembering them saved under 1% of a submission."""
+    with torch.inference_mode(False):  # an inference tensor could not be saved for backward
+        mask = _TRUSTED_MASK(None, seq_len, causal)
+    return mask, bool(mask.all())
 
 
 def _attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
@@ -433,16 +460,17 @@ STANDARD_SEEDS: dict[str, int] = {"causal": 1234, "bidirectional": 1234}
 STANDARD_HEAD_SCALE = 4.0  # peaky logits: greedy choices are far from ties
 
 
-_SHARED: dict[tuple[str, torch.dtype], TinyLM] = {}
-
-
 def shared_standard_model(name: str, dtype: torch.dtype = torch.float32) -> TinyLM:
-    """One standard model per (name, dtype) for this process, in eval mode, for the hidden
-    tests to send. Its weights never change (students only ever get copies); its mode is
-    reset because the proxy mirrors a student's mode change onto the model it passed."""
-    model = _SHARED.get((name, dtype))
+    """One standard model per (name, dtype) of the `TrustedModels` in use (a new one when
+    none is), in eval mode, for the hidden tests to send. Its weights never change (students
+    only ever get copies); its mode is reset because the proxy mirrors a student's mode
+    change onto the model it passed."""
+    memo = _IN_USE.get()
+    model = None if memo is None else memo.shared.get((name, dtype))
     if model is None:
-        model = _SHARED[(name, dtype)] = standard_models()[name].to(dtype)
+        model = standard_models()[name].to(dtype)
+        if memo is not None:
+            memo.shared[(name, dtype)] = model
     if any(module_flags(model)):  # cheaper to ask than to set every time
         model.eval()
     return model

@@ -114,7 +114,25 @@ def test_matching_gives_the_same_ids_from_the_memo():
     ids = torch.randint(0, 7, (2, 5), generator=torch.Generator().manual_seed(1))
     want = variants.causal_loss(logits, ids)
     got = variants.causal_loss(logits, ids, shift=0)  # the "no shift" bug
-    memo.OUTPUTS.clear()
-    cold = variants.matching("losses.causal_lm_loss", got, (logits, ids), want=want)
-    warm = variants.matching("losses.causal_lm_loss", got, (logits, ids), want=want)
-    assert cold == warm and cold
+    outputs = memo.VariantOutputs()
+    plain = variants.matching("losses.causal_lm_loss", got, (logits, ids), want=want)
+    with memo.remembering(outputs):
+        cold = variants.matching("losses.causal_lm_loss", got, (logits, ids), want=want)
+        warm = variants.matching("losses.causal_lm_loss", got, (logits, ids), want=want)
+    assert cold == warm == plain and cold
+    assert len(outputs) > 0  # the memo in use was the one filled, none is process-wide
+
+
+def test_a_graders_caches_are_its_own():
+    """Each Grader's variant outputs and trusted models are kept on it, not in the process."""
+    from grader import trusted_tinylm
+    from grader.suite.context import SuiteCaches
+
+    first, second = SuiteCaches(), SuiteCaches()
+    with first.in_use():
+        model = trusted_tinylm.shared_standard_model("causal")
+        assert trusted_tinylm.shared_standard_model("causal") is model
+    with second.in_use():
+        assert trusted_tinylm.shared_standard_model("causal") is not model
+    assert trusted_tinylm.shared_standard_model("causal") is not model  # none in use
+    assert list(first.models.shared) == [("causal", torch.float32)]

@@ -149,7 +149,7 @@ def test_a_stale_student_fixture_is_never_graded():
     # a set-up error before `student` was reached graded nothing: reported as usual
     setup_error = SimpleNamespace(when="setup", excinfo=SimpleNamespace(value=ValueError("x")))
     assert plugin._result(item, setup_error).status == "error"  # type: ignore[arg-type]
-    plugin._student_served = plugin._submission  # set up in this submission: graded
+    plugin._served = plugin._submission  # set up in this submission: graded
     assert plugin._result(item, call).status == "passed"  # type: ignore[arg-type]
 
 
@@ -232,3 +232,28 @@ def test_failed_checks_skip_pytests_traceback_formatting(tmp_path, monkeypatch):
                     if "BRIEF_LONGREPRS" in getattr(m, "__dict__", {}))  # fmt: skip
     assert conftest.BRIEF_LONGREPRS == ["GradeFailure: expected 1, got 2",
                                         "KeyError: 'missing'"]
+
+
+def test_the_pytest_shortcuts_change_no_result(tmp_path, monkeypatch):
+    """`grader.suite.shortcuts` only skips pytest work nobody reads: with and without it,
+    every verdict and message is the same, and the submission fixture is there. (An xfail's
+    note for the instructors quotes pytest's failure text: one line instead of the traceback.)"""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "tiny").mkdir()
+    (tmp_path / "tiny" / "test_tiny.py").write_text(
+        textwrap.dedent(SUITE) + "\n\ndef test_context(submission, student):\n"
+        "    assert submission.student is student\n"
+        "    assert submission.once('k', lambda: student.value) == student.value\n"
+    )
+    monkeypatch.setattr(runner, "SUITES_DIR", tmp_path)
+    outcomes, students = [], [_Student(2), _Student(3)]  # messages show their addresses
+    for shortcuts in (True, False):
+        prepared = runner.PreparedSuite("tiny", "ref", shortcuts=shortcuts)  # type: ignore[arg-type]
+        try:
+            runs = [prepared.run(student) for student in students]
+        finally:
+            prepared.close()
+        outcomes.append([([(t.id, t.status, t.message) for t in r.results],
+                          [e.split(":")[0] for e in r.internal_errors]) for r in runs])  # fmt: skip
+    assert outcomes[0] == outcomes[1]
+    assert all(s == "passed" for i, s, _ in outcomes[0][0][0] if i == "tiny.context")

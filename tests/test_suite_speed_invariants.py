@@ -181,7 +181,8 @@ def test_unkeyable_arguments_simply_run(side_effect_package):
 
 def test_memo_is_bounded_in_entries_and_bytes():
     from grader.sandbox.invoke import Effects
-    from grader.suite.proxy import ReferenceMemo, _Recorded
+    from grader.suite.refmemo import Recorded as _Recorded
+    from grader.suite.refmemo import ReferenceMemo
 
     def rec(n: int) -> _Recorded:
         return _Recorded(value=torch.zeros(n, dtype=torch.uint8), grads=(), effects=Effects(),

@@ -31,7 +31,7 @@ from grader.resources import data_path
 # The grader files the student's `grader check` needs, relative to the grader package.
 HANDOUT_GRADER_FILES = (
     "__init__.py", "check_cli.py", "errors.py", "lru.py", "parts.py", "pipeline.py", "report.py",
-    "resources.py", "textsafe.py",
+    "resources.py", "textsafe.py", "values.py",
     "diagnosis/__init__.py", "diagnosis/catalogue.toml", "diagnosis/evidence.py",
     "drill/__init__.py", "drill/note.py", "drill/results.py",
     "loading/__init__.py", "loading/archive.py", "loading/folder.py", "loading/model.py",
@@ -42,7 +42,8 @@ HANDOUT_GRADER_FILES = (
     "sandbox/limits.py", "sandbox/models.py", "sandbox/seccomp.py", "sandbox/wire.py",
     "sandbox/worker.py", "sandbox/zygote.py",
     "suite/__init__.py", "suite/checks.py", "suite/pinned.py", "suite/plugin.py",
-    "suite/proxy.py", "suite/runner.py", "suite/cases.py",
+    "suite/proxy.py", "suite/runner.py", "suite/cases.py", "suite/refmemo.py", "suite/naming.py",
+    "suite/context.py", "suite/shortcuts.py",
     "suites/pytest.ini",
 )  # fmt: skip
 PUBLIC_SUITE = "suites/public"

@@ -7,11 +7,15 @@ so `student.x(...)` and `reference.x(...)` have exactly the same semantics. Torc
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+from grader.values import arg_paths, module_flags, module_list, tensors
+
+__all__ = ["Effects", "Invocation", "invoke", "is_arg_path", "module_flags", "module_list"]
 
 # Bound at import. In the worker this module is imported before any student code runs, so a
 # submission that monkeypatches torch (torch.equal, Tensor.clone, ...) cannot change how its
@@ -26,8 +30,6 @@ _view = torch.Tensor.view
 _reshape = torch.Tensor.reshape
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_ptr = torch.UntypedStorage.data_ptr
-_named_modules = torch.nn.Module.named_modules
-_modules_method = torch.nn.Module.modules
 
 
 @dataclass(frozen=True)
@@ -102,46 +104,11 @@ def is_arg_path(p: Any) -> bool:
     return type(p) is str and _ARG_PATH.fullmatch(p) is not None
 
 
-def module_list(model: torch.nn.Module) -> list[torch.nn.Module]:
-    """``list(model.modules())``: pre-order, each module once, read straight from the
-    ``_modules`` dicts (the generator chain of ``modules()`` costs ~4x more, and the modes of
-    a model are read several times per call). A class that overrides ``modules`` or
-    ``named_modules`` anywhere in the tree gets its own method's answer."""
-    out: list[torch.nn.Module] = []
-    seen: set[torch.nn.Module] = set()  # hashed like named_modules' memo
-    stack = [model]
-    while stack:
-        m = stack.pop()
-        if m in seen:
-            continue
-        cls = type(m)
-        if cls.named_modules is not _named_modules or cls.modules is not _modules_method:
-            return list(model.modules())
-        seen.add(m)
-        out.append(m)
-        children = [c for c in m._modules.values() if c is not None]
-        children.reverse()
-        stack.extend(children)
-    return out
-
-
-def module_flags(model: torch.nn.Module) -> list[bool]:
-    """The ``training`` flag of every module of `model`, in ``model.modules()`` order."""
-    return [bool(m.training) for m in module_list(model)]
-
-
 @dataclass
 class Invocation:
     value: Any
     grads: tuple[torch.Tensor | None, ...]
     effects: Effects
-
-
-def _walk(args: Sequence[Any], kwargs: dict[str, Any]):
-    for i, a in enumerate(args):
-        yield f"args[{i}]", a
-    for k, a in kwargs.items():
-        yield f"kwargs[{k!r}]", a
 
 
 def _bits(t: torch.Tensor) -> torch.Tensor:
@@ -185,10 +152,10 @@ def invoke(
         else:
             leaves.append(None)
 
-    before = {p: _bits(a) for p, a in _walk(args, kwargs) if isinstance(a, torch.Tensor)}
+    before = {p: _bits(a) for p, a in arg_paths(args, kwargs) if isinstance(a, torch.Tensor)}
     grad_seen: dict[str, bool] = {}
     hooks = []
-    for p, a in _walk(args, kwargs):
+    for p, a in arg_paths(args, kwargs):
         if isinstance(a, torch.nn.Module):
             grad_seen[p] = False
 
@@ -205,13 +172,13 @@ def invoke(
     rng_changed = not _equal(rng_before, _get_rng_state())
 
     mutated = []
-    for p, a in _walk(args, kwargs):
+    for p, a in arg_paths(args, kwargs):
         if isinstance(a, torch.Tensor):
             now = _bits(a)
             old = before[p]
             if now.shape != old.shape or not _equal(now, old):
                 mutated.append(p)
-    models = [(p, a) for p, a in _walk(args, kwargs) if isinstance(a, torch.nn.Module)]
+    models = [(p, a) for p, a in arg_paths(args, kwargs) if isinstance(a, torch.nn.Module)]
     modes = {p: bool(a.training) for p, a in models}
     per_module = {}
     for p, a in models:
@@ -254,30 +221,17 @@ def _storage(t: torch.Tensor) -> int | None:
 def _aliases(value: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[str, ...]:
     """Paths of the input tensors whose memory some tensor of the result shares."""
     inputs = {}
-    for p, a in _walk(args, kwargs):
+    for p, a in arg_paths(args, kwargs):
         if isinstance(a, torch.Tensor) and (ptr := _storage(a)) is not None:
             inputs.setdefault(ptr, []).append(p)
     if not inputs:
         return ()
     found: list[str] = []
-    for t in _tensors(value):
+    for t in tensors(value, max_depth=_MAX_WALK_DEPTH):
         for p in inputs.get(_storage(t), ()):
             if p not in found:
                 found.append(p)
     return tuple(found)
-
-
-def _tensors(value: Any, depth: int = 0) -> Iterator[torch.Tensor]:
-    if depth > _MAX_WALK_DEPTH:
-        return
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            yield from _tensors(v, depth + 1)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _tensors(v, depth + 1)
 
 
 def _first_tensor(value: Any) -> torch.Tensor | None:
@@ -296,7 +250,7 @@ _MAX_WALK_DEPTH = 32
 
 
 def _any_requires_grad(value: Any) -> bool:
-    return any(bool(t.requires_grad) for t in _tensors(value))
+    return any(bool(t.requires_grad) for t in tensors(value, max_depth=_MAX_WALK_DEPTH))
 
 
 def _detach(value: Any, depth: int = 0) -> Any:

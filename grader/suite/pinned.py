@@ -17,7 +17,6 @@ cannot key (see `grader.suite.proxy`) are refused.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -25,11 +24,14 @@ from typing import Any
 
 import torch
 
+from grader import values
 from grader.errors import InternalError
 from grader.resources import data_path
 from grader.sandbox.client import CallResult
 from grader.sandbox.invoke import Effects
-from grader.suite.proxy import ReferenceProxy, _arguments_key, _paths, _Side, _Unkeyable, _value_key
+from grader.suite.proxy import ReferenceProxy, _Side
+from grader.suite.refmemo import arguments_digest
+from grader.values import Undigestable, arg_paths
 
 PINNED_PATH = data_path("grader", "suites", "public", "expected.json")
 FORMAT = "public-expected/1"
@@ -39,14 +41,14 @@ REGENERATE = "python scripts/pin_public.py"
 def call_digest(module: str, function: str, args, kwargs, grad_wrt, grad_output) -> str:
     """A stable digest of one reference question (the same in every process and platform)."""
     try:
-        key = (module, function, tuple(grad_wrt), _arguments_key(args, kwargs),
-               _value_key(grad_output))  # fmt: skip
-    except _Unkeyable:
+        key = values.digest(module, function, tuple(grad_wrt),
+                            arguments_digest(args, kwargs, grad_output))  # fmt: skip
+    except Undigestable:
         raise InternalError(
             f"a public test asks reference.{module}.{function} with an argument that cannot be "
             "pinned (only tensors, numbers, strings, containers of those and generators)"
         ) from None
-    return hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+    return key.hex()
 
 
 def encode(x: Any) -> Any:
@@ -117,7 +119,7 @@ class PinnedReference(_Side):
                 f"{self.path.name}: the public tests changed since it was made ({REGENERATE})"
             )
         for path, state in entry["generators"].items():
-            target = dict(_paths(args, kwargs)).get(path)
+            target = dict(arg_paths(args, kwargs)).get(path)
             if isinstance(target, torch.Generator):
                 target.set_state(decode(state))
         res = CallResult(
@@ -150,7 +152,7 @@ class RecordingReference(_Side):
             "effects": res.effects.to_dict(),
             "generators": {
                 p: encode(g.get_state())
-                for p, g in _paths(args, kwargs)
+                for p, g in arg_paths(args, kwargs)
                 if isinstance(g, torch.Generator)
             },  # fmt: skip
         }

@@ -16,16 +16,13 @@ from typing import Any
 
 import pytest
 
-try:  # pytest >= 8.1; without it, direct parameters are simply set up by pytest itself
-    from _pytest.python import DirectParamFixtureDef as _DirectParam
-except ImportError:  # pragma: no cover
-    _DirectParam = None
-
 from grader.diagnosis import evidence
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
-from grader.suite.cases import FIXED_CASES
 from grader.suite.checks import GradeFailure
+from grader.suite.context import SubmissionContext, as_context
+
+_PER_SUBMISSION = frozenset({"submission", "student"})  # fixtures that are one submission's
 
 
 def test_identity(item: pytest.Item) -> tuple[str, str, str]:
@@ -45,56 +42,52 @@ def points_of(item: pytest.Item) -> float:
 
 
 def _fixtures(plugin: GradingPlugin) -> types.ModuleType:
-    """The `student` and `reference` fixtures of `plugin`, as a module to register.
+    """The fixtures of `plugin`, as a module to register: ``submission`` (this submission's
+    `SubmissionContext`) and its fields ``student``, ``reference`` and ``cases``.
 
     Session-scoped, so pytest sets each up once per submission instead of once per test: the
     serve loop passes nextitem=None for a submission's last test, which tears the whole session
     down (these fixtures included), and the next submission sets them up afresh. A test thus
-    still gets this submission's own StudentProxy object (suite caches key on its identity);
-    `GradingPlugin._result` refuses to grade a test that saw an earlier one. They are plain
-    functions in a module because pytest deprecates session fixtures bound to an instance.
+    always gets this submission's own context; `GradingPlugin._result` refuses to grade a test
+    that saw an earlier one. They are plain functions in a module because pytest deprecates
+    session fixtures bound to an instance.
     """
     module = types.ModuleType("grader_suite_fixtures")
 
     @pytest.fixture(scope="session")
-    def student() -> Any:
+    def submission() -> SubmissionContext:
+        """This submission's context (`grader.suite.context.SubmissionContext`)."""
+        plugin._served = plugin._submission
+        return plugin._context
+
+    @pytest.fixture(scope="session")
+    def student(submission: SubmissionContext) -> Any:
         """The submission under test (a StudentProxy), new for every submission."""
-        plugin._student_served = plugin._submission
-        return plugin._student
+        return submission.student
 
     @pytest.fixture(scope="session")
-    def reference() -> Any:
+    def reference(submission: SubmissionContext) -> Any:
         """The trusted reference implementation (a ReferenceProxy)."""
-        return plugin._reference
+        return submission.reference
 
     @pytest.fixture(scope="session")
-    def cases() -> Any:
+    def cases(submission: SubmissionContext) -> Any:
         """This submission's draws of test inputs (`grader.suite.cases.Cases`)."""
-        return getattr(plugin._student, "cases", FIXED_CASES)
+        return submission.cases
 
+    module.submission = submission  # type: ignore[attr-defined]
     module.student = student  # type: ignore[attr-defined]
     module.reference = reference  # type: ignore[attr-defined]
     module.cases = cases  # type: ignore[attr-defined]
     return module
 
 
-def _brief_failure(item: pytest.Item, excinfo: Any, style: Any = None) -> str:
-    """`Item.repr_failure` for graded tests: one line instead of pytest's traceback.
-
-    `GradingPlugin._result` reads the exception itself, and nothing else reads a failed
-    call's report here (no terminal, no junit). pytest would still walk and filter the
-    traceback for every failure, even with ``--tb=no`` (~0.4 ms each, so ~45 ms for a
-    submission that fails all 132 tests).
-    """
-    return f"{excinfo.typename}: {excinfo.value}"[:1000]
-
-
 class GradingPlugin:
     """Collects graded outcomes for one submission."""
 
     def __init__(self, student: Any, reference: Any, parts: set[str] | None = None) -> None:
-        self._student = student
         self._reference = reference
+        self._context = as_context(student, reference)
         self.parts = parts
         self.results: list[TestResult] = []
         self.internal_errors: list[str] = []
@@ -102,18 +95,24 @@ class GradingPlugin:
         self._started: dict[str, float] = {}
         self._evidence: dict[str, evidence.Evidence] = {}  # per test id, this submission
         self._deferred = evidence.Evidence()  # the running test's deferred diagnoses
-        # Counts submissions; `_student_served` is the count at which the session-scoped
-        # `student` fixture was last set up (see `_result`).
+        # Counts submissions; `_served` is the count at which the session-scoped
+        # `submission` fixture was last set up (see `_result`).
         self._submission = 0
-        self._student_served = -1
+        self._served = -1
         # (id, part, name, points) per collected item: constant for the session, and asked for
         # every item of every submission.
         self._identities: dict[str, tuple[str, str, str, float]] = {}
         # Set by PreparedSuite: called with the session instead of pytest's own test loop.
         self.serve: Callable[[pytest.Session], None] | None = None
 
-    def start_submission(self, student: Any) -> None:
-        self._student = student
+    @property
+    def _student(self) -> Any:
+        return self._context.student
+
+    def start_submission(self, job: SubmissionContext | Any) -> None:
+        """Grade `job` next: a `SubmissionContext`, or a bare student proxy (then with this
+        plugin's reference and no caches)."""
+        self._context = as_context(job, self._reference)
         self._submission += 1
         self.results = []
         self.internal_errors = []
@@ -124,7 +123,7 @@ class GradingPlugin:
         """This submission's results, with diagnoses the rest of its evidence contradicts
         removed (`grader.diagnosis.evidence.prune`)."""
         out = (list(evidence.prune(self.results, self._evidence)), self.internal_errors)
-        self._student = None
+        self._context = as_context(None, self._reference)
         self.results, self.internal_errors, self._evidence = [], [], {}
         return out
 
@@ -135,33 +134,13 @@ class GradingPlugin:
         self.serve(session)
         return True
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Any:
-        """Set up a direct `@pytest.mark.parametrize` argument: its value is `request.param`.
-
-        pytest does the same through `get_direct_param_fixture_func(request)`, resolving the
-        `request` argument again (building a FixtureDef and inspecting a signature, ~100 times
-        per submission). A None value is left to pytest: None means "not handled" here.
-        """
-        if _DirectParam is None or type(fixturedef) is not _DirectParam:
-            return None
-        value = request.param
-        fixturedef.cached_result = (value, fixturedef.cache_key(request), None)
-        return value
-
     def pytest_configure(self, config: pytest.Config) -> None:
         config.pluginmanager.register(_fixtures(self), f"grader-fixtures-{id(self)}")
         config.addinivalue_line("markers", "points(n): weight of this test in the grade")
-        # This plugin reads the exception itself; pytest's long traceback formatting (re-parsing
-        # the test file for every failure, ~50-100 ms each) would only be thrown away.
-        config.option.tbstyle = "no"
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         if self.parts is not None:
             items[:] = [i for i in items if test_identity(i)[1] in self.parts]
-        for item in items:
-            if isinstance(item, pytest.Function):
-                item.repr_failure = types.MethodType(_brief_failure, item)  # type: ignore[method-assign]
 
     def _identity(self, item: pytest.Item) -> tuple[str, str, str, float]:
         """`test_identity(item)` and `points_of(item)`, computed once per item."""
@@ -179,7 +158,7 @@ class GradingPlugin:
         forget = getattr(self._student, "forget_calls", None)
         if forget is not None:
             forget()
-        start = getattr(self._reference, "start_test", None)
+        start = getattr(self._context.reference, "start_test", None)
         if start is not None:  # the reference memo keeps per-call-site statistics
             start(item.nodeid)
 
@@ -232,10 +211,10 @@ class GradingPlugin:
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo) -> TestResult:
         tid, part, name, pts = self._identity(item)
-        stale = self._student_served != self._submission
-        if stale and call.when == "call" and "student" in item.fixturenames:
-            # The test body ran, but `student` was not set up in this submission: it saw an
-            # earlier one's proxy. Never grade that; the serve loop reports it and tears down.
+        stale = self._served != self._submission
+        if stale and call.when == "call" and not _PER_SUBMISSION.isdisjoint(item.fixturenames):
+            # The test body ran, but `submission` was not set up in this submission: it saw an
+            # earlier one's context. Never grade that; the serve loop reports it and tears down.
             raise RuntimeError(f"{tid} ran with a previous submission's student fixture")
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
         exc = call.excinfo.value if call.excinfo is not None else None

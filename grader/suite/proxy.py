@@ -8,25 +8,32 @@ state back into the caller's generator object, so a test reads the same on eithe
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import inspect
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 
-from grader.lru import BoundedLRU
+from grader import values
 from grader.parts import CODE_PARTS
 from grader.sandbox.client import CallResult, SandboxSession
-from grader.sandbox.invoke import Effects, invoke, module_flags, module_list
+from grader.sandbox.invoke import Effects, invoke, module_flags
 from grader.sandbox.models import set_module_modes
+from grader.suite import refmemo
 from grader.suite.cases import FIXED_CASES, Cases
+from grader.suite.naming import REMEMBERED_CALLS, Summary, format_call, holds, summarise
+from grader.suite.refmemo import Recorded, ReferenceMemo
+from grader.values import Undigestable
+
+__all__ = ["PART_MODULES", "ReferenceMemo", "ReferenceProxy", "StudentProxy", "format_call",
+           "summarise"]  # fmt: skip
 
 PART_MODULES = CODE_PARTS
+_SKIP_AFTER = 3  # misses in a row after which a memo site stops being keyed ...
+_RECHECK = 16  # ... except on every 16th visit
+_MAX_SITES = 8192  # sites tracked (a suite has a few hundred); others are always keyed
 _PATH = re.compile(r"^(args)\[(\d+)\]$|^(kwargs)\['(.+)'\]$")
 
 
@@ -93,11 +100,11 @@ class _Side:
         """Keep references (no copies: rendered only if a check fails) to the last calls and
         what they returned (the value, then any gradients)."""
         if self._calls is None:
-            self._calls = deque(maxlen=_REMEMBERED_CALLS)
+            self._calls = deque(maxlen=REMEMBERED_CALLS)
         # a model's modes are summarised now: the call may change them (and the proxy does)
-        args = tuple(_Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+        args = tuple(Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
                      for a in args)  # fmt: skip
-        kwargs = {k: _Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
+        kwargs = {k: Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
                   for k, a in kwargs.items()}  # fmt: skip
         self._calls.append((module, function, args, kwargs, results))
 
@@ -113,7 +120,7 @@ class _Side:
             return ""
         calls = list(self._calls)
         chosen = next((c for c in reversed(calls)
-                       if value is not None and any(_holds(r, value) for r in c[4])),
+                       if value is not None and any(holds(r, value) for r in c[4])),
                       None)  # fmt: skip
         label = "the call" if chosen is not None else "your code's last call"
         module, function, args, kwargs, _ = chosen or calls[-1]
@@ -252,7 +259,7 @@ class ReferenceProxy(_Side):
     def _call(self, module, function, args, kwargs, *, grad_wrt=(), grad_output=None) -> CallResult:
         key, hit = self._recall(
             ("call", self.package, module, function, tuple(grad_wrt)),
-            lambda: (_arguments_key(args, kwargs), _value_key(grad_output)),
+            lambda: refmemo.arguments_digest(args, kwargs, grad_output),
         )
         if hit is not None:
             res = hit.replay(args, kwargs)
@@ -260,13 +267,16 @@ class ReferenceProxy(_Side):
             return res
         fn: Callable[..., Any] = getattr(self._module(module), function)
         if key is not None:
-            models = _model_args(args, kwargs)
-            before = {p: _module_state(m) for p, m in models.items()}
+            models = refmemo.model_args(args, kwargs)
+            try:
+                before = {p: refmemo.model_state(m) for p, m in models.items()}
+            except Undigestable:
+                key = None
         inv = invoke(fn, args, kwargs, grad_wrt=grad_wrt, grad_output=grad_output)
         res = CallResult(value=inv.value, grads=inv.grads, effects=inv.effects)
         self.last_effects = res.effects
-        if key is not None and _replayable(inv.effects, args, kwargs, models, before):
-            self._memo.put(key, _Recorded.of(res, args, kwargs))
+        if key is not None and refmemo.replayable(inv.effects, models, before):
+            self._memo.put(key, Recorded.of(res, args, kwargs))
         return res
 
     def model_forward(
@@ -277,14 +287,14 @@ class ReferenceProxy(_Side):
     ) -> torch.Tensor:
         key, hit = self._recall(
             ("model_forward", self.package),
-            lambda: (_spec_key(model), _value_key(input_ids), _value_key(attention_mask)),
+            lambda: refmemo.arguments_digest((model, input_ids, attention_mask), {}),
         )
         if hit is not None:
-            return _fresh(hit.value)
+            return values.copy(hit.value)
         rng_before = torch.get_rng_state() if key is not None else None
         value = self._model_forward(model, input_ids, attention_mask)
         if key is not None and torch.equal(rng_before, torch.get_rng_state()):
-            recorded = _Recorded(value=value, grads=(), effects=Effects(), generators={})
+            recorded = Recorded(value=value, grads=(), effects=Effects(), generators={})
             if recorded.storable(value, (), (model, input_ids, attention_mask), {}):
                 self._memo.put(key, recorded.frozen())
         return value
@@ -299,384 +309,3 @@ class ReferenceProxy(_Side):
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
-
-
-# ----------------------------------------------------------------------------- naming a call
-
-_REMEMBERED_CALLS = 8
-_CALL_CHARS = 400
-
-
-def _holds(result: Any, value: Any) -> bool:
-    """`value` is the result itself or one of its top-level items (identity, not equality)."""
-    if result is value:
-        return True
-    items = result.values() if isinstance(result, dict) else result
-    return isinstance(items, (tuple, list, type({}.values()))) and any(v is value for v in items)
-
-
-class _Summary(str):
-    """An argument already rendered (a model, as it was when the call began)."""
-
-
-def summarise(x: Any, depth: int = 0) -> str:
-    """A compact, address-free rendering of an argument: tensors by dtype and shape
-    (``float32[2, 7]``), generators by seed, models by class and mode, scalars by repr."""
-    if isinstance(x, _Summary):
-        return str(x)
-    if isinstance(x, torch.Tensor):
-        return f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}"
-    if isinstance(x, torch.Generator):
-        return f"<seeded {x.initial_seed()}>"
-    if isinstance(x, torch.nn.Module):
-        modes = set(module_flags(x))
-        mode = "mixed modes" if len(modes) > 1 else ("train mode" if x.training else "eval mode")
-        return f"<{type(x).__name__}, {mode}>"
-    if isinstance(x, (tuple, list)) and depth < 2:
-        inner = ", ".join(summarise(v, depth + 1) for v in x[:8]) + (", ..." if len(x) > 8 else "")
-        return f"({inner})" if isinstance(x, tuple) else f"[{inner}]"
-    if isinstance(x, (bool, int, float, str, type(None), torch.dtype)):
-        return repr(x)[:60]
-    return f"<{type(x).__name__}>"
-
-
-def _parameter_names(module: str, function: str) -> list[str]:
-    """The contract's parameter names (from the handout stub), [] when unknown."""
-    if module not in PART_MODULES:
-        return []
-    try:
-        fn = getattr(importlib.import_module(f"exercises.{module}"), function)
-        return [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # fmt: skip
-    except (ImportError, AttributeError, TypeError, ValueError):
-        return []
-
-
-def format_call(module: str, function: str, args: tuple, kwargs: dict) -> str:
-    """``function(name: summary, ..., key=summary)``, at most a few hundred characters."""
-    names = _parameter_names(module, function)
-    parts = [
-        f"{names[i]}: {summarise(a)}" if i < len(names) and isinstance(a, torch.Tensor)
-        else (f"{names[i]}={summarise(a)}" if i < len(names) else summarise(a))
-        for i, a in enumerate(args)
-    ]  # fmt: skip
-    parts += [f"{k}={summarise(v)}" for k, v in kwargs.items()]
-    text = f"{function}({', '.join(parts)})"
-    return text if len(text) <= _CALL_CHARS else text[: _CALL_CHARS - 4] + " ...)"
-
-
-# ----------------------------------------------------------------------------- reference memo
-#
-# A memo entry is only made when replaying it is indistinguishable from calling again:
-#
-# * the key is the function plus a content digest of every argument (tensors: type, dtype,
-#   shape, strides, flags and bytes; generators: their state; a TinyLM: its config, functions,
-#   train flags and weights) and of the torch state a call depends on (grad mode, default
-#   dtype, threads). Anything else in the arguments (an unknown object, a tensor subclass, a
-#   model with hooks) makes the call unkeyable, and it simply runs.
-# * the call's only side effects may be advancing generator arguments (their final state is
-#   recorded and written back on a hit); a call that changed an input tensor, a model (weights
-#   or any train flag) or the global RNG is not memoised.
-# * results are stored as private copies and every hit returns new copies (containers
-#   rebuilt, tensors cloned with their strides), so a test that edits a result in place cannot
-#   change a later answer; results aliasing an input or each other are not memoised.
-
-
-class _Unkeyable(Exception):
-    pass
-
-
-_SKIP_AFTER = 3  # misses in a row after which a site stops being keyed ...
-_RECHECK = 16  # ... except on every 16th visit
-_MAX_SITES = 8192  # sites tracked (a suite has a few hundred); others are always keyed
-_MEMO_ENTRIES = 2048  # LRU bound: a batch's fixed questions stay, per-student ones cycle out
-_MEMO_ENTRY_BYTES = 4 << 20  # larger results are recomputed rather than kept
-_MEMO_BYTES = 64 << 20  # all stored results together (least recently used go first)
-_SCALARS = (type(None), bool, int, str, bytes)
-
-
-def _tensor_key(t: torch.Tensor) -> tuple:
-    if type(t) is not torch.Tensor or t.layout != torch.strided or t.device.type != "cpu":
-        raise _Unkeyable
-    if t.is_conj() or t.is_neg() or t.is_quantized:
-        raise _Unkeyable
-    flat = t.detach().contiguous().reshape(-1)
-    data = flat.view(torch.uint8) if flat.dtype != torch.bool else flat
-    digest = hashlib.blake2b(data.numpy(), digest_size=20).digest()
-    return ("tensor", str(t.dtype), tuple(t.shape), t.stride(), t.requires_grad, digest)
-
-
-def _value_key(x: Any, depth: int = 0) -> Any:
-    if depth > 16:
-        raise _Unkeyable
-    t = type(x)
-    if t in _SCALARS:
-        return (t.__name__, x)
-    if t is float:
-        return ("float", x.hex())
-    if t is torch.Tensor:
-        return _tensor_key(x)
-    if t is torch.dtype:
-        return ("dtype", str(x))
-    if t in (tuple, list):
-        return (t.__name__, tuple(_value_key(v, depth + 1) for v in x))
-    if t is dict:
-        return ("dict", tuple((_value_key(k, depth + 1), _value_key(v, depth + 1))
-                              for k, v in x.items()))  # fmt: skip
-    raise _Unkeyable
-
-
-def _argument_key(x: Any) -> Any:
-    """A top-level argument: also a generator (its final state is replayed) or a TinyLM."""
-    if type(x) is torch.Generator:
-        if x.device.type != "cpu":
-            raise _Unkeyable
-        return ("generator", _tensor_key(x.get_state()))
-    if isinstance(x, torch.nn.Module):
-        return _model_key(x)
-    return _value_key(x, 1)
-
-
-def _arguments_key(args, kwargs) -> tuple:
-    return (
-        tuple(_argument_key(a) for a in args),
-        tuple((k, _argument_key(v)) for k, v in kwargs.items()),
-    )
-
-
-def _hooks_free(model: torch.nn.Module) -> bool:
-    from torch.nn.modules import module as nn_module
-
-    if (nn_module._global_forward_hooks or nn_module._global_forward_pre_hooks
-            or nn_module._global_backward_hooks or nn_module._global_backward_pre_hooks):
-        return False  # fmt: skip
-    for m in module_list(model):
-        if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
-                or m._backward_pre_hooks or m._buffers):
-            return False  # fmt: skip
-    return True
-
-
-def _trusted_tinylm(model: Any) -> bool:
-    """A TinyLM exactly as the grader builds them: its class, no hooks, the trusted
-    mask/attention functions or None (which are then part of its key by name)."""
-    from exercises.tinylm import TinyLM
-
-    return type(model) is TinyLM and _hooks_free(model)
-
-
-def _function_key(fn: Any) -> tuple:
-    from grader import trusted_tinylm as trusted
-
-    if fn is None:
-        return ("none",)
-    if fn is trusted.trusted_mask or fn is trusted.trusted_attention:
-        return ("trusted", fn.__name__)
-    raise _Unkeyable
-
-
-def _weights_key(model: torch.nn.Module) -> tuple:
-    return tuple(
-        (name, type(p).__name__, p.requires_grad, _tensor_key(p.detach()))
-        for name, p in model.named_parameters()
-    )
-
-
-def _model_key(model: Any) -> tuple:
-    if not _trusted_tinylm(model):
-        raise _Unkeyable
-    config = model.config
-    return (
-        "tinylm",
-        tuple(sorted(asdict(config).items())),
-        model.max_seq_len,
-        _function_key(model.mask_fn),
-        _function_key(model.attention_fn),
-        tuple(module_flags(model)),
-        _weights_key(model),
-    )
-
-
-def _spec_key(model: Any) -> tuple:
-    """What `model_forward` uses of the model: exactly its spec (config, train flags, weights)."""
-    if not _trusted_tinylm(model):
-        raise _Unkeyable
-    return ("spec", tuple(sorted(asdict(model.config).items())),
-            tuple(module_flags(model)), _weights_key(model))  # fmt: skip
-
-
-def _context_key() -> tuple:
-    return (
-        torch.is_grad_enabled(),
-        torch.is_inference_mode_enabled(),
-        torch.is_autocast_enabled("cpu"),
-        str(torch.get_default_dtype()),
-        torch.get_num_threads(),
-        torch.are_deterministic_algorithms_enabled(),
-    )
-
-
-def _model_args(args, kwargs) -> dict[str, torch.nn.Module]:
-    return {p: a for p, a in _paths(args, kwargs) if isinstance(a, torch.nn.Module)}
-
-
-def _paths(args, kwargs):
-    for i, a in enumerate(args):
-        yield f"args[{i}]", a
-    for k, a in kwargs.items():
-        yield f"kwargs[{k!r}]", a
-
-
-def _module_state(model: torch.nn.Module) -> tuple:
-    return tuple(module_flags(model)), _weights_key(model)
-
-
-def _replayable(effects: Effects, args, kwargs, models, before) -> bool:
-    if effects.mutated_args or effects.global_rng_changed:
-        return False
-    return all(_module_state(m) == before[p] for p, m in models.items())
-
-
-def _tensors(x: Any, out: list[torch.Tensor], depth: int = 0) -> bool:
-    """Collect the tensors in `x`; False if it holds anything a copy would not reproduce."""
-    if depth > 16:
-        return False
-    t = type(x)
-    if t in _SCALARS or t is float or t is torch.dtype:
-        return True
-    if t is torch.Tensor:
-        out.append(x)
-        return True
-    if t in (tuple, list):
-        return all(_tensors(v, out, depth + 1) for v in x)
-    if t is dict:
-        return all(type(k) in _SCALARS and _tensors(v, out, depth + 1) for k, v in x.items())
-    return False
-
-
-def _clone(t: torch.Tensor) -> torch.Tensor:
-    c = t.clone()
-    if t.requires_grad:  # never the case for invoke's detached results; kept exact anyway
-        c = c.detach().requires_grad_(True)
-    return c
-
-
-def _fresh(x: Any) -> Any:
-    """A copy of a stored result: new containers, cloned tensors, the same scalars."""
-    t = type(x)
-    if t is torch.Tensor:
-        return _clone(x)
-    if t is tuple:
-        return tuple(_fresh(v) for v in x)
-    if t is list:
-        return [_fresh(v) for v in x]
-    if t is dict:
-        return {k: _fresh(v) for k, v in x.items()}
-    return x
-
-
-def _storage(t: torch.Tensor) -> int:
-    return t.untyped_storage().data_ptr()
-
-
-@dataclass(frozen=True)
-class _Recorded:
-    value: Any
-    grads: tuple[Any, ...]
-    effects: Effects
-    generators: dict[str, torch.Tensor]  # path -> final state
-
-    @classmethod
-    def of(cls, res: CallResult, args, kwargs) -> _Recorded | None:
-        gens = {
-            p: g.get_state() for p, g in _paths(args, kwargs) if type(g) is torch.Generator
-        }
-        rec = cls(value=res.value, grads=tuple(res.grads), effects=res.effects, generators=gens)
-        return rec.frozen() if rec.storable(res.value, res.grads, args, kwargs) else None
-
-    def storable(self, value, grads, args, kwargs) -> bool:
-        results: list[torch.Tensor] = []
-        if not _tensors(value, results) or not _tensors(tuple(grads), results):
-            return False
-        inputs: list[torch.Tensor] = []
-        for _, a in _paths(args, kwargs):
-            if isinstance(a, torch.Tensor):
-                inputs.append(a)
-            elif isinstance(a, torch.nn.Module):
-                inputs.extend(a.parameters())
-            elif isinstance(a, (tuple, list, dict)):
-                _tensors(a, inputs)
-        seen = {_storage(t) for t in inputs if t.numel()}
-        size = 0
-        for t in results:
-            if t.layout != torch.strided or t.device.type != "cpu" or type(t) is not torch.Tensor:
-                return False
-            ptr = _storage(t)
-            if t.numel():
-                if ptr in seen:  # aliases an input or another result
-                    return False
-                seen.add(ptr)
-            if t.clone().stride() != t.stride():  # a copy would not keep the layout
-                return False
-            size += t.numel() * t.element_size()
-        return size <= _MEMO_ENTRY_BYTES
-
-    def frozen(self) -> _Recorded:
-        """A private copy (the caller keeps the originals)."""
-        return _Recorded(
-            value=_fresh(self.value),
-            grads=_fresh(self.grads),
-            effects=_copy_effects(self.effects),
-            generators={p: s.clone() for p, s in self.generators.items()},
-        )
-
-    def replay(self, args, kwargs) -> CallResult:
-        for path, state in self.generators.items():
-            _lookup(path, tuple(args), dict(kwargs)).set_state(state)
-        return CallResult(
-            value=_fresh(self.value), grads=_fresh(self.grads), effects=_copy_effects(self.effects)
-        )
-
-
-def _copy_effects(e: Effects) -> Effects:
-    return Effects(
-        mutated_args=tuple(e.mutated_args),
-        global_rng_changed=e.global_rng_changed,
-        model_modes=dict(e.model_modes),
-        module_modes={k: list(v) for k, v in e.module_modes.items()},
-        result_requires_grad=e.result_requires_grad,
-        model_forward_with_grad=dict(e.model_forward_with_grad),
-    )
-
-
-def _nbytes(rec: _Recorded) -> int:
-    tensors: list[torch.Tensor] = []
-    _tensors((rec.value, rec.grads, tuple(rec.generators.values())), tensors)
-    return sum(t.numel() * t.element_size() for t in tensors)
-
-
-class ReferenceMemo:
-    """A thread-safe LRU of reference answers, bounded in entries and in bytes (see the
-    notes above)."""
-
-    def __init__(self, max_entries: int = _MEMO_ENTRIES, max_bytes: int = _MEMO_BYTES) -> None:
-        self._lru = BoundedLRU(max_entries, max_bytes)
-
-    def key(self, head: tuple, arguments: Callable[[], tuple]) -> Any:
-        """The memo key of a call (`arguments()` digests them), or None when the call must
-        simply run."""
-        try:
-            return (head, _context_key(), arguments())
-        except _Unkeyable:
-            return None
-
-    def get(self, key: Any) -> _Recorded | None:
-        return None if key is None else self._lru.get(key)
-
-    def put(self, key: Any, rec: _Recorded | None) -> None:
-        if key is None or rec is None:
-            return
-        self._lru.put(key, rec, _nbytes(rec))
-
-    def __len__(self) -> int:
-        return len(self._lru)

@@ -15,7 +15,9 @@ import pytest
 from grader.errors import InternalError
 from grader.report import TestResult
 from grader.resources import data_path
+from grader.suite.context import SubmissionContext, as_context
 from grader.suite.plugin import GradingPlugin
+from grader.suite.shortcuts import PytestShortcuts
 
 SUITES_DIR = data_path("grader", "suites")
 Suite = Literal["public", "hidden"]
@@ -80,27 +82,6 @@ def _pytest_args(suite: Suite, keyword: str | None) -> list[str]:
     return args
 
 
-def _memoise_hook_proxies(session: pytest.Session) -> None:
-    """Make `session.gethookproxy(path)` (behind every `item.ihook`) a dict lookup.
-
-    pytest recomputes the proxy, walking the conftest modules of the path, on each of the ~10
-    hook calls per test. Its answer depends only on the path and the registered conftests,
-    which are fixed once collection is done; a prepared suite calls it ~1200 times per
-    submission.
-    """
-    compute = session.gethookproxy
-    proxies: dict[Any, Any] = {}
-
-    def gethookproxy(fspath: Any) -> Any:
-        try:
-            return proxies[fspath]
-        except KeyError:
-            proxy = proxies[fspath] = compute(fspath)
-            return proxy
-
-    session.gethookproxy = gethookproxy  # type: ignore[method-assign]
-
-
 class PreparedSuite:
     """A suite configured and collected once, then run against many submissions.
 
@@ -117,10 +98,14 @@ class PreparedSuite:
         *,
         parts: set[str] | None = None,
         keyword: str | None = None,
+        shortcuts: bool = True,
     ) -> None:
         self.suite = suite
         self.keyword = keyword
+        self.reference = reference
         self.plugin = GradingPlugin(None, reference, parts)
+        # pytest's per-test work a grading run never uses (`grader.suite.shortcuts`)
+        self._plugins = [self.plugin, *([PytestShortcuts()] if shortcuts else [])]
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._done: queue.Queue[Any] = queue.Queue()
         self.plugin.serve = self._serve
@@ -136,7 +121,7 @@ class PreparedSuite:
     def _main(self) -> None:
         try:
             self._exit_code = int(
-                pytest.main(_pytest_args(self.suite, self.keyword), plugins=[self.plugin])
+                pytest.main(_pytest_args(self.suite, self.keyword), plugins=self._plugins)
             )
         except BaseException as exc:  # noqa: BLE001 - reported to the waiting caller
             self._done.put(exc)
@@ -152,25 +137,30 @@ class PreparedSuite:
             self._done.put("; ".join(self.plugin.collection_errors) or "no tests collected")
             return
         self._done.put(True)
-        _memoise_hook_proxies(session)
         hook = session.config.hook
-        while True:
-            student = self._jobs.get()
-            if student is None:
-                return
-            self.plugin.start_submission(student)
-            try:
+        while (job := self._jobs.get()) is not None:
+            outcome = self._run_one(items, hook, job)
+            del job  # nothing of a graded submission outlives its run
+            self._done.put(outcome)
+
+    def _run_one(self, items: list[pytest.Item], hook: Any, job: Any) -> Any:
+        """One submission through every item: (results, internal errors), or the exception
+        of a grader bug."""
+        context = as_context(job, self.reference)
+        self.plugin.start_submission(context)
+        try:
+            with context.in_use():  # the grader's caches, for this thread, this submission
                 for i, item in enumerate(items):
                     nextitem = items[i + 1] if i + 1 < len(items) else None
                     hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-                self._done.put(self.plugin.finish_submission())
-            except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
-                if items:
-                    # Tear down everything still set up (session-scoped `student` included),
-                    # so the next submission starts from a clean session.
-                    with contextlib.suppress(BaseException):
-                        hook.pytest_runtest_teardown(item=items[-1], nextitem=None)
-                self._done.put(exc)
+                return self.plugin.finish_submission()
+        except BaseException as exc:  # noqa: BLE001 - a grader bug: surface it
+            if items:
+                # Tear down everything still set up (session-scoped `submission` included),
+                # so the next submission starts from a clean session.
+                with contextlib.suppress(BaseException):
+                    hook.pytest_runtest_teardown(item=items[-1], nextitem=None)
+            return exc
 
     def _fail(self, why: Any) -> None:
         if isinstance(why, str):
@@ -184,11 +174,12 @@ class PreparedSuite:
             f"{self._sink.getvalue()[-1500:]}".strip()
         )
 
-    def run(self, student: Any) -> SuiteRun:
-        """Run every collected test against `student` (a StudentProxy)."""
+    def run(self, submission: SubmissionContext | Any) -> SuiteRun:
+        """Run every collected test against `submission` (a `SubmissionContext`; a bare
+        StudentProxy is run with this suite's reference and no caches)."""
         if not self._thread.is_alive():
             self._fail(f"the test session ended (exit code {self._exit_code})")
-        self._jobs.put(student)
+        self._jobs.put(submission)
         outcome = self._done.get()
         if isinstance(outcome, BaseException):
             raise InternalError(f"the {self.suite} test suite failed: {outcome!r}") from outcome

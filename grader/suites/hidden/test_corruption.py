@@ -19,10 +19,6 @@ Together < 1e-7, below the 1e-6 the course promises.
 
 from __future__ import annotations
 
-import functools
-import math
-from typing import Any
-
 import pytest
 import torch
 
@@ -31,131 +27,36 @@ from grader.suite.checks import (
     check_effects,
     check_proportion,
     check_raises,
-    check_tensor,
     collecting,
     fail,
     poisson_binomial_upper,
-    show,
 )
 from grader.suite.working import require_working
-
-ALPHA = 1e-8
-IGNORE = -100
-PAD, CLS, SEP, MASK, UNK = 0, 1, 2, 3, 9  # [UNK] mid-vocabulary: specials are not a prefix
-SPECIALS = [PAD, CLS, SEP, MASK, UNK]
-
-
-def _gen(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
-
-
-def _batch(batch: int, seq_len: int, vocab: int, seed: int, *, min_len: int) -> torch.Tensor:
-    """[CLS] ordinary ids (a few [UNK] inside) [SEP] then right padding; lengths vary."""
-    B, T, V = batch, seq_len, vocab
-    g = _gen(seed)
-    ordinary = torch.tensor([i for i in range(V) if i not in SPECIALS])
-    ids = ordinary[torch.randint(len(ordinary), (B, T), generator=g)]
-    unk = torch.rand(B, T, generator=g) < 0.01
-    ids = torch.where(unk, UNK, ids)
-    lengths = torch.randint(min_len, T + 1, (B,), generator=g)
-    t = torch.arange(T)[None, :]
-    ids = torch.where(t == lengths[:, None] - 1, SEP, ids)
-    ids = torch.where(t >= lengths[:, None], PAD, ids)
-    ids[:, 0] = CLS
-    return ids
-
-
-# one large batch for the proportions (~76k eligible tokens), one small-vocabulary batch
-BIG = {"ids": _batch(256, 400, 1000, seed=2024, min_len=200), "V": 1000, "p": None}
-SMALL = {"ids": _batch(64, 200, 20, seed=77, min_len=200), "V": 20, "p": 0.5}
-_CACHE: dict[str, Any] = {}
-
-
-def _run(student, case: dict[str, Any], seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    kwargs = {"mask_token_id": MASK, "vocab_size": case["V"], "special_token_ids": SPECIALS,
-              "generator": _gen(seed)}  # fmt: skip
-    if case["p"] is not None:
-        kwargs["mlm_probability"] = case["p"]
-    return _call(student, case["ids"], **kwargs)
-
-
-def _call(student, ids: torch.Tensor, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    out = student.corruption.mask_tokens(ids, **kwargs)
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        fail(f"mask_tokens must return a pair (inputs, labels), got {show(out)}")
-    inputs, labels = out
-    for name, t in (("inputs", inputs), ("labels", labels)):
-        check_tensor(t, what=f"mask_tokens {name}", shape=tuple(ids.shape), dtype=torch.int64)
-    return inputs, labels
-
-
-def _cached(student, name: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """One call per submission for the big batches (several tests read the same result)."""
-    entry = _CACHE.get(name)
-    if entry is None or entry[0] is not student:
-        try:
-            entry = (student, _run(student, BIG if name == "big" else SMALL, seed=1234), None)
-        except Exception as exc:  # noqa: BLE001 - re-raised in every reader (GradeFailure too)
-            entry = (student, None, exc)
-        _CACHE[name] = entry
-    if entry[2] is not None:
-        raise entry[2]
-    return entry[1]
-
-
-def _eligible(ids: torch.Tensor) -> torch.Tensor:
-    """Positions holding a non-special id. For the constant BIG / SMALL batches the answer is
-    computed once (torch.isin on ~100k ids costs ~0.5 ms, and a dozen tests ask per
-    submission); a fresh copy is returned, so a caller may edit it."""
-    for case, mask in _CONSTANT_ELIGIBLE:
-        if ids is case:
-            return mask.clone()
-    return ~torch.isin(ids, torch.tensor(SPECIALS))
-
-
-_CONSTANT_ELIGIBLE: list[tuple[torch.Tensor, torch.Tensor]] = []
-_CONSTANT_ELIGIBLE += [(c["ids"], _eligible(c["ids"])) for c in (BIG, SMALL)]
-
-
-def _first(mask: torch.Tensor) -> list[int]:
-    return mask.nonzero()[0].tolist()
-
-
-def _selection_diagnosis(
-    case: dict[str, Any], labels: torch.Tensor, p: float, inputs: torch.Tensor | None = None
-) -> list[str] | None:
-    """None when the share of selected ordinary tokens is plausible, else what it points to
-    (with `inputs`: a random step that dropped its labels explains a low share too)."""
-    eligible = _eligible(case["ids"])
-    n = int(eligible.sum())
-    k = int(((labels != IGNORE) & eligible).sum())
-    lo, hi = binomial_band(n, p, ALPHA)
-    if lo <= k <= hi:
-        return None
-    if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
-        return ["labels_not_ignored"]
-    if inputs is not None and bool(((labels == IGNORE) & (inputs != case["ids"])).any()):
-        unlabelled = _unlabelled_changes(case["ids"], inputs, labels)
-        if unlabelled == ["random_positions_unlabelled"]:
-            return unlabelled
-    return ["wrong_selection_rate"]
-
-
-def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_selected"):
-    """Why positions that must stay unselected look wrong.
-
-    Labelled and mostly corrupted: they really were selected (``selected_id``). Labelled but
-    left unchanged: labels were written everywhere. Changed without a label: the replacement
-    step ignored the selection.
-    """
-    labelled = labels != IGNORE
-    if labelled.any():
-        corrupted = float((inputs != ids)[labelled].float().mean())
-        return [selected_id] if corrupted > 0.5 else ["labels_not_ignored"]
-    if bool((inputs != ids).any()):
-        return ["corrupts_unselected"]
-    return []
-
+from grader.suites.hidden._corruption import (
+    ALPHA,
+    BIG,
+    CLS,
+    FEW,
+    FEW_SPECIALS,
+    IGNORE,
+    MASK,
+    PAD,
+    SEP,
+    SMALL,
+    SPECIALS,
+    _cached,
+    _call,
+    _call_effects,
+    _check_replacements,
+    _eligible,
+    _first,
+    _gen,
+    _near_mean_chance,
+    _require_corruption,
+    _selection_diagnosis,
+    _unlabelled_changes,
+    _unselected_diagnosis,
+)
 
 # ============================================================================ invariants
 
@@ -176,10 +77,10 @@ def test_output_contract(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_specials_never_selected(student, reference):
+def test_specials_never_selected(submission, student, reference):
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     special = ~_eligible(ids)
     bad = special & ((labels != IGNORE) | (inputs != ids))
     if bad.any():
@@ -196,11 +97,11 @@ def test_specials_never_selected(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_labels(student, reference):
+def test_labels(submission, student, reference):
     """labels = original id at selected positions, -100 everywhere else."""
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     bad = (labels != IGNORE) & (labels != ids)
     if bad.any():
         b, t = _first(bad)
@@ -221,25 +122,11 @@ def test_labels(student, reference):
         )
 
 
-def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:
-    """Invariant points need a real corruption: some, not all, eligible tokens selected, and
-    some of them replaced (a function that selects nothing or everything satisfies them
-    vacuously)."""
-    sel = labels != IGNORE
-    eligible = _eligible(ids)
-    if not sel.any() or bool((sel == eligible).all()) or not (sel & (inputs != ids)).any():
-        fail(
-            f"mask_tokens must select about mlm_probability of the eligible tokens and replace "
-            f"most of them; it selected {int(sel.sum())} of {int(eligible.sum())} eligible "
-            f"tokens and replaced {int((sel & (inputs != ids)).sum())}."
-        )
-
-
 @pytest.mark.points(1.5)
-def test_unselected_unchanged(student, reference):
+def test_unselected_unchanged(submission, student, reference):
     require_working(student, reference, "corruption.mask_tokens")
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     _require_corruption(ids, inputs, labels)
     bad = (labels == IGNORE) & (inputs != ids)
     if bad.any():
@@ -252,52 +139,22 @@ def test_unselected_unchanged(student, reference):
         )
 
 
-def _unlabelled_changes(ids, inputs, labels) -> list[str]:
-    """Why ids changed where labels say "not selected": a few random ids and no [MASK] next
-    to a normal selection is a random step that dropped its labels; otherwise the
-    replacement ignored the selection."""
-    labelled = int((labels != IGNORE).sum())
-    bad = (labels == IGNORE) & (inputs != ids)
-    if labelled and not bool((inputs[bad] == MASK).any()) and int(bad.sum()) < 0.25 * labelled:
-        return ["random_positions_unlabelled"]
-    return ["corrupts_unselected"]
-
-
-def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
-    sel = labels != IGNORE
-    out_of_range = (inputs < 0) | (inputs >= vocab)
-    if out_of_range.any():
-        b, t = _first(out_of_range)
-        fail(f"{what}: inputs[{b}, {t}] = {int(inputs[b, t])} is outside [0, {vocab})",
-             ["random_id_range"])  # fmt: skip
-    special_drawn = sel & (inputs != ids) & (inputs != MASK) & ~_eligible(inputs)
-    if special_drawn.any():
-        b, t = _first(special_drawn)
-        found = sorted(set(inputs[special_drawn].tolist()))
-        fail(
-            f"{what}: the selected position [{b}, {t}] was replaced by the special id "
-            f"{int(inputs[b, t])} (special ids drawn: {found}); random replacements must come "
-            f"from the non-special ids only (specials here: {SPECIALS}).",
-            ["random_includes_specials"],
-        )
-
-
 @pytest.mark.points(1)
-def test_replacement_ids(student, reference):
+def test_replacement_ids(submission, student, reference):
     """Every selected position holds [MASK], its own id, or a non-special id in [0, V)."""
     require_working(student, reference, "corruption.mask_tokens")
-    inputs, labels = _cached(student, "small")
+    inputs, labels = _cached(submission, "small")
     _require_corruption(SMALL["ids"], inputs, labels)
     _check_replacements(SMALL["ids"], inputs, labels, SMALL["V"], "vocabulary of 20")
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     _check_replacements(BIG["ids"], inputs, labels, BIG["V"], "vocabulary of 1000")
 
 
 @pytest.mark.points(1)
-def test_random_ids_cover_vocabulary(student):
+def test_random_ids_cover_vocabulary(submission, student):
     """With 15 ordinary ids and ~6,000 selections every ordinary id is drawn (see header)."""
     ids = SMALL["ids"]
-    inputs, labels = _cached(student, "small")
+    inputs, labels = _cached(submission, "small")
     randomised = (labels != IGNORE) & (inputs != MASK) & (inputs != ids)
     drawn = set(inputs[randomised].tolist())
     ordinary = [i for i in range(SMALL["V"]) if i not in SPECIALS]
@@ -320,15 +177,6 @@ def test_random_ids_cover_vocabulary(student):
             f"drawn uniformly (ids drawn: {sorted(drawn)}).",
             diag,
         )
-
-
-def _call_effects(student, seed: int) -> Any:
-    """The side effects of one small call. Its values are the invariant tests' to judge: a
-    working function (`require_working`) earns the side-effect points whatever they are."""
-    ids = SMALL["ids"][:8]
-    _call(student, ids.clone(), mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
-          mlm_probability=0.5, generator=_gen(seed))  # fmt: skip
-    return student.last_effects
 
 
 @pytest.mark.points(1)
@@ -384,11 +232,11 @@ def test_deterministic(student, reference):
 
 
 @pytest.mark.points(1.5)
-def test_selection_rate(student):
+def test_selection_rate(submission, student):
     """Selected / eligible within the exact binomial band (default p = 0.15, and p = 0.5)."""
     for name, p in (("big", 0.15), ("small", 0.5)):
         case = BIG if name == "big" else SMALL
-        inputs, labels = _cached(student, name)
+        inputs, labels = _cached(submission, name)
         eligible = _eligible(case["ids"])
         n = int(eligible.sum())
         k = int(((labels != IGNORE) & eligible).sum())
@@ -401,12 +249,12 @@ def test_selection_rate(student):
 
 
 @pytest.mark.points(1)
-def test_rows_independent(student):
+def test_rows_independent(submission, student):
     """Rows are drawn independently: in disjoint row pairs (0, 1), (2, 3), ... a position is
     selected in both rows with probability p^2 = 0.0225 (broadcasting one row of draws to the
     batch gives ~0.15)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = labels != IGNORE
     eligible = _eligible(ids)
     both_eligible = eligible[0::2] & eligible[1::2]
@@ -425,13 +273,13 @@ def test_rows_independent(student):
 
 
 @pytest.mark.points(1)
-def test_selection_counts_vary(student):
+def test_selection_counts_vary(submission, student):
     """Each position is selected independently, so a row's number of selected tokens varies
     like a binomial around p * (its eligible tokens). Choosing exactly round(p * n) positions
     per row (a fixed count) is another distribution: there, every row sits within 1 of its
     expected count, which independent draws do for only ~19% of the rows."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     wrong_rate = _selection_diagnosis(BIG, labels, 0.15, inputs)
     if wrong_rate is not None:  # earned only by a selection with the right overall rate
         fail("the share of selected tokens in the large batch is off (see selection_rate), so "
@@ -452,20 +300,13 @@ def test_selection_counts_vary(student):
              "...", ["fixed_count_per_row"])  # fmt: skip
 
 
-@functools.lru_cache(maxsize=1024)  # the batch is constant: the same (n, p) every submission
-def _near_mean_chance(n: int, p: float) -> float:
-    """P(|X - n p| <= 1) for X ~ Binomial(n, p), exactly."""
-    lo, hi = max(0, math.ceil(n * p - 1)), min(n, math.floor(n * p + 1))
-    return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(lo, hi + 1))
-
-
 @pytest.mark.points(0.5)
-def test_split_rows_independent(student):
+def test_split_rows_independent(submission, student):
     """The 80/10/10 decision is drawn per position: where both rows of a disjoint pair are
     selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
     column gives 0.8)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     both = sel[0::2] & sel[1::2]
     n = int(both.sum())
@@ -481,10 +322,6 @@ def test_split_rows_independent(student):
         co, n, 0.64, what="share of positions selected in both rows of a pair that became "
         "[MASK] in both", alpha=ALPHA, diagnoses=diag,
     )  # fmt: skip
-
-
-FEW = {"V": 7, "ids": 4 + torch.randint(3, (256, 80), generator=_gen(99))}  # ordinary: 4, 5, 6
-FEW_SPECIALS = [s for s in SPECIALS if s < FEW["V"]]  # the contract: special ids lie in [0, V)
 
 
 @pytest.mark.points(1)
@@ -526,14 +363,14 @@ def test_split_with_few_ordinary_ids(student):
 
 @pytest.mark.points(0.75)
 @pytest.mark.parametrize("share", ["mask", "random", "unchanged"])
-def test_split_80_10_10(student, share):
+def test_split_80_10_10(submission, student, share):
     """Of the selected positions: 80% [MASK], 10% random, 10% unchanged.
 
     A random draw equal to the original id looks unchanged, so with n_ord = 995 ordinary ids
     the visible shares are 0.8, 0.1 (1 - 1/n_ord) and 0.1 + 0.1 / n_ord.
     """
     ids = BIG["ids"]
-    inputs, labels = _cached(student, "big")
+    inputs, labels = _cached(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     n = int(sel.sum())
     if n == 0:

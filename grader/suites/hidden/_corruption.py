@@ -1,0 +1,201 @@
+"""Helpers of the Part B hidden tests (test_corruption.py): batches, calls, diagnoses."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import torch
+
+from grader.suite.checks import (
+    binomial_band,
+    check_tensor,
+    fail,
+    show,
+)
+
+ALPHA = 1e-8
+
+
+IGNORE = -100
+
+
+PAD, CLS, SEP, MASK, UNK = 0, 1, 2, 3, 9  # [UNK] mid-vocabulary: specials are not a prefix
+
+
+SPECIALS = [PAD, CLS, SEP, MASK, UNK]
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _batch(batch: int, seq_len: int, vocab: int, seed: int, *, min_len: int) -> torch.Tensor:
+    """[CLS] ordinary ids (a few [UNK] inside) [SEP] then right padding; lengths vary."""
+    B, T, V = batch, seq_len, vocab
+    g = _gen(seed)
+    ordinary = torch.tensor([i for i in range(V) if i not in SPECIALS])
+    ids = ordinary[torch.randint(len(ordinary), (B, T), generator=g)]
+    unk = torch.rand(B, T, generator=g) < 0.01
+    ids = torch.where(unk, UNK, ids)
+    lengths = torch.randint(min_len, T + 1, (B,), generator=g)
+    t = torch.arange(T)[None, :]
+    ids = torch.where(t == lengths[:, None] - 1, SEP, ids)
+    ids = torch.where(t >= lengths[:, None], PAD, ids)
+    ids[:, 0] = CLS
+    return ids
+
+
+# one large batch for the proportions (~76k eligible tokens), one small-vocabulary batch
+BIG = {"ids": _batch(256, 400, 1000, seed=2024, min_len=200), "V": 1000, "p": None}
+
+
+SMALL = {"ids": _batch(64, 200, 20, seed=77, min_len=200), "V": 20, "p": 0.5}
+
+
+def _run(student, case: dict[str, Any], seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    kwargs = {"mask_token_id": MASK, "vocab_size": case["V"], "special_token_ids": SPECIALS,
+              "generator": _gen(seed)}  # fmt: skip
+    if case["p"] is not None:
+        kwargs["mlm_probability"] = case["p"]
+    return _call(student, case["ids"], **kwargs)
+
+
+def _call(student, ids: torch.Tensor, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    out = student.corruption.mask_tokens(ids, **kwargs)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        fail(f"mask_tokens must return a pair (inputs, labels), got {show(out)}")
+    inputs, labels = out
+    for name, t in (("inputs", inputs), ("labels", labels)):
+        check_tensor(t, what=f"mask_tokens {name}", shape=tuple(ids.shape), dtype=torch.int64)
+    return inputs, labels
+
+
+def _cached(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """One call per submission for the big batches (several tests read the same result; a
+    failure, GradeFailure too, is raised again in every reader)."""
+    case = BIG if name == "big" else SMALL
+    return submission.once(("corruption", name), lambda: _run(submission.student, case, 1234))
+
+
+def _eligible(ids: torch.Tensor) -> torch.Tensor:
+    """Positions holding a non-special id. For the constant BIG / SMALL batches the answer is
+    computed once (torch.isin on ~100k ids costs ~0.5 ms, and a dozen tests ask per
+    submission); a fresh copy is returned, so a caller may edit it."""
+    for case, mask in _CONSTANT_ELIGIBLE:
+        if ids is case:
+            return mask.clone()
+    return ~torch.isin(ids, torch.tensor(SPECIALS))
+
+
+_CONSTANT_ELIGIBLE: list[tuple[torch.Tensor, torch.Tensor]] = []
+
+
+_CONSTANT_ELIGIBLE += [(c["ids"], _eligible(c["ids"])) for c in (BIG, SMALL)]
+
+
+def _first(mask: torch.Tensor) -> list[int]:
+    return mask.nonzero()[0].tolist()
+
+
+def _selection_diagnosis(
+    case: dict[str, Any], labels: torch.Tensor, p: float, inputs: torch.Tensor | None = None
+) -> list[str] | None:
+    """None when the share of selected ordinary tokens is plausible, else what it points to
+    (with `inputs`: a random step that dropped its labels explains a low share too)."""
+    eligible = _eligible(case["ids"])
+    n = int(eligible.sum())
+    k = int(((labels != IGNORE) & eligible).sum())
+    lo, hi = binomial_band(n, p, ALPHA)
+    if lo <= k <= hi:
+        return None
+    if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
+        return ["labels_not_ignored"]
+    if inputs is not None and bool(((labels == IGNORE) & (inputs != case["ids"])).any()):
+        unlabelled = _unlabelled_changes(case["ids"], inputs, labels)
+        if unlabelled == ["random_positions_unlabelled"]:
+            return unlabelled
+    return ["wrong_selection_rate"]
+
+
+def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_selected"):
+    """Why positions that must stay unselected look wrong.
+
+    Labelled and mostly corrupted: they really were selected (``selected_id``). Labelled but
+    left unchanged: labels were written everywhere. Changed without a label: the replacement
+    step ignored the selection.
+    """
+    labelled = labels != IGNORE
+    if labelled.any():
+        corrupted = float((inputs != ids)[labelled].float().mean())
+        return [selected_id] if corrupted > 0.5 else ["labels_not_ignored"]
+    if bool((inputs != ids).any()):
+        return ["corrupts_unselected"]
+    return []
+
+
+def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:
+    """Invariant points need a real corruption: some, not all, eligible tokens selected, and
+    some of them replaced (a function that selects nothing or everything satisfies them
+    vacuously)."""
+    sel = labels != IGNORE
+    eligible = _eligible(ids)
+    if not sel.any() or bool((sel == eligible).all()) or not (sel & (inputs != ids)).any():
+        fail(
+            f"mask_tokens must select about mlm_probability of the eligible tokens and replace "
+            f"most of them; it selected {int(sel.sum())} of {int(eligible.sum())} eligible "
+            f"tokens and replaced {int((sel & (inputs != ids)).sum())}."
+        )
+
+
+def _unlabelled_changes(ids, inputs, labels) -> list[str]:
+    """Why ids changed where labels say "not selected": a few random ids and no [MASK] next
+    to a normal selection is a random step that dropped its labels; otherwise the
+    replacement ignored the selection."""
+    labelled = int((labels != IGNORE).sum())
+    bad = (labels == IGNORE) & (inputs != ids)
+    if labelled and not bool((inputs[bad] == MASK).any()) and int(bad.sum()) < 0.25 * labelled:
+        return ["random_positions_unlabelled"]
+    return ["corrupts_unselected"]
+
+
+def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
+    sel = labels != IGNORE
+    out_of_range = (inputs < 0) | (inputs >= vocab)
+    if out_of_range.any():
+        b, t = _first(out_of_range)
+        fail(f"{what}: inputs[{b}, {t}] = {int(inputs[b, t])} is outside [0, {vocab})",
+             ["random_id_range"])  # fmt: skip
+    special_drawn = sel & (inputs != ids) & (inputs != MASK) & ~_eligible(inputs)
+    if special_drawn.any():
+        b, t = _first(special_drawn)
+        found = sorted(set(inputs[special_drawn].tolist()))
+        fail(
+            f"{what}: the selected position [{b}, {t}] was replaced by the special id "
+            f"{int(inputs[b, t])} (special ids drawn: {found}); random replacements must come "
+            f"from the non-special ids only (specials here: {SPECIALS}).",
+            ["random_includes_specials"],
+        )
+
+
+def _call_effects(student, seed: int) -> Any:
+    """The side effects of one small call. Its values are the invariant tests' to judge: a
+    working function (`require_working`) earns the side-effect points whatever they are."""
+    ids = SMALL["ids"][:8]
+    _call(student, ids.clone(), mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
+          mlm_probability=0.5, generator=_gen(seed))  # fmt: skip
+    return student.last_effects
+
+
+@functools.lru_cache(maxsize=1024)  # the batch is constant: the same (n, p) every submission
+def _near_mean_chance(n: int, p: float) -> float:
+    """P(|X - n p| <= 1) for X ~ Binomial(n, p), exactly."""
+    lo, hi = max(0, math.ceil(n * p - 1)), min(n, math.floor(n * p + 1))
+    return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(lo, hi + 1))
+
+
+FEW = {"V": 7, "ids": 4 + torch.randint(3, (256, 80), generator=_gen(99))}  # ordinary: 4, 5, 6
+
+
+FEW_SPECIALS = [s for s in SPECIALS if s < FEW["V"]]  # the contract: special ids lie in [0, V)
