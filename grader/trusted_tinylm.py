@@ -3,9 +3,9 @@
 Trusted side only. This module is outside ``grader/sandbox/``, so it is not in the jail and
 no worker can import it: the correct mask and attention maths never reach student code (see
 `grader.sandbox.models` for what travels instead). The hidden tests build their models here;
-the reference fixture and the diagnosis variants run them in-process. Importing it makes
-TinyLM's forward `_fast_forward` in this process: the same logits, bit for bit, with less
-Python overhead for models on the trusted functions.
+the reference fixture and the diagnosis variants run them in-process. `install_fast_forward`
+(called by the Grader's caches) makes TinyLM's forward `_fast_forward` in this process: the
+same logits, bit for bit, with less Python overhead for models on the trusted functions.
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ __all__ = [
     "STANDARD_SEEDS",
     "TrustedModels",
     "build_trusted_model",
+    "fast_forward_installed",
+    "install_fast_forward",
     "model_from_spec",
     "model_to_spec",
     "shared_standard_model",
     "spec_header",
     "standard_models",
+    "templates_in_use",
     "trusted_attention",
     "trusted_mask",
     "using",
@@ -55,6 +58,15 @@ class TrustedModels:
     def __init__(self) -> None:
         self.weights: dict[tuple[Any, ...], tuple[int, dict[str, Tensor]]] = {}
         self.shared: dict[tuple[str, torch.dtype], TinyLM] = {}
+        # structural copies to rebuild models from (`grader.sandbox.models.Templates`)
+        self.templates = _spec.Templates()
+
+
+def templates_in_use() -> _spec.Templates | None:
+    """The `Templates` of the `TrustedModels` in use in this context, or None (then a
+    rebuilt model runs the constructor: same model, slower)."""
+    models = _IN_USE.get()
+    return None if models is None else models.templates
 
 
 _IN_USE: ContextVar[TrustedModels | None] = ContextVar("trusted_models", default=None)
@@ -118,7 +130,8 @@ def model_from_spec(
     """`grader.sandbox.models.model_from_spec` for the trusted side: the functions default to
     `trusted_mask` / `trusted_attention` (the worker's default is torch's attention)."""
     return _spec.model_from_spec(
-        header, tensors, mask_fn or trusted_mask, attention_fn or trusted_attention
+        header, tensors, mask_fn or trusted_mask, attention_fn or trusted_attention,
+        templates=templates_in_use(),
     )
 
 
@@ -132,7 +145,7 @@ def build_trusted_model(config: TinyLMConfig, seed: int) -> TinyLM:
     """
     memo = _IN_USE.get()
     key = None if memo is None else _weights_key(config, seed)
-    template = None if key is None else _spec._template(config)
+    template = None if key is None else memo.templates.get(config)
     if template is None:  # not reproducible by a copy: always the constructor
         model = TinyLM(config, mask_fn=trusted_mask, attention_fn=trusted_attention, seed=seed)
         return model.eval()
@@ -192,7 +205,7 @@ def _same_bits(a: Tensor, b: Tensor) -> bool:
 #
 # Student generation code calls the trusted model ~145 times per graded submission, and much
 # of a forward of the standard models is Python overhead: ~25 nn.Module calls around ~60
-# small ops. Importing this module therefore makes `_fast_forward` TinyLM's forward: for a
+# small ops. `install_fast_forward` therefore makes `_fast_forward` TinyLM's forward: for a
 # model on the trusted functions it runs TinyLM.forward's ops without the submodule calls,
 # for anything else (the student's functions, hooks, drawing dropout, ...) it calls the
 # original TinyLM.forward. It is a class attribute because a model must stay exactly what
@@ -451,7 +464,20 @@ def _linear(module: nn.Linear, x: Tensor) -> Tensor:
 
 
 _fast_forward.__wrapped__ = _TINYLM_FORWARD  # inspect.signature(TinyLM.forward) stays the same
-TinyLM.forward = _fast_forward
+
+
+def install_fast_forward() -> None:
+    """Make `_fast_forward` TinyLM's forward in this (trusted) process; idempotent.
+
+    The `Grader`'s caches (`grader.suite.context.SuiteCaches`) call it: the logits are the same
+    bit for bit with or without it, so a process that never grades keeps the plain forward.
+    Never called in a worker: this module is not importable in the jail."""
+    TinyLM.forward = _fast_forward
+
+
+def fast_forward_installed() -> bool:
+    """Whether `install_fast_forward` has run in this process."""
+    return TinyLM.forward is _fast_forward
 
 
 # ----------------------------------------------------------------------------- the zoo

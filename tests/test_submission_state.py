@@ -49,3 +49,34 @@ def test_a_graders_caches_are_its_own():
     finally:
         first.close()
         second.close()
+
+
+def test_model_templates_belong_to_their_owner_not_to_a_module():
+    """The structural copies trusted models are rebuilt from are kept by a Grader's caches (and
+    by each ReferenceProxy), never by a module: two owners never share one."""
+    from exercises.tinylm import TinyLM
+    from grader import trusted_tinylm
+    from grader.sandbox import models
+    from grader.suite.context import SuiteCaches
+    from grader.suite.proxy import ReferenceProxy
+
+    assert not [n for n, v in vars(models).items() if isinstance(v, models.Templates)]
+    one, two = SuiteCaches(), SuiteCaches()
+    assert one.models.templates is not two.models.templates
+    assert trusted_tinylm.templates_in_use() is None
+    config = trusted_tinylm.STANDARD_CONFIGS["causal"]
+    with trusted_tinylm.using(one.models):
+        assert trusted_tinylm.templates_in_use() is one.models.templates
+        built = trusted_tinylm.build_trusted_model(config, 7)
+        again = trusted_tinylm.build_trusted_model(config, 7)
+    assert one.models.templates.known(config) and not two.models.templates.known(config)
+    assert type(again) is TinyLM and again is not built
+    assert all(torch_equal(a, b) for a, b in zip(built.state_dict().values(),
+                                                 again.state_dict().values()))
+    assert ReferenceProxy()._templates is not ReferenceProxy()._templates
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return torch.equal(a, b)

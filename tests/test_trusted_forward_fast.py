@@ -66,7 +66,8 @@ def _plain_copy(model: TinyLM) -> TinyLM:
 
 @pytest.fixture
 def fast_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the calls that took the fast path."""
+    """Counts the calls that took the fast path (installed, as a Grader installs it)."""
+    models.install_fast_forward()
     runs: list[int] = []
     real = models._run_fast
 
@@ -255,6 +256,7 @@ def test_reductions_see_the_same_layouts(batch, length, n_heads, head_dim, monke
 
 
 def test_every_builder_gives_a_plain_tinylm_on_the_fast_path(fast_runs):
+    models.install_fast_forward()
     assert TinyLM.forward is models._fast_forward
     assert inspect.signature(TinyLM.forward) == inspect.signature(models._TINYLM_FORWARD)
     spec = model_to_spec(standard_models()["causal"])
@@ -444,3 +446,19 @@ def test_errors_and_unusual_calls_are_the_ordinary_ones(fast_runs):
             with pytest.raises(want.type) as got:
                 fast(*bad_args, **bad_kwargs)
             assert str(got.value) == str(want.value)
+
+
+def test_the_fast_forward_is_installed_by_the_graders_caches_not_by_an_import():
+    import subprocess
+    import sys
+
+    probe = (
+        "from exercises.tinylm import TinyLM\n"
+        "from grader import trusted_tinylm\n"
+        "print(trusted_tinylm.fast_forward_installed())\n"
+        "from grader.suite.context import SuiteCaches\n"
+        "SuiteCaches()\n"
+        "print(TinyLM.forward is trusted_tinylm._fast_forward)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -157,12 +157,14 @@ def model_forward_matching(
 ) -> evidence.Found:
     """Ids whose TinyLM (same weights, one wrong mask/attention piece) gives logits ``got``."""
     from grader.sandbox.models import model_from_spec, model_to_spec
+    from grader.trusted_tinylm import templates_in_use
 
     focus = evidence.focus()
     if focus is not None and not any(mid in focus for mid, _, _ in model_variants()):
         return evidence.Found()
     header, tensors = model_to_spec(model)
-    copy = model_from_spec(header, tensors)  # one rebuilt copy; its two functions are swapped
+    # one rebuilt copy; its two functions are swapped
+    copy = model_from_spec(header, tensors, templates=templates_in_use())
     found: list[str] = []
     evaluated: set[str] = set()
     like_correct: set[str] = set()

@@ -326,20 +326,10 @@ class Templates:
         return self
 
 
-# The trusted side's templates (`grader.trusted_tinylm` builds its models from them through
-# `_template`): owned here until the trusted side passes a `Templates` of its own.
-TRUSTED_TEMPLATES = Templates()
-
-
 def _config_key(config: TinyLMConfig) -> tuple[Any, ...]:
     # exact types too: TinyLMConfig(dropout=0) == TinyLMConfig(dropout=0.0), but nn.Dropout.p
     # would differ (0 vs 0.0) between the two models
     return tuple((type(v), v) for v in (getattr(config, f.name) for f in fields(TinyLMConfig)))
-
-
-def _template(config: TinyLMConfig) -> _Template | None:
-    """``TRUSTED_TEMPLATES.get(config)``: the trusted side's template for ``config``."""
-    return TRUSTED_TEMPLATES.get(config)
 
 
 def _new_template(config: TinyLMConfig) -> _Template | None:

@@ -28,8 +28,9 @@ class SuiteCaches:
 
     def __init__(self) -> None:
         from grader.diagnosis.memo import VariantOutputs
-        from grader.trusted_tinylm import TrustedModels
+        from grader.trusted_tinylm import TrustedModels, install_fast_forward
 
+        install_fast_forward()  # the trusted models' cheaper forward (same logits)
         self.variant_outputs = VariantOutputs()
         self.models = TrustedModels()
 

@@ -20,7 +20,7 @@ from grader import values
 from grader.parts import CODE_PARTS
 from grader.sandbox.client import CallResult, SandboxSession
 from grader.sandbox.invoke import Effects, invoke, module_flags
-from grader.sandbox.models import set_module_modes
+from grader.sandbox.models import Templates, set_module_modes
 from grader.suite import refmemo
 from grader.suite.cases import FIXED_CASES, Cases
 from grader.suite.naming import REMEMBERED_CALLS, Summary, format_call, holds, summarise
@@ -221,6 +221,8 @@ class ReferenceProxy(_Side):
         self._test: str | None = None  # the running test (`start_test`), and its next site
         self._site = 0
         self._misses: dict[tuple[str, int], int] = {}  # site -> memo misses since its last hit
+        # structural copies for the models `model_forward` rebuilds (kept only with the memo)
+        self._templates = Templates() if memo else None
 
     def _module(self, name: str):
         return importlib.import_module(f"{self.package}.{name}")
@@ -305,7 +307,11 @@ class ReferenceProxy(_Side):
         masks = self._module("masks")
         header, tensors = model_to_spec(model)
         copy = model_from_spec(
-            header, tensors, mask_fn=masks.build_attention_mask, attention_fn=masks.masked_attention
+            header,
+            tensors,
+            mask_fn=masks.build_attention_mask,
+            attention_fn=masks.masked_attention,
+            templates=self._templates,
         )
         with torch.no_grad():
             return copy(input_ids, attention_mask=attention_mask)
