@@ -1,0 +1,156 @@
+"""Answer-level reading: names the student gives the models and the two conditions.
+
+Some answers name the models or the conditions once and then argue with their own names: an
+analogy mapped onto the models ("the crossword-solver is BERT"), a label introduced with a
+gloss ("Objective B (causal)", "the exam (writing)"), a table or a list keyed by those labels.
+`aliases` reads the whole answer first and returns, per lexicon key, extra patterns that stand
+for that concept in *every* sentence of this answer, before or after the mapping ("analogies
+mapped onto the models late"). `ParsedSentence` adds their hits to the lexicon's.
+
+A mapping is kept only when it is unambiguous: a name mapped to two different concepts (two
+students, one "BERT" and one "GPT") maps to neither, and a name that already means something
+to the lexicon, or is a generic word ("the model", "the sentence"), is never an alias.
+Deterministic and linear in the answer's length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from grader.rubric.model import Rubric
+from grader.rubric.text import Sentence
+
+# Concepts a name can stand for, and the one-word glosses the lexicon leaves to context.
+_TARGETS = ("masked_model", "causal_model", "generation", "training")
+_GLOSS_WORDS = {
+    "masked": "masked_model",
+    "bidirectional": "masked_model",
+    "causal": "causal_model",
+    "autoregressive": "causal_model",
+    "unidirectional": "causal_model",
+}
+_MODEL_KEYS = ("masked_model", "causal_model")
+_NAME = r"[A-Za-z][\w-]*"
+# "Objective B (causal)", "the exam (writing)": the last one or two words before a gloss
+_GLOSSED = re.compile(rf"\b(?P<np>{_NAME}(?: {_NAME})?) ?\((?P<gloss>[^()]{{1,40}})\)")
+_DET = r"(?:the|a|an|my|our|this|that)"
+_COPULA = r"(?:is|are|=|means|stands for|represents|plays|would be|corresponds to)"
+# "the crossword-solver is BERT", "the book = BERT"
+_NP_IS_MODEL = re.compile(rf"\b{_DET} (?P<np>{_NAME}(?: {_NAME})?) {_COPULA} (?P<target>\S+)", re.I)
+# "BERT is the crossword-solver", "GPT is like a student who ...", "BERT = the book"
+# the name ends the phrase: "a student who ...", not "a masked language model"
+_NP_END = r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:who|that|which|and|with|in|on|at|does|can|has)\b)"
+_MODEL_IS_NP = re.compile(
+    rf"(?P<target>\S+) (?:{_COPULA}|is like|are like|acts like|works like)"
+    rf"(?: like)? {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
+    re.I,
+)
+_STOP = frozenset(
+    """a an the and or but of to in on at by for with from as is are was were be it its this that
+    these those who which what how when where while so than then only just also very more most
+    same other one ones thing things way ways part parts kind sort type model models network
+    networks word words sentence sentences text texts token tokens context task tasks problem
+    problems reason point answer question case example difference issue side sides time
+    left right rest end start version""".split()
+)
+_ORDINAL = frozenset("first second third former latter last next previous".split())
+
+
+def aliases(
+    sentences: Iterable[Sentence], rubric: Rubric
+) -> dict[str, tuple[re.Pattern[str], ...]]:
+    """Per lexicon key, patterns for the student's own names of that concept in this answer.
+
+    A name maps to a key when the answer glosses it ("B (causal)") or equates it with a model
+    ("the book is BERT", "GPT is like a student who ..."). Names made of one or two letters
+    ("A", "B") match case-sensitively, so an article "a" never becomes a model.
+    """
+    found: dict[str, set[str]] = {}
+    for s in sentences:
+        text = s.norm
+        for m in _GLOSSED.finditer(text):
+            key = _concept(m.group("gloss"), rubric, whole=True)
+            named = _in_lexicon(m.group("np"), rubric, _MODEL_KEYS)  # "the masked LM (BERT)"
+            np = None if named else _head_name(m.group("np"), rubric)
+            # "attention (bidirectional)" describes; "Objective B (causal)" names: a model
+            # gloss makes an alias only of a label ("A", "B", "M1")
+            if key in ("masked_model", "causal_model") and np and len(np) > 2:
+                continue
+            if key and np:
+                found.setdefault(np, set()).add(key)
+        for rx in (_NP_IS_MODEL, _MODEL_IS_NP):
+            for m in rx.finditer(text):
+                key = _concept(m.group("target"), rubric, whole=False, glosses=False)
+                np = _head_name(m.group("np"), rubric, whole=True)
+                if key in ("masked_model", "causal_model") and np:
+                    found.setdefault(np, set()).add(key)
+    out: dict[str, list[re.Pattern[str]]] = {}
+    for np, keys in sorted(found.items()):
+        if len(keys) != 1:
+            continue  # two students, one per model: the name decides nothing
+        (key,) = keys
+        body = r"[\s-]+".join(re.escape(w) for w in np.split())
+        flags = 0 if len(np) <= 2 else re.IGNORECASE
+        suffix = r"(?:'s)?(?:-style|-like)?(?![\w-])"
+        if np in ("A", "I"):  # also English words: only as a name before punctuation
+            suffix += r"(?=\s*[^\w\s]|\s*$)"
+        out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){body}{suffix}", flags))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _concept(text: str, rubric: Rubric, whole: bool, glosses: bool = True) -> str | None:
+    """The one target concept `text` names (a gloss, or the model after "is"), else None.
+    `glosses`: one-word glosses ("causal") count; after "is" only a model's name does ("the
+    attention is masked" describes the attention)."""
+    t = text.strip(" .,;:!?\"'`").lower()
+    if not t:
+        return None
+    words = re.findall(r"[a-z]+", t) if glosses else []
+    keys = {_GLOSS_WORDS[w] for w in words if w in _GLOSS_WORDS}
+    for key in _TARGETS:
+        for p in rubric.lexicon.get(key, ()):
+            m = p.match(t) if not whole else p.search(t)
+            if m and (not whole or m.group(0) == t or key in ("masked_model", "causal_model")):
+                keys.add(key)
+                break
+    models = keys & {"masked_model", "causal_model"}
+    if len(models) > 1:
+        return None
+    if models:
+        return models.pop()
+    return keys.pop() if len(keys) == 1 else None
+
+
+def _head_name(np: str, rubric: Rubric, whole: bool = False) -> str | None:
+    """The student's name in `np`: its last word (or the whole phrase after an article),
+    unless it is a generic word or already a lexicon concept."""
+    words = re.split(r"[\s-]+", np.strip())
+    if not whole:
+        words = words[-1:]
+
+    def generic(w: str) -> bool:
+        return w.lower() in _STOP and not (len(w) <= 2 and w.isupper())  # "A" is a name
+
+    while words and generic(words[0]):
+        words = words[1:]
+    if not words or any(generic(w) for w in words):
+        return None
+    name = " ".join(words)
+    if len(words) == 1 and name.lower() in _ORDINAL:
+        return None  # "the first is BERT" names by position, which every sentence reuses
+    if len(name) <= 2 and not name.isupper():
+        return None
+    return None if _in_lexicon(name, rubric) else name
+
+
+def _in_lexicon(name: str, rubric: Rubric, keys: tuple[str, ...] | None = None) -> bool:
+    gate: Mapping[str, re.Pattern[str]] = rubric.lexicon_gate
+    for key, pats in rubric.lexicon.items():
+        if keys is not None and key not in keys:
+            continue
+        if key in ("negation", "only") or (gate[key].pattern and not gate[key].search(name)):
+            continue
+        if any(p.search(name) for p in pats):
+            return True
+    return False
