@@ -22,7 +22,7 @@ module walks the sentences and carries the subject from one sentence to the next
 from __future__ import annotations
 
 from grader.rubric.claims import sentence_claims, telegraphic_claims
-from grader.rubric.discourse import aliases
+from grader.rubric.discourse import aliases, question_frame
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
@@ -58,7 +58,9 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         if sent.index in skip:
             continue
         yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
-        ss = ParsedSentence(sent, rubric, inherited, named, yes, names)
+        prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
+        frame = question_frame(prev, sent, rubric) if prev is not None else ()
+        ss = ParsedSentence(sent, rubric, inherited, named, yes, names, frame)
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(

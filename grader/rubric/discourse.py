@@ -99,6 +99,32 @@ def aliases(
     return {k: tuple(v) for k, v in out.items()}
 
 
+def question_frame(question: Sentence, answer: Sentence, rubric: Rubric) -> tuple[str, ...]:
+    """The condition a question sets for the answer after it: "What does it have when it
+    writes? Only the words before." states what the model has *at generation*. Returns the
+    lexicon keys ("generation_time", "training") the answer inherits; none when `question`
+    is no question, `answer` is one too, or the answer names its own condition."""
+    q, a = question.norm.rstrip(" \"')"), answer.norm.rstrip(" \"')")
+    if not q.endswith("?") or a.endswith("?"):
+        return ()
+    own = ("generation", "generation_time", "training", "never_trained")
+    if any(_mentions(a, k, rubric) for k in own):
+        return ()
+    frame = []
+    if _mentions(q, "generation", rubric) or _mentions(q, "generation_time", rubric):
+        frame.append("generation_time")
+    if _mentions(q, "training", rubric) or _mentions(q, "never_trained", rubric):
+        frame.append("training")
+    return tuple(frame)
+
+
+def _mentions(text: str, key: str, rubric: Rubric) -> bool:
+    gate = rubric.lexicon_gate[key]
+    if gate.pattern and not gate.search(text):
+        return False
+    return any(p.search(text) for p in rubric.lexicon.get(key, ()))
+
+
 def _concept(text: str, rubric: Rubric, whole: bool, glosses: bool = True) -> str | None:
     """The one target concept `text` names (a gloss, or the model after "is"), else None.
     `glosses`: one-word glosses ("causal") count; after "is" only a model's name does ("the

@@ -60,10 +60,13 @@ class ParsedSentence:
         named_before: tuple[Subject, ...] = (),
         affirmed: bool = False,
         aliases: Mapping[str, tuple[re.Pattern[str], ...]] | None = None,
+        frame: tuple[str, ...] = (),
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
-        the answer's own names for lexicon concepts (`discourse.aliases`)."""
+        the answer's own names for lexicon concepts (`discourse.aliases`). `frame`: the
+        condition keys a question just before sets for this answer to it
+        (`discourse.question_frame`): the whole sentence is read in that condition."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -86,6 +89,8 @@ class ParsedSentence:
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
                 self.hits[key] = _dedupe(self.hits.get(key, []) + extra)
+        for key in frame:  # zero-width: sets the condition, quotes nothing
+            self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
         self._drop_unasserted()
