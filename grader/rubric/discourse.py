@@ -118,6 +118,26 @@ def question_frame(question: Sentence, answer: Sentence, rubric: Rubric) -> tupl
     return tuple(frame)
 
 
+_GOES_ON = re.compile(
+    r"^\W*(?:so|then|thus|hence|therefore|that means|this means)\b|\b(?:would|'d)\b", re.I
+)
+
+
+def carried_frame(prev_at_generation: bool, sent: Sentence, rubric: Rubric) -> tuple[str, ...]:
+    """A scenario set at generation time goes on in the next sentence when that sentence
+    continues it ("At generation time positions 4-5 don't exist yet. So BERT would be asked to
+    predict without the context it always had in training."): it opens with a consequence
+    word or supposes with "would", and names no generation condition of its own. What the
+    model is said to lack there is the generation condition, not a claim about its training."""
+    if not prev_at_generation or not _GOES_ON.search(sent.norm):
+        return ()
+    if _mentions(sent.norm, "generation", rubric) or _mentions(
+        sent.norm, "generation_time", rubric
+    ):
+        return ()
+    return ("generation_time",)
+
+
 def _mentions(text: str, key: str, rubric: Rubric) -> bool:
     gate = rubric.lexicon_gate[key]
     if gate.pattern and not gate.search(text):
