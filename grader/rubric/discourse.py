@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from grader.rubric.model import Rubric
-from grader.rubric.text import Sentence
+from grader.rubric.text import Sentence, split_sentences
 
 # Concepts a name can stand for, and the one-word glosses the lexicon leaves to context.
 _TARGETS = ("masked_model", "causal_model", "generation", "training")
@@ -200,3 +200,88 @@ def _in_lexicon(name: str, rubric: Rubric, keys: tuple[str, ...] | None = None) 
         if any(p.search(name) for p in pats):
             return True
     return False
+
+
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+(?:\s*:?-{2,}:?\s*)?")
+
+
+def table_statements(norm: str, rubric: Rubric) -> list[tuple[str, str]]:
+    """A Markdown table written as one block, read as statements: each cell is said of its
+    row label and its column header ("| BERT | left + right | left only |" under "| model |
+    sees in training | sees when generating |" reads "BERT sees in training left + right" and
+    "BERT sees when generating left only"; under "| | training | generation |" a cell that
+    names no verb is what the model sees: "BERT in training sees left + right"). The model
+    comes first, so it is the statement's subject, and each statement has only its own
+    condition. Text before the header and after the last row stays a sentence of its own.
+    Returns (text as written, text to read) pairs in order; [] for text that is no table (no
+    `|---|` rule, fewer than two columns, no row that fits the header)."""
+    rule = _TABLE_RULE.search(norm)
+    if rule is None or norm.count("|") < 6:
+        return []
+    n = len(re.findall(r":?-{2,}:?", rule.group(0)))
+    before = _cells(norm[: rule.start()])
+    if n < 2 or len(before) < n:
+        return []
+    lead, header = before[:-n], before[-n:]
+    body = _cells(norm[rule.end() :])
+    rows: list[list[str]] = []
+    i = 0
+    while i + n <= len(body):
+        rows.append(body[i : i + n])
+        i += n
+        while i < len(body) and not body[i]:
+            i += 1  # the boundary between two rows written on one line
+    if not rows:
+        return []
+    by_column = any(_in_lexicon(h, rubric, _MODEL_KEYS) for h in header[1:])
+    out: list[tuple[str, str]] = [(t, t) for t in [" ".join(c for c in lead if c)] if t]
+    for row in rows:
+        written = "| " + " | ".join(row) + " |"
+        for head, cell in zip(header[1:], row[1:], strict=True):
+            if not cell:
+                continue
+            first, second = (head, row[0]) if by_column else (row[0], head)
+            link = " in " if second and len(second.split()) == 1 else " "  # "BERT in training"
+            verb = "" if _has_verb(f"{second} {cell}", rubric) else "sees "
+            if not _SIDE_NOUN.search(cell):  # a cell "left only" under a context header
+                cell = _BARE_SIDE.sub(r"\1 context", cell)
+            out.append((written, f"{first}{link}{second} {verb}{cell}".strip() + "."))
+    rest = " ".join(c for c in body[i:] if c)
+    return out + ([(rest, rest)] if rest else [])
+
+
+_SIDE_NOUN = re.compile(r"\b(?:context|side|sides|tokens?|words?|part|half)\b", re.I)
+_BARE_SIDE = re.compile(r"\b(left|right)\b", re.I)
+
+
+def _has_verb(text: str, rubric: Rubric) -> bool:
+    keys = ("view_verb", "available_verb", "absent", "predict_masked", "predict_next")
+    return _in_lexicon(text, rubric, keys) or bool(re.search(r"\b(?:is|are|has|have)\b", text))
+
+
+def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
+    """`sentences` with each Markdown table replaced by one sentence per cell statement
+    (`table_statements`; its text is the row as written, so evidence quotes the row) and the
+    text around the table split into sentences again, all renumbered in order. Answers
+    without a table come back unchanged."""
+    if not any("|" in s.norm for s in sentences):
+        return sentences
+    out: list[Sentence] = []
+    for s in sentences:
+        stated = table_statements(s.norm, rubric) if "|" in s.norm else []
+        parts: list[tuple[str, str]] = []
+        for text, norm in stated:
+            if text == norm:  # prose around the table
+                parts.extend((p.text, p.norm) for p in split_sentences(text))
+            else:
+                parts.append((text, norm))
+        for text, norm in parts or [(s.text, s.norm)]:
+            out.append(Sentence(len(out), s.start, s.end, text, norm))
+    return out
+
+
+def _cells(text: str) -> list[str]:
+    t = text.strip()
+    if not t.startswith("|") and "|" not in t:
+        return []
+    return [c.strip() for c in t.strip("|").split("|")]
