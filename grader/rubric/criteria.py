@@ -258,6 +258,13 @@ def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
     just before ("... the next words are not written yet. GPT was trained on the left only.").
     Sentences with a difference relation (`skip`) are read by the relation instead."""
     absent_at = {c.sentence for c in an.claims("future_absent")}
+    # the same restriction said of the causal LM at generation, in a sentence of its own
+    # ("What does it look at when it generates? Also only the tokens to its left.")
+    at_gen = {
+        c.sentence
+        for c in _of(an.claims("see_left"), CLM)
+        if c.strong and c.attributed and c.gen_ctx
+    }
     out: list[Claim] = []
     for f in an.sentences:
         i = f.sentence.index
@@ -265,8 +272,9 @@ def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
         if i in skip or not trained:
             continue
         gen = f.has("generation") or f.has("generation_time") or (i - 1) in absent_at
+        near = any(0 < abs(j - i) <= LINK_WINDOW for j in at_gen)
         for c in _of(f.kinds("see_left"), CLM):
-            if c.strong and c.attributed and (gen or c.gen_ctx):
+            if c.strong and c.attributed and (gen or c.gen_ctx or (near and not c.gen_ctx)):
                 out.append(Claim("relation_same", CLM, i, True, True, c.text))
                 break
     return out
