@@ -42,7 +42,7 @@ _NP_IS_MODEL = re.compile(rf"\b{_DET} (?P<np>{_NAME}(?: {_NAME})?) {_COPULA} (?P
 # the name ends the phrase: "a student who ...", not "a masked language model"
 _NP_END = r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:who|that|which|and|with|in|on|at|does|can|has)\b)"
 _MODEL_IS_NP = re.compile(
-    rf"(?P<target>\S+) (?:{_COPULA}|is like|are like|acts like|works like)"
+    rf"(?<![\w-])(?P<target>[\w-]+) (?:{_COPULA}|is like|are like|acts like|works like)"
     rf"(?: like)? {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
     re.I,
 )
@@ -71,6 +71,8 @@ def aliases(
         text = s.norm
         for m in _GLOSSED.finditer(text):
             key = _concept(m.group("gloss"), rubric, whole=True)
+            if key is None:
+                continue
             named = _in_lexicon(m.group("np"), rubric, _MODEL_KEYS)  # "the masked LM (BERT)"
             np = None if named else _head_name(m.group("np"), rubric)
             # "attention (bidirectional)" describes; "Objective B (causal)" names: a model
@@ -82,8 +84,10 @@ def aliases(
         for rx in (_NP_IS_MODEL, _MODEL_IS_NP):
             for m in rx.finditer(text):
                 key = _concept(m.group("target"), rubric, whole=False, glosses=False)
+                if key not in _MODEL_KEYS:
+                    continue
                 np = _head_name(m.group("np"), rubric, whole=True)
-                if key in ("masked_model", "causal_model") and np:
+                if np:
                     found.setdefault(np, set()).add(key)
     out: dict[str, list[re.Pattern[str]]] = {}
     for np, keys in sorted(found.items()):
@@ -154,7 +158,10 @@ def _concept(text: str, rubric: Rubric, whole: bool, glosses: bool = True) -> st
         return None
     words = re.findall(r"[a-z]+", t) if glosses else []
     keys = {_GLOSS_WORDS[w] for w in words if w in _GLOSS_WORDS}
-    for key in _TARGETS:
+    for key in _TARGETS if glosses else _MODEL_KEYS:
+        gate = rubric.lexicon_gate[key]
+        if gate.pattern and not gate.search(t):
+            continue
         for p in rubric.lexicon.get(key, ()):
             m = p.match(t) if not whole else p.search(t)
             if m and (not whole or m.group(0) == t or key in ("masked_model", "causal_model")):
