@@ -22,6 +22,7 @@ module walks the sentences and carries the subject from one sentence to the next
 from __future__ import annotations
 
 from grader.rubric.claims import sentence_claims, telegraphic_claims
+from grader.rubric.discourse import aliases, carried_frame, question_frame
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
@@ -51,12 +52,16 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     inherited: Subject | None = None
     named: tuple[Subject, ...] = ()
     hops = 0
-    prev_train = False
+    prev_train = prev_gen = False
+    names = aliases([s for s in sentences if s.index not in skip], rubric)
     for k, sent in enumerate(sentences):
         if sent.index in skip:
             continue
         yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
-        ss = ParsedSentence(sent, rubric, inherited, named, yes)
+        prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
+        frame = question_frame(prev, sent, rubric) if prev is not None else ()
+        frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
+        ss = ParsedSentence(sent, rubric, inherited, named, yes, names, frame)
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
@@ -85,5 +90,6 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         f.primary = inherited
         f.claims = sentence_claims(ss, prev_train) if not f.list_like else telegraphic_claims(ss)
         prev_train = bool(ss.hits.get("training") or ss.hits.get("never_trained"))
+        prev_gen = bool(ss.hits.get("generation_time"))
         facts.append(f)
     return Analysis(facts, frozenset(skip))

@@ -166,6 +166,9 @@ def _has_train(ss: ParsedSentence) -> bool:
     return bool(ss.hits.get("training")) or bool(ss.hits.get("never_trained"))
 
 
+_RIGHT_SIDE = {"same": CLM, "diff": MLM}
+
+
 def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """A sameness / difference phrase between training and generation, with its polarity."""
     ss = c.ss
@@ -214,9 +217,25 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             flip = (ss.negated(r) != after) != lacking
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
+            carried = False
             if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
-            out.append(Claim(f"relation_{rel}", subj, c.idx, conditioned, c.gen_any, r.text))
+            elif subj is None and not ss.own_subjects and ss.inherited == _RIGHT_SIDE[rel]:
+                # "CLM: only past tokens. = exactly the gen condition": the argument goes on
+                # about the model of the sentence before. A carried subject earns credit for
+                # the side the relation is right about, and never makes a false claim.
+                subj, carried = ss.inherited, True
+            out.append(
+                Claim(
+                    f"relation_{rel}",
+                    subj,
+                    c.idx,
+                    conditioned,
+                    c.gen_any,
+                    r.text,
+                    attributed=not carried,
+                )
+            )
     return out
 
 

@@ -207,7 +207,7 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
 def _c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same = [c for c in an.claims("relation_same") if _framed(an, c)]
     diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
-    causal_side = _of(same, CLM)
+    causal_side = _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff})
     mlm_side = _of(diff, MLM)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
@@ -247,6 +247,37 @@ def _c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     return _missing(an, ("same_relation", "diff_relation"))
+
+
+def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
+    """The causal side without a relation word: one sentence about the causal LM puts its
+    only-earlier restriction in training next to the generation condition ("GPT was always
+    trained looking only backwards, so writing forward is just what it always did"; "... since
+    from the first training step it was restricted to the tokens on its left, which is all that
+    generation offers"). The generation condition is named there, or stated in the sentence
+    just before ("... the next words are not written yet. GPT was trained on the left only.").
+    Sentences with a difference relation (`skip`) are read by the relation instead."""
+    absent_at = {c.sentence for c in an.claims("future_absent")}
+    # the same restriction said of the causal LM at generation, in a sentence of its own
+    # ("What does it look at when it generates? Also only the tokens to its left.")
+    at_gen = {
+        c.sentence
+        for c in _of(an.claims("see_left"), CLM)
+        if c.strong and c.attributed and c.gen_ctx
+    }
+    out: list[Claim] = []
+    for f in an.sentences:
+        i = f.sentence.index
+        trained = f.has("training") or f.has("never_trained")
+        if i in skip or not trained:
+            continue
+        gen = f.has("generation") or f.has("generation_time") or (i - 1) in absent_at
+        near = any(0 < abs(j - i) <= LINK_WINDOW for j in at_gen)
+        for c in _of(f.kinds("see_left"), CLM):
+            if c.strong and c.attributed and (gen or c.gen_ctx or (near and not c.gen_ctx)):
+                out.append(Claim("relation_same", CLM, i, True, True, c.text))
+                break
+    return out
 
 
 def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:

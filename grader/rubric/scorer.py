@@ -20,6 +20,7 @@ from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.criteria import Judgement, judge_all
+from grader.rubric.discourse import expand_tables
 from grader.rubric.feedback import criterion_feedback, declined_feedback, summary
 from grader.rubric.guards import (
     MAX_CHARS,
@@ -172,10 +173,12 @@ def score_explanation(
 
 
 def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], Analysis]:
-    """Sentences (with common slips in domain words undone in their matching text, `norm`),
+    """Sentences (with common slips in domain words undone in their matching text, `norm`, and
+    a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
     that only restate the question or copy a shipped text are skipped too: `Analysis.skipped`)."""
     sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
+    sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
     skip = injected | echoed_sentences(sentences) | copied_sentences(sentences)
     return sentences, injected, analyse(sentences, rubric, skip=skip)

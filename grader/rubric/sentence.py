@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
@@ -59,9 +59,14 @@ class ParsedSentence:
         inherited: Subject | None,
         named_before: tuple[Subject, ...] = (),
         affirmed: bool = False,
+        aliases: Mapping[str, tuple[re.Pattern[str], ...]] | None = None,
+        frame: tuple[str, ...] = (),
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
-        former" and "the latter" refer to when this sentence has not named two)."""
+        former" and "the latter" refer to when this sentence has not named two). `aliases`:
+        the answer's own names for lexicon concepts (`discourse.aliases`). `frame`: the
+        condition keys a question just before sets for this answer to it
+        (`discourse.question_frame`): the whole sentence is read in that condition."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -80,6 +85,12 @@ class ParsedSentence:
                     if m.end() > m.start():
                         found.append(self._hit(key, m.start(), m.end()))
             self.hits[key] = _dedupe(found)
+        for key, pats in (aliases or {}).items():
+            extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
+            if extra:
+                self.hits[key] = _dedupe(self.hits.get(key, []) + extra)
+        for key in frame:  # zero-width: sets the condition, quotes nothing
+            self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
         self._drop_unasserted()

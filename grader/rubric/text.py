@@ -35,7 +35,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 _STRONG = re.compile(
     r"[;:,()]|\s[\u2014\u2013]\s?|\u2014|\s-\s|->|=>|"
     r"(?<!nothing )(?<!anything )\bbut\b|"  # "nothing but the prefix" is not a contrast
-    r"\b(?:while|whereas|although|though|because|since|however|unlike|so|then|"
+    r"\b(?:while|whereas|although|though|because|bc|b/c|cuz|coz|since|however|unlike|so|then|"
     r"therefore|hence|thus|whilst)\b",
     re.IGNORECASE,
 )

@@ -25,7 +25,15 @@ import numpy as np
 
 from grader.rubric.criteria import judge_all
 from grader.rubric.model import Rubric, load_rubric
-from grader.rubric.reader import CRITERIA, ORD, RAISE_AT, SHORTFALL_AT, WEIGHTS_PATH, features
+from grader.rubric.reader import (
+    CRITERIA,
+    NO_RAISE,
+    ORD,
+    RAISE_AT,
+    SHORTFALL_AT,
+    WEIGHTS_PATH,
+    features,
+)
 from grader.rubric.scorer import read_answer, score_explanation
 from grader.rubric.text import detect_non_english
 from tools.rubric.agreement import ORDINAL, load_split, quadratic_weighted_kappa
@@ -232,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             "raise_at": args.raise_at,
             "shortfall_at": args.shortfall_at,
             "raise_partial": not args.keep_partial,
+            "no_raise": list(NO_RAISE),
             "criteria": {c: fit_criterion(rows, c, names_for(rows, c, drop)) for c in CRITERIA},
         }
         WEIGHTS_PATH.write_text(json.dumps(weights, indent=1, sort_keys=True) + "\n")
