@@ -3,7 +3,7 @@
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
     SPLIT: dev | dev2 | dev3 | dev4 | dev5 | heldout | heldout2 | heldout3 | heldout4 | heldout5 |
-           heldout6 | both | seen | all
+           heldout6 | heldout7 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -11,8 +11,9 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-tools/rubric/devset/README.md and docs/rubric.md): heldout6 is the newest, frozen before the second
-issue-19 round and measured once at its end; heldout4 was written by another author; heldout3 is
+tools/rubric/devset/README.md and docs/rubric.md): heldout7 is the newest (an independent
+author; measured once before and once after the third issue-19 round); heldout6 was frozen
+before the second issue-19 round and measured once at its end; heldout4 was written by another author; heldout3 is
 only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
 second reader's cross-validation is `python -m tools.rubric.fit_reader`.
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout5",
             "dev5",
             "heldout6",
+            "heldout7",
             "both",
             "seen",
             "all",
@@ -137,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout5",
             "dev5",
             "heldout6",
+            "heldout7",
         ],
     }
     splits = named.get(args.split, [args.split])

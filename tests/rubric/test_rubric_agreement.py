@@ -48,6 +48,9 @@ FLOORS = {
     "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.68, "C5": 0.9}, 0.85, 1.05),
     # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
     "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.68, "C5": 0.9}, 0.95, 1.15),
+    # heldout7 (an independent author who never saw the scorer) was committed before any run
+    # and measured twice, in aggregate: before and after the third issue-19 round
+    "heldout7": ({"C1": 0.84, "C2": 0.88, "C3": 0.92, "C4": 0.76, "C5": 0.86}, 0.8, 1.0),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4); two on
@@ -59,6 +62,7 @@ FALSE_CONTRADICTIONS = {
     "heldout4": 2,
     "heldout5": 2,
     "heldout6": 1,
+    "heldout7": 1,
 }
 
 
