@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exercises.tinylm import TinyLM, TinyLMConfig
+from grader import trusted_forward as tforward
 from grader import trusted_tinylm as models
 from grader.trusted_tinylm import (
     STANDARD_CONFIGS,
@@ -67,15 +68,15 @@ def _plain_copy(model: TinyLM) -> TinyLM:
 @pytest.fixture
 def fast_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the calls that took the fast path (installed, as a Grader installs it)."""
-    models.install_fast_forward()
+    tforward.install_fast_forward()
     runs: list[int] = []
-    real = models._run_fast
+    real = tforward._run_fast
 
     def spy(*args, **kwargs):
         runs.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(models, "_run_fast", spy)
+    monkeypatch.setattr(tforward, "_run_fast", spy)
     return runs
 
 
@@ -99,7 +100,7 @@ def _check_same(fast: TinyLM, plain: TinyLM, ids, mask) -> None:
         fast(ids, attention_mask=mask),
         fast(ids, mask),
         fast.forward(ids, mask),
-        models._TINYLM_FORWARD(fast, ids, mask),  # the original, on the trusted functions
+        tforward._TINYLM_FORWARD(fast, ids, mask),  # the original, on the trusted functions
     ):
         assert _same_bits(got, want)
     if mask is None:
@@ -222,7 +223,7 @@ def test_reductions_see_the_same_layouts(batch, length, n_heads, head_dim, monke
         seen[where[0]].append(("layer_norm", _layout(x)))
         return real_ln(x, *args, **kwargs)
 
-    real_fast_attention = models._attention
+    real_fast_attention = tforward._attention
 
     def fast_attention(q, k, v, mask):
         seen["fast"].append(("attention", *map(_layout, (q, k, v))))
@@ -234,7 +235,7 @@ def test_reductions_see_the_same_layouts(batch, length, n_heads, head_dim, monke
 
     monkeypatch.setattr(torch.nn.functional, "linear", linear)
     monkeypatch.setattr(torch.nn.functional, "layer_norm", layer_norm)
-    monkeypatch.setattr(models, "_attention", fast_attention)
+    monkeypatch.setattr(tforward, "_attention", fast_attention)
     config = TinyLMConfig(5, 8, n_heads * head_dim, n_heads, 2, False)
     fast = TinyLM(config, mask_fn=trusted_mask, attention_fn=trusted_attention, seed=3).eval()
     plain = _plain_copy(fast)
@@ -256,9 +257,9 @@ def test_reductions_see_the_same_layouts(batch, length, n_heads, head_dim, monke
 
 
 def test_every_builder_gives_a_plain_tinylm_on_the_fast_path(fast_runs):
-    models.install_fast_forward()
-    assert TinyLM.forward is models._fast_forward
-    assert inspect.signature(TinyLM.forward) == inspect.signature(models._TINYLM_FORWARD)
+    tforward.install_fast_forward()
+    assert TinyLM.forward is tforward._fast_forward
+    assert inspect.signature(TinyLM.forward) == inspect.signature(tforward._TINYLM_FORWARD)
     spec = model_to_spec(standard_models()["causal"])
     built = [
         *standard_models().values(),
@@ -454,11 +455,11 @@ def test_the_fast_forward_is_installed_by_the_graders_caches_not_by_an_import():
 
     probe = (
         "from exercises.tinylm import TinyLM\n"
-        "from grader import trusted_tinylm\n"
-        "print(trusted_tinylm.fast_forward_installed())\n"
+        "from grader import trusted_forward, trusted_tinylm\n"
+        "print(trusted_forward.fast_forward_installed())\n"
         "from grader.suite.context import SuiteCaches\n"
         "SuiteCaches()\n"
-        "print(TinyLM.forward is trusted_tinylm._fast_forward)\n"
+        "print(TinyLM.forward is trusted_forward._fast_forward)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]

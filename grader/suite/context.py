@@ -28,7 +28,8 @@ class SuiteCaches:
 
     def __init__(self) -> None:
         from grader.diagnosis.memo import VariantOutputs
-        from grader.trusted_tinylm import TrustedModels, install_fast_forward
+        from grader.trusted_forward import install_fast_forward
+        from grader.trusted_tinylm import TrustedModels
 
         install_fast_forward()  # the trusted models' cheaper forward (same logits)
         self.variant_outputs = VariantOutputs()
