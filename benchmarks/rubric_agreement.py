@@ -13,8 +13,8 @@ true positives / predictions / labels; then the mean absolute error of the 0-10 
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
 tools/rubric/devset/README.md and docs/rubric.md): heldout7 is the newest (an independent
 author; measured once before and once after the third issue-19 round); heldout6 was frozen
-before the second issue-19 round and measured once at its end; heldout4 was written by another author; heldout3 is
-only looked at in aggregate.
+before the second issue-19 round and measured once at its end; heldout4 was written by
+another author; heldout3 is only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
 second reader's cross-validation is `python -m tools.rubric.fit_reader`.
 """

@@ -26,6 +26,7 @@ from grader.report import CriterionResult, GradeReport, TestResult, WrittenResul
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
 from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.wire import EncodedModels
 from grader.suite.cases import Cases, resolve_secret
 from grader.suite.context import SubmissionContext, SuiteCaches
 from grader.suite.pinned import PinnedReference
@@ -63,7 +64,8 @@ class Grader:
     inputs, this grader's caches) and hands it to the prepared suite, whose one pytest thread
     runs its tests; `slot` only picks the sandbox uid, it does not make concurrent calls safe.
     The caches kept across submissions belong to this object: the reference memo (on
-    `reference`), the variant outputs and the trusted test models (`SuiteCaches`).
+    `reference`), the variant outputs and the trusted test models (`SuiteCaches`), and the
+    encoded models its sandbox sessions send (`grader.sandbox.wire.EncodedModels`).
 
     `long_lived`: this grader will grade many submissions (a batch worker): its sandbox spends
     ~0.3 s at start to make every later worker cheaper to start.
@@ -76,6 +78,7 @@ class Grader:
         torch.set_num_threads(1)
         self.zygote = Zygote(jail=self.options.jail, huge_pages=long_lived)
         self.reference = ReferenceProxy()
+        self._encoded = EncodedModels()  # the trusted models its sessions send, encoded once
         self._caches: SuiteCaches | None = None  # made on the first hidden-suite run
         self._suites: dict[tuple[str, str | None], PreparedSuite] = {}
         self._secrets: dict[str | None, bytes] = {}  # resolved once per explicit value
@@ -139,6 +142,7 @@ class Grader:
             self.options.limits,
             slot=slot,
             missing=submission.missing,
+            encoded=self._encoded,
         ) as session:
             cases = Cases.for_submission(self._case_secret(), submission.sources)
             suite = self._prepared_suite()

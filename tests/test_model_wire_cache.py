@@ -304,25 +304,27 @@ def _wire_mutations():
 
 @pytest.mark.parametrize("steps", _wire_mutations(), ids=lambda s: s[-1].__name__)
 def test_an_encoded_model_follows_every_change(steps):
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     model = build_trusted_model(CAUSAL, 9)
     value = {"args": [model, torch.arange(3)], "kwargs": {}}
-    first = wire.encode(value)
+    first = wire.encode(value, encoded=enc)
     assert first == _reference_encode(value)
-    assert wire.encode(value) == first  # a cache hit is the same bytes
+    assert wire.encode(value, encoded=enc) == first  # a cache hit is the same bytes
     previous = first
     for step in steps:
         step(model)
-        got = wire.encode(value)
+        got = wire.encode(value, encoded=enc)
         assert got == _reference_encode(value)
         assert (got == previous) == (step.__name__ == "requires_grad")  # not in a spec
-        assert wire.encode(value) == got
+        assert wire.encode(value, encoded=enc) == got
         previous = got
 
 
 def test_a_model_encoded_twice_in_one_value_gets_two_sets_of_buffers():
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     model = build_trusted_model(BIDI, 9)
     value = ((model, model), {"m": model})
-    tree, buffers = wire.encode(value)
+    tree, buffers = wire.encode(value, encoded=enc)
     assert (tree, buffers) == _reference_encode(value)
     n = len(model.state_dict())
     assert len(buffers) == 3 * n
@@ -332,12 +334,13 @@ def test_a_model_encoded_twice_in_one_value_gets_two_sets_of_buffers():
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
 def test_a_model_round_trips_exactly(dtype):
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     model = build_trusted_model(CAUSAL, 11).to(dtype).train()
     with torch.no_grad():
         model.ln_f.bias[0] = -0.0
         model.ln_f.bias[1] = math.nan
     for _ in range(2):
-        tree, buffers = wire.encode([model])
+        tree, buffers = wire.encode([model], encoded=enc)
         (back,) = wire.decode(tree, buffers)
         assert type(back) is TinyLM and back.training and back.config == model.config
         got, want = back.state_dict(), model.state_dict()
@@ -346,25 +349,27 @@ def test_a_model_round_trips_exactly(dtype):
 
 
 def test_the_encoded_model_cache_lets_models_die():
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     import gc
 
     model = build_trusted_model(CAUSAL, 13)
-    wire.encode(model)
-    assert model in wire._MODEL_CACHE
-    n = len(wire._MODEL_CACHE)
+    wire.encode(model, encoded=enc)
+    assert enc.get(model) is not None
+    n = len(enc)
     del model
     gc.collect()
-    assert len(wire._MODEL_CACHE) == n - 1
+    assert len(enc) == n - 1
 
 
 def test_a_capped_encode_never_uses_the_cache():
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     model = build_trusted_model(CAUSAL, 15)
     with pytest.raises(wire.WireError, match="results this large"):
-        wire.encode(model, max_bytes=100)
-    assert model not in wire._MODEL_CACHE
-    wire.encode(model)
+        wire.encode(model, max_bytes=100, encoded=enc)
+    assert enc.get(model) is None
+    wire.encode(model, encoded=enc)
     with pytest.raises(wire.WireError, match="results this large"):
-        wire.encode(model, max_bytes=100)
+        wire.encode(model, max_bytes=100, encoded=enc)
 
 
 @pytest.fixture
@@ -378,13 +383,14 @@ def _model_node(tree):
 
 
 def test_a_worker_gets_a_model_once_then_a_reference(kept_models):
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     model = build_trusted_model(CAUSAL, 31).train()
     refs = wire.ModelRefs()
-    tree, buffers = wire.encode(model, models=refs)
+    tree, buffers = wire.encode(model, models=refs, encoded=enc)
     assert "tensors" in tree and type(tree["keep"]) is int and buffers
     first = wire.decode(tree, buffers, store=kept_models)
     assert len(kept_models) == 1 and kept_models.kept(tree["keep"]) is not None
-    again, no_buffers = wire.encode(model.eval(), models=refs)
+    again, no_buffers = wire.encode(model.eval(), models=refs, encoded=enc)
     assert again == {"__model__": models.spec_header(model), "ref": tree["keep"]}
     assert no_buffers == []
     second = wire.decode(again, no_buffers, store=kept_models)
@@ -401,23 +407,24 @@ def test_a_worker_gets_a_model_once_then_a_reference(kept_models):
     assert _storages(first).isdisjoint(_storages(second))
     with torch.no_grad():  # changed weights are new weights: sent in full, kept anew
         model.ln_f.bias.data[0] += 1.0
-    changed, changed_buffers = wire.encode(model, models=refs)
+    changed, changed_buffers = wire.encode(model, models=refs, encoded=enc)
     assert "tensors" in changed and changed["keep"] != tree["keep"] and changed_buffers
     back = wire.decode(changed, changed_buffers, store=kept_models)
     assert _bits(back.ln_f.bias) == _bits(model.ln_f.bias)
 
 
 def test_a_worker_keeps_at_most_max_model_refs(kept_models):
+    enc = wire.EncodedModels()  # the sender's cache (a Grader keeps one)
     refs = wire.ModelRefs()
     built = [build_trusted_model(CAUSAL, 100 + i) for i in range(wire.MAX_MODEL_REFS + 2)]
     for model in built:
-        tree, buffers = wire.encode(model, models=refs)
+        tree, buffers = wire.encode(model, models=refs, encoded=enc)
         wire.decode(tree, buffers, store=kept_models)
     assert len(refs.held) == len(kept_models) == wire.MAX_MODEL_REFS
     for model in built[-2:]:  # no room: sent in full every time, never referenced
-        tree, buffers = wire.encode(model, models=refs)
+        tree, buffers = wire.encode(model, models=refs, encoded=enc)
         assert "tensors" in tree and "keep" not in tree and "ref" not in tree
-    tree, buffers = wire.encode(built[0], models=refs)
+    tree, buffers = wire.encode(built[0], models=refs, encoded=enc)
     assert "tensors" not in tree and buffers == []
 
 
@@ -426,6 +433,36 @@ def test_an_unknown_model_reference_is_refused(kept_models):
     for ref in (123456789, "1", None, True):
         with pytest.raises(wire.WireError):
             wire.decode({"__model__": header, "ref": ref}, [], store=kept_models)
+
+
+def test_without_a_senders_cache_every_model_is_sent_in_full():
+    model = build_trusted_model(CAUSAL, 41)
+    refs = wire.ModelRefs()
+    for _ in range(2):
+        tree, buffers = wire.encode(model, models=refs)
+        assert "tensors" in tree and "keep" not in tree and "ref" not in tree
+        assert (tree, buffers) == _reference_encode(model)
+    assert not refs.held
+
+
+def test_each_sender_has_its_own_encoded_models():
+    from grader.pipeline import GradeOptions, Grader
+    from grader.sandbox.client import SandboxSession
+
+    one, two = wire.EncodedModels(), wire.EncodedModels()
+    model = build_trusted_model(CAUSAL, 43)
+    first, _ = wire.encode(model, models=wire.ModelRefs(), encoded=one)
+    wire.encode(model, models=wire.ModelRefs(), encoded=two)
+    assert one.get(model) is not two.get(model) and len(one) == len(two) == 1
+    assert first["keep"] == one.get(model).ref
+    assert not [n for n, v in vars(wire).items() if isinstance(v, wire.EncodedModels)]
+    a, b = Grader(GradeOptions()), Grader(GradeOptions())
+    try:
+        assert a._encoded is not b._encoded
+    finally:
+        a.close()
+        b.close()
+    assert SandboxSession(None, {}).encoded is not SandboxSession(None, {}).encoded
 
 
 # ----------------------------------------------------------------------------- hostile specs

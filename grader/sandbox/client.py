@@ -130,8 +130,11 @@ class SandboxSession:
         *,
         slot: int = 0,
         missing: dict[str, str] | None = None,
+        encoded: wire.EncodedModels | None = None,
     ) -> None:
         self.zygote = zygote
+        # the models this session's calls send, encoded once (a Grader lends its own)
+        self.encoded = encoded if encoded is not None else wire.EncodedModels()
         self.sources = dict(sources)
         self.limits = limits or SandboxLimits()
         self.slot = slot
@@ -313,6 +316,7 @@ class SandboxSession:
         tree, buffers = wire.encode(
             {"args": list(args), "kwargs": kwargs, "grad_output": grad_output},
             models=worker.models if worker is not None else None,
+            encoded=self.encoded,
         )
         header = {
             "op": "call",

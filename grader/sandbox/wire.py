@@ -86,7 +86,11 @@ MAX_MODEL_REFS = 16
 
 
 def encode(
-    value: Any, *, max_bytes: int | None = None, models: ModelRefs | None = None
+    value: Any,
+    *,
+    max_bytes: int | None = None,
+    models: ModelRefs | None = None,
+    encoded: EncodedModels | None = None,
 ) -> tuple[Any, list[bytes]]:
     """Turn a value into a JSON-able tree plus raw buffers. Raises WireError if unsupported.
 
@@ -97,11 +101,12 @@ def encode(
     worker already received is sent as a reference to them; the first send of a model asks
     the worker to keep its weights (up to MAX_MODEL_REFS). Either way the worker builds a
     new model object from private copies, so nothing a call does to its model reaches the
-    next one.
+    next one. References need `encoded`, the sender's `EncodedModels`, which also saves
+    encoding an unchanged model again; without it every model is encoded in full.
     """
     buffers: list[bytes] = []
     counter = [0, 0 if max_bytes is None else int(max_bytes)]
-    tree = _enc(value, buffers, 0, counter, models)
+    tree = _enc(value, buffers, 0, counter, models, encoded)
     return tree, buffers
 
 
@@ -111,6 +116,7 @@ def _enc(
     depth: int,
     counter: list[int],
     models: ModelRefs | None = None,
+    cache: EncodedModels | None = None,
 ) -> Any:
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
@@ -138,17 +144,17 @@ def _enc(
         state = value.get_state()
         return {"__gen__": _enc_tensor(state, buffers, counter)}
     if isinstance(value, torch.nn.Module):
-        return _enc_model(value, buffers, counter, models)
+        return _enc_model(value, buffers, counter, models, cache)
     if isinstance(value, tuple):
-        return {"__tuple__": [_enc(v, buffers, depth + 1, counter, models) for v in value]}
+        return {"__tuple__": [_enc(v, buffers, depth + 1, counter, models, cache) for v in value]}
     if isinstance(value, list):
-        return [_enc(v, buffers, depth + 1, counter, models) for v in value]
+        return [_enc(v, buffers, depth + 1, counter, models, cache) for v in value]
     if isinstance(value, dict):
         items = []
         for k, v in value.items():
             if not isinstance(k, str):
                 raise WireError("only dicts with string keys can be sent")
-            items.append([str(k), _enc(v, buffers, depth + 1, counter, models)])
+            items.append([str(k), _enc(v, buffers, depth + 1, counter, models, cache)])
         return {"__dict__": items}
     if isinstance(value, torch.dtype):
         name = _DTYPE_NAMES.get(value)
@@ -202,17 +208,42 @@ def _enc_tensor(t: torch.Tensor, buffers: list[bytes], counter: list[int]) -> di
 # they were encoded from; a later encode of that object reuses the bytes only if its state
 # dict still has the same names, dtypes, shapes and bit-identical values (a full comparison,
 # not a version stamp: in-place changes through ``.data`` do not bump ``_version``). Anything
-# else is encoded afresh. Only uncapped encodes (the trusted side's requests) use it.
+# else is encoded afresh. Only uncapped encodes (the trusted side's requests) use it, and only
+# with an `EncodedModels` of the sender's (a `Grader` keeps one for all its submissions).
 _BITS = {
     torch.float16: torch.int16,
     torch.bfloat16: torch.int16,
     torch.float32: torch.int32,
     torch.float64: torch.int64,
 }
-_MODEL_CACHE: weakref.WeakKeyDictionary[torch.nn.Module, _EncodedModel] = (
-    weakref.WeakKeyDictionary()
-)
-_REFS = itertools.count(1)
+
+
+class EncodedModels:
+    """The models one sender has encoded, for sending them again without encoding them again
+    (see above): by model object, weakly, so a model that is gone takes its entry along. Each
+    entry's `ref` is unique within this object, which is what a worker's `ModelRefs` refers
+    to. Owned by the sender: a `Grader` keeps one for all its sessions; a `SandboxSession`
+    given none makes its own."""
+
+    __slots__ = ("_by_model", "_refs")
+
+    def __init__(self) -> None:
+        self._by_model: weakref.WeakKeyDictionary[torch.nn.Module, _EncodedModel] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._refs = itertools.count(1)
+
+    def get(self, model: torch.nn.Module) -> _EncodedModel | None:
+        return self._by_model.get(model)
+
+    def put(self, model: torch.nn.Module, entry: _EncodedModel) -> None:
+        self._by_model[model] = entry
+
+    def next_ref(self) -> int:
+        return next(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._by_model)
 
 
 class _EncodedModel:
@@ -222,12 +253,12 @@ class _EncodedModel:
 
     __slots__ = ("names", "values", "nodes", "raws", "ref")
 
-    def __init__(self, names, values, nodes, raws) -> None:
+    def __init__(self, names, values, nodes, raws, ref: int) -> None:
         self.names: list[str] = names
         self.values: list[torch.Tensor] = values
         self.nodes: list[tuple[str, list[int], bool]] = nodes  # dtype name, shape, rg
         self.raws: list[bytes] = raws
-        self.ref: int = next(_REFS)
+        self.ref = ref
 
     def matches(self, state: dict[str, Any]) -> bool:
         if len(state) != len(self.names):
@@ -252,18 +283,22 @@ class _EncodedModel:
 
 
 def _enc_model(
-    value: torch.nn.Module, buffers: list[bytes], counter: list[int], refs: ModelRefs | None
+    value: torch.nn.Module,
+    buffers: list[bytes],
+    counter: list[int],
+    refs: ModelRefs | None,
+    cache: EncodedModels | None,
 ) -> Any:
     from grader.sandbox import models
 
-    if counter[1] or type(value) is not models.TinyLM:
+    if counter[1] or cache is None or type(value) is not models.TinyLM:
         header, tensors = models.model_to_spec(value)
         return {
             "__model__": header,
             "tensors": {k: _enc_tensor(t, buffers, counter) for k, t in tensors.items()},
         }
     header = models.spec_header(value)
-    entry = _MODEL_CACHE.get(value)
+    entry = cache.get(value)
     if entry is None or not entry.matches(value.state_dict()):
         _, tensors = models.model_to_spec(value)  # private copies: the cache keeps them
         raws: list[bytes] = []
@@ -273,8 +308,9 @@ def _enc_model(
             list(tensors.values()),
             [(n["dtype"], n["shape"], n["rg"]) for n in nodes.values()],
             raws,
+            cache.next_ref(),
         )
-        _MODEL_CACHE[value] = entry
+        cache.put(value, entry)
     if refs is not None and entry.ref in refs.held:
         return {"__model__": header, "ref": entry.ref}
     out = {}
