@@ -238,17 +238,20 @@ def copied_sentences(sentences: list[Sentence]) -> set[int]:
     _, quotable, index = _shipped_index()
     out = set()
     for s in sentences:
-        ws = words(s.norm)
-        grams = [tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)]
-        if len(ws) < COPY_SENTENCE_WORDS or not grams:
-            continue
-        counts: dict[int, int] = {}
-        for g in grams:
-            for src in index.get(g, ()):
-                if not quotable[src]:
-                    counts[src] = counts.get(src, 0) + 1
-        if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(grams):
-            out.add(s.index)
+        # the sentence as read and as written: a table cell is read as a statement of its
+        # row and column (`discourse.expand_tables`), but what was copied is the row
+        for text in {s.norm, s.text}:
+            ws = words(text)
+            grams = [tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)]
+            if len(ws) < COPY_SENTENCE_WORDS or not grams:
+                continue
+            counts: dict[int, int] = {}
+            for g in grams:
+                for src in index.get(g, ()):
+                    if not quotable[src]:
+                        counts[src] = counts.get(src, 0) + 1
+            if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(grams):
+                out.add(s.index)
     return out
 
 

@@ -32,6 +32,31 @@ def test_a_pasted_paragraph_of_the_model_answer_adds_nothing(paragraph):
     assert res.needs_review and any("copies course material" in r for r in res.review_reasons)
 
 
+def test_a_table_copied_from_a_shipped_text_earns_nothing():
+    """A table is read one cell at a time (each cell said of its row and column), but what a
+    row copies is judged as written: the model answer's own table of criteria, pasted, must
+    not slip past the copy check (it earned C1, C4 and C5 credit that way)."""
+    whole = data_path("solutions", "explanation.md").read_text()
+    table = "\n".join(line for line in whole.splitlines() if line.startswith("|"))
+    assert table.count("\n") >= 4
+    res = score_explanation(table)
+    assert res.score == 0, [(c.id, c.verdict, c.evidence) for c in res.criteria]
+    assert any("copies course material" in r for r in res.review_reasons)
+    own = score_explanation(WEAK)
+    assert score_explanation(WEAK + "\n\n" + table).score == own.score
+
+
+def test_an_own_table_still_earns_its_credit():
+    table = (
+        "| model | in training | when generating |\n| --- | --- | --- |\n"
+        "| BERT | sees the words on both sides of each blank | the words to the right do not "
+        "exist yet |\n"
+        "| GPT | predicts the next word from only the earlier words | the same: only the "
+        "earlier words |"
+    )
+    assert score_explanation(table).score > 0
+
+
 @pytest.mark.parametrize(
     "source, cut",
     [("exercises/README.md", "## Exercise 3"), ("exercises/masks.py", "def causal_mask")],
