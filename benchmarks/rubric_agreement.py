@@ -34,6 +34,10 @@ from tools.rubric.agreement import (  # noqa: E402
     quadratic_weighted_kappa,
 )
 
+# every labelled set, in the order `--split all` reports them
+SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
+          "heldout5", "dev5", "heldout6", "heldout7")  # fmt: skip
+
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
     """Kappa over every (answer, criterion) verdict of `items` at once: stable on the small
@@ -101,46 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--split",
-        choices=[
-            "dev",
-            "dev2",
-            "dev3",
-            "dev4",
-            "heldout",
-            "heldout2",
-            "heldout3",
-            "heldout4",
-            "heldout5",
-            "dev5",
-            "heldout6",
-            "heldout7",
-            "both",
-            "seen",
-            "all",
-        ],  # fmt: skip
+        choices=[*SPLITS, "both", "seen", "all"],
         default="both",
         help="both = dev and heldout; seen = dev, dev2, dev3, heldout and heldout2 (tuned on or "
-        "already looked at); all = every split including heldout3 and heldout4",
+        "already looked at); all = every labelled set",
     )
     ap.add_argument("--details", action="store_true", help="list every disagreement")
     args = ap.parse_args(argv)
     named = {
         "both": ["dev", "heldout"],
         "seen": ["dev", "dev2", "dev3", "dev4", "heldout", "heldout2"],
-        "all": [
-            "dev",
-            "dev2",
-            "dev3",
-            "dev4",
-            "heldout",
-            "heldout2",
-            "heldout3",
-            "heldout4",
-            "heldout5",
-            "dev5",
-            "heldout6",
-            "heldout7",
-        ],
+        "all": list(SPLITS),
     }
     splits = named.get(args.split, [args.split])
     for s in splits:
