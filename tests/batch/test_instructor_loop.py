@@ -261,9 +261,11 @@ def notes(out: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((out / "gradebook_notes.csv").read_text())))
 
 
-def test_canvas_late_flag_costs_the_late_penalty(tmp_path):
+def late_class(tmp_path: Path):
+    """The three students graded from a Canvas zip in which ben's entry is flagged late, with
+    a 10% penalty for that; returns (the students, the output folder)."""
     from grader.batch.late import LatePolicy
-    from grader.batch.sampleclass import canvas_login, write_canvas_zip
+    from grader.batch.sampleclass import write_canvas_zip
 
     people = students()
     people[1].late = True
@@ -271,6 +273,13 @@ def test_canvas_late_flag_costs_the_late_penalty(tmp_path):
     out = tmp_path / "out"
     seed(zpath, out)
     batch(zpath, out, late=LatePolicy(flagged_pct=10))
+    return people, out
+
+
+def test_canvas_late_flag_costs_the_late_penalty(tmp_path):
+    from grader.batch.sampleclass import canvas_login
+
+    people, out = late_class(tmp_path)
     book = gradebook(out)
     assert book == {"ada": "8", "ben": "6.4", "cleo": "8"}, book
     ben = next(r for r in notes(out) if r["Student"] == "ben")
@@ -286,15 +295,7 @@ def test_canvas_late_flag_costs_the_late_penalty(tmp_path):
 
 def test_late_feedback_shows_the_gradebook_score_the_raw_score_and_the_penalty(tmp_path):
     # the student reads the score that goes in the gradebook, not the raw one, and why
-    from grader.batch.late import LatePolicy
-    from grader.batch.sampleclass import write_canvas_zip
-
-    people = students()
-    people[1].late = True
-    zpath = write_canvas_zip(tmp_path / "subs.zip", people)
-    out = tmp_path / "out"
-    seed(zpath, out)
-    batch(zpath, out, late=LatePolicy(flagged_pct=10))
+    _, out = late_class(tmp_path)
     assert gradebook(out)["ben"] == "6.4"
     pages = {f.name: f.read_text() for f in (out / "feedback").iterdir()}
     late = sorted(n for n, text in pages.items() if "Late penalty" in text)
