@@ -125,7 +125,10 @@ def model_from_spec(
     """`grader.sandbox.models.model_from_spec` for the trusted side: the functions default to
     `trusted_mask` / `trusted_attention` (the worker's default is torch's attention)."""
     return _spec.model_from_spec(
-        header, tensors, mask_fn or trusted_mask, attention_fn or trusted_attention,
+        header,
+        tensors,
+        mask_fn or trusted_mask,
+        attention_fn or trusted_attention,
         templates=templates_in_use(),
     )
 

@@ -134,8 +134,11 @@ def test_json_is_deterministic_and_valid(engine, reference_report):
 def test_a_submission_drawing_from_the_global_rng_grades_the_same_in_a_fresh_grader(engine):
     """Torch seeds its global generator from the OS in every new process; the worker fixes
     it, so even a submission that (wrongly) draws from it gets the same report every run."""
-    src = _with_bug("corruption", "u = torch.rand(ids.shape, generator=generator, device=device)",
-                    "u = torch.rand(ids.shape, device=device)")
+    src = _with_bug(
+        "corruption",
+        "u = torch.rand(ids.shape, generator=generator, device=device)",
+        "u = torch.rand(ids.shape, device=device)",
+    )
     sub = reference_submission("global-rng", {"corruption.py": src})
     first = engine.grade(sub)
     with Grader(engine.options) as fresh:

@@ -145,12 +145,16 @@ def test_a_dtype_failure_does_not_hide_aliasing_nor_one_function_the_other(grade
     """Generation that loses the prompt's dtype and returns the prompt itself for
     max_new_tokens=0: both clauses are charged, each once, and the aliasing of both functions
     is named (one failing check used to stop the test before the others ran)."""
-    sources = _edited("generation", "next_id = choose(logits[:, -1, :]).to(ids.device, ids.dtype)",
-                      "next_id = choose(logits[:, -1, :]).to(ids.device)")
+    sources = _edited(
+        "generation",
+        "next_id = choose(logits[:, -1, :]).to(ids.device, ids.dtype)",
+        "next_id = choose(logits[:, -1, :]).to(ids.device)",
+    )
     sources["generation"] = sources["generation"].replace(
         "    _check_prompt(input_ids, max_new_tokens)\n    ids = input_ids.clone()",
         "    _check_prompt(input_ids, max_new_tokens)\n    if max_new_tokens == 0:\n"
-        "        return input_ids\n    ids = input_ids.clone()")
+        "        return input_ids\n    ids = input_ids.clone()",
+    )
     tests = _grade(grader, sources, "test_generation and generate_output_contract")
     dtype = tests["generation.generate_output_contract[prompt_dtype]"]
     alias = tests["generation.generate_output_contract[no_new_tokens_copy]"]

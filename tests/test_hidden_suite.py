@@ -44,7 +44,6 @@ MUTANTS_DIR = ROOT / "tests" / "mutants"
 ALTERNATIVES_DIR = ROOT / "tests" / "alternatives"
 
 
-
 def _load_mutants():
     spec = importlib.util.spec_from_file_location("mutant_catalogue", MUTANTS_DIR / "catalogue.py")
     module = importlib.util.module_from_spec(spec)

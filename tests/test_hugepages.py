@@ -39,8 +39,13 @@ def test_collapse_moves_anonymous_memory_to_huge_pages():
         "done = collapse_anonymous_memory()\n"
         "print(before, _anon_huge_kb('self'), done)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[1], check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+    )
     before, after, done = map(int, out.stdout.split())
     assert done >= 32 * 1024 * 1024
     assert after - before >= 32 * 1024

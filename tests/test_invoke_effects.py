@@ -71,6 +71,7 @@ def test_check_raises_through_the_sandbox_and_in_process():
     def raising(exc):
         def call():
             raise exc
+
         return call
 
     check_raises(raising(_raised(_Invalid("bad"))), "ValueError", what="f(-1)")  # sandboxed

@@ -27,8 +27,14 @@ FUZZ = settings(
     deadline=5000,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-SMALL = LoadLimits(max_file_bytes=4096, max_total_bytes=20_000, max_members=40, max_ratio=50,
-                   max_archive_bytes=200_000, max_depth=4)
+SMALL = LoadLimits(
+    max_file_bytes=4096,
+    max_total_bytes=20_000,
+    max_members=40,
+    max_ratio=50,
+    max_archive_bytes=200_000,
+    max_depth=4,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")
 
@@ -70,12 +76,27 @@ def _snapshot(folder: Path) -> set[str]:
 NAMES = st.one_of(
     st.sampled_from(list(KNOWN_FILES)),
     st.sampled_from([f"alice/{k}" for k in KNOWN_FILES]),
-    st.sampled_from([
-        "../masks.py", "../../etc/passwd", "/abs/masks.py", "C:\\x\\losses.py", "a/../../b.py",
-        "sub/../../masks.py", "./masks.py", "a//b/masks.py", "masks.py/", "drill/", ".",
-        "..", "", "a\\..\\..\\c.py", "é/ü/masks.py", "a" * 300 + "/masks.py",
-        "x/" * 60 + "losses.py",
-    ]),
+    st.sampled_from(
+        [
+            "../masks.py",
+            "../../etc/passwd",
+            "/abs/masks.py",
+            "C:\\x\\losses.py",
+            "a/../../b.py",
+            "sub/../../masks.py",
+            "./masks.py",
+            "a//b/masks.py",
+            "masks.py/",
+            "drill/",
+            ".",
+            "..",
+            "",
+            "a\\..\\..\\c.py",
+            "é/ü/masks.py",
+            "a" * 300 + "/masks.py",
+            "x/" * 60 + "losses.py",
+        ]
+    ),
     st.text(min_size=0, max_size=30).filter(lambda s: "\x00" not in s),
 )
 CONTENT = st.one_of(
@@ -86,8 +107,9 @@ CONTENT = st.one_of(
     st.integers(min_value=0, max_value=20_000).map(bytes),
 )
 MODES = st.sampled_from([0, 0o100644, 0o120777, 0o010644, 0o040755, 0o020644, 0o140777])
-METHODS = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2,
-                           zipfile.ZIP_LZMA])
+METHODS = st.sampled_from(
+    [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA]
+)
 MEMBER = st.tuples(NAMES, CONTENT, MODES, METHODS, st.booleans())
 
 
@@ -180,7 +202,7 @@ def test_corrupt_member_costs_only_its_part(tmp_path):
         zf.writestr("losses.py", "def f():\n    return 1\n")
     data = bytearray(path.read_bytes())
     i = data.find(b"masks.py") + len("masks.py") + 5  # into masks.py's compressed data
-    data[i: i + 8] = b"\x00" * 8
+    data[i : i + 8] = b"\x00" * 8
     path.write_bytes(bytes(data))
     sub = check(path)
     assert sub is not None and "losses" in sub.sources
@@ -191,8 +213,11 @@ def test_corrupt_member_costs_only_its_part(tmp_path):
 
 ENTRY_NAMES = st.one_of(
     st.sampled_from(list(KNOWN_FILES) + ["drill", "sub", ".git", "__pycache__", "a b", "ü"]),
-    st.text(alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]),
-            min_size=1, max_size=12).filter(lambda s: s not in (".", "..")),
+    st.text(
+        alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]),
+        min_size=1,
+        max_size=12,
+    ).filter(lambda s: s not in (".", "..")),
 )
 ENTRY = st.tuples(
     st.lists(ENTRY_NAMES, min_size=1, max_size=4),

@@ -552,8 +552,10 @@ def test_a_spec_message_is_the_same_on_both_paths(templates):
         model_from_spec(header, tensors, templates=templates)
     with pytest.raises(ValueError) as slow:
         model_from_spec(header, tensors)
-    assert str(fast.value) == str(slow.value) == (
-        "model spec: ln_f.bias has shape (31,), expected (32,)"
+    assert (
+        str(fast.value)
+        == str(slow.value)
+        == ("model spec: ln_f.bias has shape (31,), expected (32,)")
     )
 
 

@@ -138,10 +138,18 @@ def test_gradescope_drill_checks_are_shown_like_the_totals_not_like_hidden_tests
 
     drill = check_drill({}, rerun_drill({}, session=None))
     report = _report()
-    report = GradeReport(report.grader_version, report.submission, report.tests + drill,
-                         report.written, report.errors)
-    for tests_vis, totals_vis in (("after_published", "visible"), ("visible", "hidden"),
-                                  ("hidden", "after_due_date")):
+    report = GradeReport(
+        report.grader_version,
+        report.submission,
+        report.tests + drill,
+        report.written,
+        report.errors,
+    )
+    for tests_vis, totals_vis in (
+        ("after_published", "visible"),
+        ("visible", "hidden"),
+        ("hidden", "after_due_date"),
+    ):
         data = gradescope_results(
             report, GradescopeOptions(tests_visibility=tests_vis, totals_visibility=totals_vis)
         )

@@ -44,7 +44,7 @@ MAX_VALUE_BYTES = 64 << 10  # the replayed table stays a reasonable source file
 SHOWS_EXPECTED = re.compile(r"expected(?: [a-z]+)?:?\s+[-\[(]?\d|expected(?: [a-z]+)?:\s*\[")
 
 # Shared by the recorder (here) and the replaying submission (in the sandbox).
-DIGEST = '''
+DIGEST = """
 import hashlib as _replay_hashlib
 
 import torch as _replay_torch
@@ -78,8 +78,8 @@ def _replay_digest(args, kwargs):
     walk(list(args))
     walk(dict(kwargs))
     return h.hexdigest()
-'''
-WRAPPER = '''
+"""
+WRAPPER = """
 
 import base64 as _replay_b64
 
@@ -119,7 +119,7 @@ def _replay(name, function):
         return _replay_wrong(function(*args, **kwargs))
 
     return wrapped
-'''
+"""
 
 
 def _encode(value):

@@ -107,5 +107,8 @@ def test_grouping_is_by_cause_and_a_check_named_by_two_causes_is_under_each():
     assert [t["id"] for t in view["unexplained"]] == ["losses.c"]
     [missing] = view["not_attempted"]
     assert (missing["function"], missing["count"], missing["points"]) == (
-        "masks.py was not found in your submission", 2, "2")
+        "masks.py was not found in your submission",
+        2,
+        "2",
+    )
     assert feedback_view(report) == view  # a pure function of the report

@@ -50,8 +50,11 @@ def test_plan_mounts_covers_a_site_packages_install(tmp_path):
     for d in ("grader/sandbox", "grader/suites/hidden", "solutions", "torch"):
         (sp / d).mkdir(parents=True)
     (sp / "grader/__init__.py").touch()
-    expose = [str(tmp_path / "venv/lib"), str(sp / "grader/sandbox"),
-              str(sp / "grader/__init__.py")]
+    expose = [
+        str(tmp_path / "venv/lib"),
+        str(sp / "grader/sandbox"),
+        str(sp / "grader/__init__.py"),
+    ]
     hide = [str(sp / "grader"), str(sp / "solutions")]
     ops = jail.plan_mounts(expose, hide)
     assert ops == [
@@ -104,8 +107,11 @@ def causal_mask(q_len, k_len=None, device=None):
 """
     with Zygote() as z, SandboxSession(z, {"masks": src}, SandboxLimits()) as s:
         seen = s.call("masks", "causal_mask", (1,), {}).value
-    allowed = (str(REPO / "exercises") + "/", str(REPO / "grader/sandbox") + "/",
-               str(REPO / "grader/__init__.py"))
+    allowed = (
+        str(REPO / "exercises") + "/",
+        str(REPO / "grader/sandbox") + "/",
+        str(REPO / "grader/__init__.py"),
+    )
     assert seen, "the walk found nothing at all: the test is broken"
     assert all(p.startswith(allowed) for p in seen), [p for p in seen if not p.startswith(allowed)]
 
@@ -152,7 +158,7 @@ def test_jailed_workers_are_forked_straight_from_the_zygote_and_free_their_uid()
                 host_pid = s._workers["masks"].pid
                 with open(f"/proc/{host_pid}/stat") as f:
                     stat = f.read()
-                assert int(stat[stat.rfind(")") + 2:].split()[1]) == z._proc.pid
+                assert int(stat[stat.rfind(")") + 2 :].split()[1]) == z._proc.pid
                 assert pid == 1
                 uids.append(uid)
             deadline = time.monotonic() + 5
@@ -260,12 +266,28 @@ def _breaking_setup_frame(real):
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["__t__", "__tuple__", "__dict__", "__f__", "__gen__", "__model__",
-                         "__dtype__", "dtype", "shape", "rg", "tensors", "x"]),
-        inner,
-        max_size=4,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "__t__",
+                    "__tuple__",
+                    "__dict__",
+                    "__f__",
+                    "__gen__",
+                    "__model__",
+                    "__dtype__",
+                    "dtype",
+                    "shape",
+                    "rg",
+                    "tensors",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
     ),
     max_leaves=30,
 )
@@ -369,8 +391,12 @@ def test_reply_errors_from_a_worker_are_cleaned():
     from grader.sandbox.client import _reply_error
 
     err = _reply_error(
-        {"kind": "exception", "exc_type": "Bad\x1b[31mError", "message": "m\x1b[2J" * 2000,
-         "traceback": "\r" * 10},
+        {
+            "kind": "exception",
+            "exc_type": "Bad\x1b[31mError",
+            "message": "m\x1b[2J" * 2000,
+            "traceback": "\r" * 10,
+        },
         "calling f()",
     )
     assert "\x1b" not in err.message and "\r" not in err.message
@@ -381,12 +407,14 @@ def test_reply_errors_from_a_worker_are_cleaned():
 def test_effects_from_a_worker_keep_only_well_formed_argument_paths():
     from grader.sandbox.invoke import Effects
 
-    eff = Effects.from_dict({
-        "mutated_args": ["args[0]", "args[" + "9" * 5000 + "]", "kwargs['labels']", "x" * 99]
-        + ["args[1]"] * 1000,
-        "model_modes": {"args[1]": 1, "../etc": 0},
-        "model_forward_with_grad": {"kwargs['model']": 0, 5: 1},
-    })
+    eff = Effects.from_dict(
+        {
+            "mutated_args": ["args[0]", "args[" + "9" * 5000 + "]", "kwargs['labels']", "x" * 99]
+            + ["args[1]"] * 1000,
+            "model_modes": {"args[1]": 1, "../etc": 0},
+            "model_forward_with_grad": {"kwargs['model']": 0, 5: 1},
+        }
+    )
     assert eff.mutated_args[:2] == ("args[0]", "kwargs['labels']")
     assert len(eff.mutated_args) <= 64
     assert eff.model_modes == {"args[1]": True}
@@ -538,7 +566,8 @@ def test_zero_dim_tensor_arguments_are_checked_for_mutation_like_any_other():
         out = s.call("masks", "double", (torch.tensor(1.5),), {})
         assert out.value.item() == 3.0 and out.effects.mutated_args == ()
         assert s.call("masks", "bump", (torch.tensor(1.5),), {}).effects.mutated_args == (
-            "args[0]",)
+            "args[0]",
+        )
 
 
 def test_a_worker_that_cannot_be_confined_says_why_at_once():

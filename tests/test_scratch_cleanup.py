@@ -69,8 +69,7 @@ def _in_private_tmp(script: str, timeout: float = 300) -> dict:
     A checkout or venv that itself lies under /tmp (a CI clone, say) is bound back at its own
     path on the new /tmp, from a hold of the old one on a private tmpfs over /mnt."""
     keep = sorted(
-        {str(ROOT), sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
-        - {"/tmp"}
+        {str(ROOT), sys.prefix, os.path.dirname(os.path.realpath(sys.executable))} - {"/tmp"}
     )
     keep = [k for k in keep if k.startswith("/tmp/")]
     binds = "".join(

@@ -71,8 +71,10 @@ def test_model_templates_belong_to_their_owner_not_to_a_module():
         again = trusted_tinylm.build_trusted_model(config, 7)
     assert one.models.templates.known(config) and not two.models.templates.known(config)
     assert type(again) is TinyLM and again is not built
-    assert all(torch_equal(a, b) for a, b in zip(built.state_dict().values(),
-                                                 again.state_dict().values(), strict=True))
+    assert all(
+        torch_equal(a, b)
+        for a, b in zip(built.state_dict().values(), again.state_dict().values(), strict=True)
+    )
     assert ReferenceProxy()._templates is not ReferenceProxy()._templates
 
 

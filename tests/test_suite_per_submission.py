@@ -200,14 +200,17 @@ def test_failed_checks_skip_pytests_traceback_formatting(tmp_path, monkeypatch):
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     suite = tmp_path / "brief"
     suite.mkdir()
-    (suite / "conftest.py").write_text(textwrap.dedent("""
+    (suite / "conftest.py").write_text(
+        textwrap.dedent("""
         BRIEF_LONGREPRS = []
 
         def pytest_runtest_logreport(report):
             if report.when == "call" and report.failed:
                 BRIEF_LONGREPRS.append(report.longrepr)
-    """))
-    (suite / "test_brief.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (suite / "test_brief.py").write_text(
+        textwrap.dedent("""
         from grader.suite.checks import GradeFailure
 
         def test_check(student):
@@ -215,7 +218,8 @@ def test_failed_checks_skip_pytests_traceback_formatting(tmp_path, monkeypatch):
 
         def test_bug_in_the_test(student):
             {}["missing"]
-    """))
+    """)
+    )
     monkeypatch.setattr(runner, "SUITES_DIR", tmp_path)
     prepared = runner.PreparedSuite("brief", "ref")  # type: ignore[arg-type]
     try:
@@ -230,8 +234,7 @@ def test_failed_checks_skip_pytests_traceback_formatting(tmp_path, monkeypatch):
     assert run.internal_errors == ("brief.bug_in_the_test: KeyError: 'missing'",)
     conftest = next(m for m in list(sys.modules.values())
                     if "BRIEF_LONGREPRS" in getattr(m, "__dict__", {}))  # fmt: skip
-    assert conftest.BRIEF_LONGREPRS == ["GradeFailure: expected 1, got 2",
-                                        "KeyError: 'missing'"]
+    assert conftest.BRIEF_LONGREPRS == ["GradeFailure: expected 1, got 2", "KeyError: 'missing'"]
 
 
 def test_the_pytest_shortcuts_change_no_result(tmp_path, monkeypatch):

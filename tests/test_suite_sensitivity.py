@@ -29,9 +29,11 @@ CASES = [
     (case, name)
     for case, (_, _, settings, _) in hidden.SAMPLE_CASES.items()
     for name in DEFAULTS
-    if name in settings and settings[name] != DEFAULTS[name]
+    if name in settings
+    and settings[name] != DEFAULTS[name]
     # temperature 0 and top_k 1 are greedy whatever the rest: checked below
-    and settings.get("temperature") != 0.0 and settings.get("top_k") != 1
+    and settings.get("temperature") != 0.0
+    and settings.get("top_k") != 1
 ]
 
 

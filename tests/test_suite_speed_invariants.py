@@ -130,7 +130,8 @@ def side_effect_package(tmp_path, monkeypatch):
     pkg = tmp_path / "sideref"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "losses.py").write_text(textwrap.dedent("""
+    (pkg / "losses.py").write_text(
+        textwrap.dedent("""
         import torch
 
         def mutates(x):
@@ -145,7 +146,8 @@ def side_effect_package(tmp_path, monkeypatch):
 
         def pure(x):
             return x * 2
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     return "sideref"
 
@@ -216,11 +218,17 @@ def test_constant_eligible_masks_are_fresh_and_right():
     "got,want,kwargs",
     [
         (torch.tensor([1.0, float("nan"), -0.0]), torch.tensor([1.0, float("nan"), 0.0]), {}),
-        (torch.tensor([float("inf"), 2.0]), torch.tensor([float("inf"), 2.0]),
-         {"rtol": 0, "atol": 0}),
+        (
+            torch.tensor([float("inf"), 2.0]),
+            torch.tensor([float("inf"), 2.0]),
+            {"rtol": 0, "atol": 0},
+        ),
         (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-3]), {}),
-        (torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor([1.0, 2.0]),
-         {"check_dtype": False}),
+        (
+            torch.tensor([1.0, 2.0], dtype=torch.float64),
+            torch.tensor([1.0, 2.0]),
+            {"check_dtype": False},
+        ),
         (torch.tensor([True, False]), torch.tensor([True, True]), {}),
         (torch.tensor([3, 4]), torch.tensor([3, 4]), {}),
     ],

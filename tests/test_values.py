@@ -38,8 +38,13 @@ def test_digest_sees_every_bit_and_every_structural_detail():
 
 @pytest.mark.parametrize(
     "value",
-    [object(), torch.nn.Parameter(torch.zeros(1)), torch.nn.Linear(2, 2), {1, 2},
-     torch.zeros(2).to_sparse()],  # fmt: skip
+    [
+        object(),
+        torch.nn.Parameter(torch.zeros(1)),
+        torch.nn.Linear(2, 2),
+        {1, 2},
+        torch.zeros(2).to_sparse(),
+    ],  # fmt: skip
 )
 def test_digest_refuses_what_it_cannot_vouch_for(value):
     with pytest.raises(Undigestable):
@@ -76,8 +81,9 @@ def test_model_digest_sees_weights_and_modes_and_refuses_hooks_and_unknown_funct
     with pytest.raises(Undigestable):
         values.model_digest(model, functions)
     handle.remove()
-    assert values.digest((model,), functions=functions) == values.digest((model,),
-                                                                         functions=functions)
+    assert values.digest((model,), functions=functions) == values.digest(
+        (model,), functions=functions
+    )
 
 
 def test_copy_is_private_and_keeps_layout():

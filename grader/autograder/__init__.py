@@ -27,8 +27,9 @@ def visibility_options(help_prefix: str = "") -> Callable[[Any], Any]:
             type=click.Choice(VISIBILITIES),
             default="visible",
             show_default=True,
-            help=text("when students see part totals, the written-answer feedback and the "
-                      "drill's checks."),
+            help=text(
+                "when students see part totals, the written-answer feedback and the drill's checks."
+            ),
         )(command)
         return click.option(
             "--tests-visibility",

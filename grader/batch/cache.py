@@ -64,8 +64,10 @@ def grader_fingerprint(options: Any = None, *, root: Path = REPO) -> str:
             files = [base]
         elif base.is_dir():
             files = sorted(
-                p for p in base.rglob("*")
-                if p.is_file() and not (_SKIP_PARTS & set(p.relative_to(base).parts))
+                p
+                for p in base.rglob("*")
+                if p.is_file()
+                and not (_SKIP_PARTS & set(p.relative_to(base).parts))
                 and p.suffix not in (".pyc", ".pyo")
             )
         else:

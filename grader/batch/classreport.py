@@ -41,14 +41,28 @@ class ClassRow:
     message: str = ""
 
 
-def render_class_report(rows: list[ClassRow], *, title: str, layout: str,
-                        fingerprint: str, version: str, feedback_dir: str = "feedback",
-                        duplicates: Sequence[Duplicate] = (),
-                        similarity: Sequence[dict[str, Any]] = (), compared: int = 0) -> str:
+def render_class_report(
+    rows: list[ClassRow],
+    *,
+    title: str,
+    layout: str,
+    fingerprint: str,
+    version: str,
+    feedback_dir: str = "feedback",
+    duplicates: Sequence[Duplicate] = (),
+    similarity: Sequence[dict[str, Any]] = (),
+    compared: int = 0,
+) -> str:
     """The page. `duplicates`: students listed by several entries (shown with all of them);
     `similarity`: the most similar pairs (grader.batch.similarity.view) of `compared`."""
-    view = class_view(rows, title=title, layout=layout, fingerprint=fingerprint,
-                      version=version, feedback_dir=feedback_dir)
+    view = class_view(
+        rows,
+        title=title,
+        layout=layout,
+        fingerprint=fingerprint,
+        version=version,
+        feedback_dir=feedback_dir,
+    )
     view["duplicates"] = [
         {"student": d.label(), "entries": [{"key": k, "display": v} for k, v in d.entries]}
         for d in duplicates
@@ -62,8 +76,15 @@ def _pct(score: float, max_score: float) -> float:
     return 100.0 * score / max_score if max_score else 0.0
 
 
-def class_view(rows: list[ClassRow], *, title: str, layout: str, fingerprint: str,
-               version: str, feedback_dir: str = "feedback") -> dict[str, Any]:
+def class_view(
+    rows: list[ClassRow],
+    *,
+    title: str,
+    layout: str,
+    fingerprint: str,
+    version: str,
+    feedback_dir: str = "feedback",
+) -> dict[str, Any]:
     graded = [r for r in rows if r.report is not None]
     reports = [r.report for r in graded if r.report is not None]
     n = len(reports)
@@ -96,9 +117,15 @@ def class_view(rows: list[ClassRow], *, title: str, layout: str, fingerprint: st
         "misconceptions": _misconceptions(reports),
         "review": _review(graded),
         "problems": [
-            {"key": r.key, "display": r.display, "source": r.source, "status": r.status,
-             "message": r.message}
-            for r in rows if r.status != "graded"
+            {
+                "key": r.key,
+                "display": r.display,
+                "source": r.source,
+                "status": r.status,
+                "message": r.message,
+            }
+            for r in rows
+            if r.status != "graded"
         ],
         "copies": _copies(graded, feedback_dir),
         "students": _students(rows, feedback_dir),
@@ -123,15 +150,23 @@ def _histogram(pcts: list[float]) -> dict[str, Any]:
     bars = []
     for i, c in enumerate(counts):
         h = plot_h * c / top
-        bars.append({
-            "x": round(left + i * bar_w + 2, 1), "y": round(height - bottom - h, 1),
-            "w": round(bar_w - 4, 1), "h": round(h, 1), "count": c,
-            "label": f"{i * 10}-{i * 10 + 10}%" if i < 9 else "90-100%",
-            "cx": round(left + (i + 0.5) * bar_w, 1),
-        })
+        bars.append(
+            {
+                "x": round(left + i * bar_w + 2, 1),
+                "y": round(height - bottom - h, 1),
+                "w": round(bar_w - 4, 1),
+                "h": round(h, 1),
+                "count": c,
+                "label": f"{i * 10}-{i * 10 + 10}%" if i < 9 else "90-100%",
+                "cx": round(left + (i + 0.5) * bar_w, 1),
+            }
+        )
     ticks = sorted({0, top, (top + 1) // 2})
     return {
-        "width": width, "height": height, "left": left, "base": height - bottom,
+        "width": width,
+        "height": height,
+        "left": left,
+        "base": height - bottom,
         "bars": bars,
         "ticks": [{"value": t, "y": round(height - bottom - plot_h * t / top, 1)} for t in ticks],
         "empty": not pcts,
@@ -146,8 +181,13 @@ def _bar_rows(items: list[dict[str, Any]], value_key: str, *, scale: float) -> d
         it["y"] = 4 + i * row_h
         it["w"] = round(bar_w * (v / scale if scale else 0), 1)
         it["ty"] = it["y"] + 14
-    return {"width": label_w + bar_w + 70, "height": 8 + row_h * len(items),
-            "label_w": label_w, "bar_w": bar_w, "rows": items}
+    return {
+        "width": label_w + bar_w + 70,
+        "height": 8 + row_h * len(items),
+        "label_w": label_w,
+        "bar_w": bar_w,
+        "rows": items,
+    }
 
 
 def _parts(reports: list[GradeReport]) -> dict[str, Any]:
@@ -157,9 +197,13 @@ def _parts(reports: list[GradeReport]) -> dict[str, Any]:
             totals[pid][0] += ps.score
             totals[pid][1] += ps.max_score
     items = [
-        {"id": pid, "title": PART_TITLES.get(pid, pid),
-         "pct": round(_pct(s, m), 1), "mean": format_points(s / len(reports)),
-         "max": format_points(m / len(reports))}
+        {
+            "id": pid,
+            "title": PART_TITLES.get(pid, pid),
+            "pct": round(_pct(s, m), 1),
+            "mean": format_points(s / len(reports)),
+            "max": format_points(m / len(reports)),
+        }
         for pid, (s, m) in totals.items()
     ]
     return _bar_rows(items, "pct", scale=100.0)
@@ -169,10 +213,17 @@ def _tests(reports: list[GradeReport]) -> dict[str, Any]:
     by_id: dict[str, dict[str, Any]] = {}
     for rep in reports:
         for t in rep.tests:
-            row = by_id.setdefault(t.id, {
-                "id": t.id, "part": t.part, "max_score": t.max_score, "n": 0,
-                "counts": Counter(), "diagnoses": Counter(),
-            })
+            row = by_id.setdefault(
+                t.id,
+                {
+                    "id": t.id,
+                    "part": t.part,
+                    "max_score": t.max_score,
+                    "n": 0,
+                    "counts": Counter(),
+                    "diagnoses": Counter(),
+                },
+            )
             row["n"] += 1
             row["counts"][t.status] += 1
             for d in t.diagnoses:
@@ -188,20 +239,26 @@ def _tests(reports: list[GradeReport]) -> dict[str, Any]:
             if c:
                 segments.append({"status": status, "count": c, "frac": c / n, "offset": offset})
                 offset += c / n
-        items.append({
-            "id": row["id"], "part": row["part"], "points": format_points(row["max_score"]),
-            "n": n, "rate": round(100.0 * not_passed / n, 1) if n else 0.0,
-            "counts": {s: row["counts"][s] for s in ("passed", *STATUSES)},
-            "segments": segments,
-            "diagnoses": [
-                {"id": d, "count": c, "title": _title(d)}
-                for d, c in row["diagnoses"].most_common(3)
-            ],
-        })
+        items.append(
+            {
+                "id": row["id"],
+                "part": row["part"],
+                "points": format_points(row["max_score"]),
+                "n": n,
+                "rate": round(100.0 * not_passed / n, 1) if n else 0.0,
+                "counts": {s: row["counts"][s] for s in ("passed", *STATUSES)},
+                "segments": segments,
+                "diagnoses": [
+                    {"id": d, "count": c, "title": _title(d)}
+                    for d, c in row["diagnoses"].most_common(3)
+                ],
+            }
+        )
     items.sort(key=lambda it: (-it["rate"], it["id"]))
     # The chart shows the hardest tests; the table below it lists every test.
-    chart = _bar_rows([dict(it) for it in items if it["rate"] > 0][:CHART_TESTS], "rate",
-                      scale=100.0)
+    chart = _bar_rows(
+        [dict(it) for it in items if it["rate"] > 0][:CHART_TESTS], "rate", scale=100.0
+    )
     chart["all"] = items
     chart["hidden"] = sum(1 for it in items if it["rate"] > 0) - len(chart["rows"])
     for it in chart["rows"]:
@@ -224,11 +281,16 @@ def _misconceptions(reports: list[GradeReport]) -> dict[str, Any]:
     items = []
     for mid, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         m = describe(mid)
-        items.append({
-            "id": mid, "count": c, "title": m.title if m else mid,
-            "part": m.part if m else "", "hint": m.hint if m else "",
-            "share": round(100.0 * c / len(reports), 1) if reports else 0.0,
-        })
+        items.append(
+            {
+                "id": mid,
+                "count": c,
+                "title": m.title if m else mid,
+                "part": m.part if m else "",
+                "hint": m.hint if m else "",
+                "share": round(100.0 * c / len(reports), 1) if reports else 0.0,
+            }
+        )
     top = max((it["count"] for it in items), default=1)
     return _bar_rows(items, "count", scale=float(top))
 
@@ -244,11 +306,18 @@ def _review(graded: list[ClassRow]) -> list[dict[str, Any]]:
         answers = [
             {
                 "answer": name,
-                "score": format_points(w.score), "max_score": format_points(w.max_score),
-                "summary": w.summary, "reasons": list(w.review_reasons),
+                "score": format_points(w.score),
+                "max_score": format_points(w.max_score),
+                "summary": w.summary,
+                "reasons": list(w.review_reasons),
                 "criteria": [
-                    {"id": c.id, "verdict": c.verdict, "evidence": c.evidence,
-                     "confidence": f"{c.confidence:.2f}", "flagged": c.needs_review}
+                    {
+                        "id": c.id,
+                        "verdict": c.verdict,
+                        "evidence": c.evidence,
+                        "confidence": f"{c.confidence:.2f}",
+                        "flagged": c.needs_review,
+                    }
                     for c in w.criteria
                 ],
             }
@@ -268,9 +337,16 @@ def _copies(graded: list[ClassRow], feedback_dir: str) -> list[dict[str, Any]]:
         for note in row.report.errors if row.report is not None else ():
             found = read_copies_note(note)
             if found is not None:
-                out.append({"key": row.key, "display": row.display, "copies": found[0],
-                            "graded": found[1], "note": note,
-                            "html": f"{feedback_dir}/{row.key}.html"})
+                out.append(
+                    {
+                        "key": row.key,
+                        "display": row.display,
+                        "copies": found[0],
+                        "graded": found[1],
+                        "note": note,
+                        "html": f"{feedback_dir}/{row.key}.html",
+                    }
+                )
                 break
     return out
 
@@ -279,16 +355,21 @@ def _students(rows: list[ClassRow], feedback_dir: str) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         rep = r.report
-        out.append({
-            "key": r.key, "display": r.display, "late": r.late, "status": r.status,
-            "score": format_points(rep.score) if rep else "",
-            "max_score": format_points(rep.max_score) if rep else "",
-            "pct": f"{_pct(rep.score, rep.max_score):.0f}%" if rep and rep.max_score else "",
-            "parts": {p: format_points(ps.score) for p, ps in rep.parts.items()} if rep else {},
-            "review": bool(rep and any(w.needs_review for w in rep.written.values())),
-            "notes": len(rep.errors) if rep else 0,
-            "md": f"{feedback_dir}/{r.key}.md" if rep else "",
-            "html": f"{feedback_dir}/{r.key}.html" if rep else "",
-            "message": r.message,
-        })
+        out.append(
+            {
+                "key": r.key,
+                "display": r.display,
+                "late": r.late,
+                "status": r.status,
+                "score": format_points(rep.score) if rep else "",
+                "max_score": format_points(rep.max_score) if rep else "",
+                "pct": f"{_pct(rep.score, rep.max_score):.0f}%" if rep and rep.max_score else "",
+                "parts": {p: format_points(ps.score) for p, ps in rep.parts.items()} if rep else {},
+                "review": bool(rep and any(w.needs_review for w in rep.written.values())),
+                "notes": len(rep.errors) if rep else 0,
+                "md": f"{feedback_dir}/{r.key}.md" if rep else "",
+                "html": f"{feedback_dir}/{r.key}.html" if rep else "",
+                "message": r.message,
+            }
+        )
     return out

@@ -30,8 +30,17 @@ from grader.errors import UsageError
 from grader.textsafe import clean_text
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-NOTES_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Entry", "Score", "Note",
-                "Raw score", "Late penalty"]
+NOTES_HEADER = [
+    "Student",
+    "ID",
+    "SIS User ID",
+    "SIS Login ID",
+    "Entry",
+    "Score",
+    "Note",
+    "Raw score",
+    "Late penalty",
+]
 EMAIL_COLUMNS = ("Email", "E-mail", "Email Address")
 _TITLE_ID = re.compile(r"\s\((\d+)\)$")
 
@@ -93,7 +102,10 @@ class Roster:
     def __init__(self, rows: list[Identity]) -> None:
         self.rows = rows
         self._by: dict[str, dict[str, list[Identity]]] = {
-            "id": {}, "sis": {}, "login": {}, "name": {},
+            "id": {},
+            "sis": {},
+            "login": {},
+            "name": {},
         }
         for r in rows:
             if r.canvas_id:
@@ -133,18 +145,26 @@ class Roster:
             if not cells or not any(c.strip() for c in cells):
                 continue
             student = cells[0].strip()
-            if student.startswith("Points Possible") or _norm(student) in ("studenttest",
-                                                                            "teststudent"):
+            if student.startswith("Points Possible") or _norm(student) in (
+                "studenttest",
+                "teststudent",
+            ):
                 continue
 
             def cell(name: str, cells: list[str] = cells) -> str:
                 i = col.get(name)
                 return cells[i].strip() if i is not None and i < len(cells) else ""
 
-            rows.append(Identity(name=student, canvas_id=cell("ID"),
-                                 sis_user_id=cell("SIS User ID"),
-                                 sis_login_id=cell("SIS Login ID"), section=cell("Section"),
-                                 email=cell(email) if email else ""))
+            rows.append(
+                Identity(
+                    name=student,
+                    canvas_id=cell("ID"),
+                    sis_user_id=cell("SIS User ID"),
+                    sis_login_id=cell("SIS Login ID"),
+                    section=cell("Section"),
+                    email=cell(email) if email else "",
+                )
+            )
         _check_unique(rows, path)
         return cls(rows)
 
@@ -179,10 +199,12 @@ class Roster:
 
 def _check_unique(rows: list[Identity], path: Path) -> None:
     """Two roster rows with one id would send one grade to either student: refuse the roster."""
-    for label, get in (("Canvas ID", lambda r: r.canvas_id),
-                       ("SIS User ID", lambda r: r.sis_user_id.lower()),
-                       ("SIS Login ID", lambda r: r.sis_login_id.lower()),
-                       ("e-mail", lambda r: r.email.lower())):
+    for label, get in (
+        ("Canvas ID", lambda r: r.canvas_id),
+        ("SIS User ID", lambda r: r.sis_user_id.lower()),
+        ("SIS Login ID", lambda r: r.sis_login_id.lower()),
+        ("e-mail", lambda r: r.email.lower()),
+    ):
         seen: dict[str, Identity] = {}
         for r in rows:
             value = get(r)
@@ -192,7 +214,8 @@ def _check_unique(rows: list[Identity], path: Path) -> None:
                 raise UsageError(
                     f"the roster {path} gives two students the {label} {value!r} "
                     f"({seen[value].name} and {r.name}): fix the roster and run again "
-                    "(nothing was written)")
+                    "(nothing was written)"
+                )
             seen[value] = r
 
 
@@ -204,9 +227,12 @@ def resolve(who: Identity, roster: Roster | None, *, entry_name: str = "") -> Id
     if row is None:
         return who
     return replace(
-        who, name=row.name or who.name, canvas_id=row.canvas_id or who.canvas_id,
+        who,
+        name=row.name or who.name,
+        canvas_id=row.canvas_id or who.canvas_id,
         sis_user_id=row.sis_user_id or who.sis_user_id,
-        sis_login_id=row.sis_login_id or who.sis_login_id, section=row.section or who.section,
+        sis_login_id=row.sis_login_id or who.sis_login_id,
+        section=row.section or who.section,
     )
 
 
@@ -219,8 +245,9 @@ def points_possible(max_scores: list[float]) -> float | None:
     return Counter(max_scores).most_common(1)[0][0]
 
 
-def render_gradebook(lines: list[GradebookLine], assignment: str,
-                     points: float | None, *, roster_given: bool = False) -> tuple[str, str]:
+def render_gradebook(
+    lines: list[GradebookLine], assignment: str, points: float | None, *, roster_given: bool = False
+) -> tuple[str, str]:
     """(gradebook.csv text, gradebook_notes.csv text). `roster_given`: a --roster was used
     (the notes then say a student was not found in it instead of suggesting one)."""
     title = assignment_header(assignment)
@@ -236,17 +263,37 @@ def render_gradebook(lines: list[GradebookLine], assignment: str,
         score = "" if line.score is None else format_points(line.score)
         note = line.note
         if line.score is not None and not line.withheld:
-            w.writerow([*map(_cell, (who.name or line.key, who.canvas_id, who.sis_user_id,
-                                     who.sis_login_id, who.section)), score])
+            w.writerow(
+                [
+                    *map(
+                        _cell,
+                        (
+                            who.name or line.key,
+                            who.canvas_id,
+                            who.sis_user_id,
+                            who.sis_login_id,
+                            who.section,
+                        ),
+                    ),
+                    score,
+                ]
+            )
             if not (who.canvas_id or who.sis_user_id or who.sis_login_id):
                 note = (note + "; " if note else "") + (
                     "no Canvas ID or SIS id known: Canvas will match this row by name only; "
-                    "check it in the import preview" + (
+                    "check it in the import preview"
+                    + (
                         " (not found in the --roster by id, login, e-mail or name)"
-                        if roster_given else " (or pass --roster)"))
+                        if roster_given
+                        else " (or pass --roster)"
+                    )
+                )
         if note or line.penalty:
-            row = [*map(_cell, (who.name, who.canvas_id, who.sis_user_id, who.sis_login_id,
-                                line.key)), score, _cell(note)]
+            row = [
+                *map(_cell, (who.name, who.canvas_id, who.sis_user_id, who.sis_login_id, line.key)),
+                score,
+                _cell(note),
+            ]
             if line.penalty:  # the last two columns are only filled for a late penalty
                 raw = "" if line.raw is None else format_points(line.raw)
                 row += [raw, _cell(line.penalty)]

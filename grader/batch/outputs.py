@@ -101,10 +101,19 @@ class Settings:
     similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
 
 
-def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input_path: str,
-                  assignment: str, roster: Roster | None, fingerprint: str, version: str,
-                  render: Callable[[Any, str], str] | None = None,
-                  settings: Settings | None = None) -> WriteResult:
+def write_outputs(
+    out: Path,
+    outcomes: list[EntryOutcome],
+    *,
+    layout: str,
+    input_path: str,
+    assignment: str,
+    roster: Roster | None,
+    fingerprint: str,
+    version: str,
+    render: Callable[[Any, str], str] | None = None,
+    settings: Settings | None = None,
+) -> WriteResult:
     """(Re)generate every output from `outcomes` (sorted by key), with the instructor
     overrides and the late policy of `settings` applied.
 
@@ -120,8 +129,9 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     lines = [json.dumps(o.report.to_dict(), ensure_ascii=False) for o in graded]
     files[out / "results.jsonl"] = "".join(line + "\n" for line in lines)
 
-    people = [(o, resolve(who, roster, entry_name=o.display)) for o in outcomes
-              for who in o.members]
+    people = [
+        (o, resolve(who, roster, entry_name=o.display)) for o in outcomes for who in o.members
+    ]
     dups = find_duplicates([(o.key, o.display, who) for o, who in people])
     result.duplicates = dups.students
     book: list[GradebookLine] = []
@@ -139,45 +149,69 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
             if pen is not None:
                 raw, score = score, pen.applied_to(score)
                 penalty = pen.describe(o.report.max_score)
-            book.append(GradebookLine(o.key, full, score, note, withheld=dup is not None,
-                                      raw=raw, penalty=penalty))
+            book.append(
+                GradebookLine(
+                    o.key, full, score, note, withheld=dup is not None, raw=raw, penalty=penalty
+                )
+            )
         else:
             note = f"not graded ({o.status}): {o.message}"
             if dup is not None:
                 note += "; " + _duplicate_note(dup)
             book.append(GradebookLine(o.key, full, None, note))
     pts = points_possible([o.report.max_score for o in graded])
-    csv_text, notes_text = render_gradebook(book, assignment, pts,
-                                            roster_given=roster is not None)
+    csv_text, notes_text = render_gradebook(book, assignment, pts, roster_given=roster is not None)
     files[out / "gradebook.csv"] = csv_text
     files[out / "gradebook_notes.csv"] = notes_text
 
     # the student's feedback shows the score that goes in the gradebook (late penalty applied)
-    adjusted = {o.key: penalties[o.key].adjustment(o.report.score, o.report.max_score)
-                for o in graded if o.key in penalties}
+    adjusted = {
+        o.key: penalties[o.key].adjustment(o.report.score, o.report.max_score)
+        for o in graded
+        if o.key in penalties
+    }
     wanted = _feedback(out / FEEDBACK_DIR, graded, render, result, files, adjusted)
     for o in graded:
         if o.notebook:
             files[out / NOTEBOOKS / f"{o.key}.ipynb"] = o.notebook
-    wanted |= _notebook_feedback(out / FEEDBACK_DIR, [o for o in graded if o.notebook],
-                                 result, files, adjusted)
+    wanted |= _notebook_feedback(
+        out / FEEDBACK_DIR, [o for o in graded if o.notebook], result, files, adjusted
+    )
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
     files[out / "similarity.csv"] = render_csv(pairs)
     files[out / PRINTS] = "".join(
-        json.dumps({"key": o.key, "cache_key": o.cache_key,
-                    "shape": print_shape(settings.similarity), "prints": o.prints},
-                   separators=(",", ":")) + "\n"
-        for o in outcomes if o.prints is not None)
+        json.dumps(
+            {
+                "key": o.key,
+                "cache_key": o.cache_key,
+                "shape": print_shape(settings.similarity),
+                "prints": o.prints,
+            },
+            separators=(",", ":"),
+        )
+        + "\n"
+        for o in outcomes
+        if o.prints is not None
+    )
 
-    rows = [ClassRow(o.key, o.display, o.source, o.late, o.status, o.report, o.message)
-            for o in outcomes]
+    rows = [
+        ClassRow(o.key, o.display, o.source, o.late, o.status, o.report, o.message)
+        for o in outcomes
+    ]
     try:
-        html = render_class_report(rows, title=assignment, layout=layout,
-                                   fingerprint=fingerprint, version=version,
-                                   feedback_dir=FEEDBACK_DIR, duplicates=result.duplicates,
-                                   similarity=view(pairs), compared=len(prints))
+        html = render_class_report(
+            rows,
+            title=assignment,
+            layout=layout,
+            fingerprint=fingerprint,
+            version=version,
+            feedback_dir=FEEDBACK_DIR,
+            duplicates=result.duplicates,
+            similarity=view(pairs),
+            compared=len(prints),
+        )
     except Exception as exc:  # noqa: BLE001 - the other outputs are still useful
         result.errors.append(f"report.html: {type(exc).__name__}: {exc}")
     else:
@@ -194,12 +228,18 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
         "similarity": asdict(settings.similarity),
         "entries": [
             {
-                "key": o.key, "display": o.display, "source": o.source, "status": o.status,
-                "late": o.late, "members": [m.to_dict() for m in o.members],
+                "key": o.key,
+                "display": o.display,
+                "source": o.source,
+                "status": o.status,
+                "late": o.late,
+                "members": [m.to_dict() for m in o.members],
                 "score": o.report.score if o.report is not None else None,
                 "max_score": o.report.max_score if o.report is not None else None,
-                "message": o.message, "cache_key": o.cache_key,
-                "submitted_at": o.submitted_at, "answers": o.answers,
+                "message": o.message,
+                "cache_key": o.cache_key,
+                "submitted_at": o.submitted_at,
+                "answers": o.answers,
                 "notebook": bool(o.notebook),
                 **({"late_penalty": penalties[o.key].percent} if o.key in penalties else {}),
             }
@@ -214,8 +254,9 @@ def write_outputs(out: Path, outcomes: list[EntryOutcome], *, layout: str, input
     return result
 
 
-def _with_overrides(outcomes: list[EntryOutcome], settings: Settings,
-                    result: WriteResult) -> list[EntryOutcome]:
+def _with_overrides(
+    outcomes: list[EntryOutcome], settings: Settings, result: WriteResult
+) -> list[EntryOutcome]:
     """The outcomes with the instructor record applied (new objects; the raw ones are kept)."""
     if not settings.overrides:
         return outcomes
@@ -232,20 +273,31 @@ def _penalties(graded: list[EntryOutcome], policy: LatePolicy | None) -> dict[st
     """Each graded entry's late penalty, by key (none without a policy, none when on time)."""
     if policy is None:
         return {}
-    pens = {o.key: policy.penalty(flagged=o.late, submitted_at=o.submitted_at,
-                                  max_score=o.report.max_score) for o in graded}
+    pens = {
+        o.key: policy.penalty(
+            flagged=o.late, submitted_at=o.submitted_at, max_score=o.report.max_score
+        )
+        for o in graded
+    }
     return {k: p for k, p in pens.items() if p is not None}
 
 
 def _duplicate_note(dup: Duplicate) -> str:
-    return (f"this student is in {len(dup.entries)} submissions: {dup.describe()}; no score in "
-            "gradebook.csv until the instructor decides which counts (fix the group in "
-            "Gradescope and re-export, or enter the grade by hand)")
+    return (
+        f"this student is in {len(dup.entries)} submissions: {dup.describe()}; no score in "
+        "gradebook.csv until the instructor decides which counts (fix the group in "
+        "Gradescope and re-export, or enter the grade by hand)"
+    )
 
 
-def _feedback(folder: Path, graded: list[EntryOutcome],
-              render: Callable[..., str] | None, result: WriteResult,
-              files: dict[Path, str], adjusted: dict[str, ScoreAdjustment]) -> set[str]:
+def _feedback(
+    folder: Path,
+    graded: list[EntryOutcome],
+    render: Callable[..., str] | None,
+    result: WriteResult,
+    files: dict[Path, str],
+    adjusted: dict[str, ScoreAdjustment],
+) -> set[str]:
     """Render each student's feedback into `files`; returns the file names wanted.
     `render(report, fmt, adjustment=...)` gets the entry's late penalty, if any."""
     if render is None:
@@ -263,9 +315,13 @@ def _feedback(folder: Path, graded: list[EntryOutcome],
     return wanted
 
 
-def _notebook_feedback(folder: Path, notebooks: list[EntryOutcome], result: WriteResult,
-                       files: dict[Path, str],
-                       adjusted: dict[str, ScoreAdjustment] | None = None) -> set[str]:
+def _notebook_feedback(
+    folder: Path,
+    notebooks: list[EntryOutcome],
+    result: WriteResult,
+    files: dict[Path, str],
+    adjusted: dict[str, ScoreAdjustment] | None = None,
+) -> set[str]:
     """feedback/<key>.ipynb (the student's notebook with feedback cells) and its nbconvert
     HTML, feedback/<key>.notebook.html, for each of `notebooks`; returns the names written.
     The pages are made by one warm nbconvert exporter, inherited by a few bounded children
@@ -280,8 +336,7 @@ def _notebook_feedback(folder: Path, notebooks: list[EntryOutcome], result: Writ
         names.add(f"{o.key}.ipynb")
         errors[o.key] = []
         try:
-            nb = feedback_notebook(o.notebook, o.report,
-                                    adjustment=(adjusted or {}).get(o.key))
+            nb = feedback_notebook(o.notebook, o.report, adjustment=(adjusted or {}).get(o.key))
             files[folder / f"{o.key}.ipynb"] = nb
         except Exception as exc:  # noqa: BLE001 - one broken notebook must not stop the rest
             errors[o.key].append(f"{FEEDBACK_DIR}/{o.key}.ipynb: {type(exc).__name__}: {exc}")
@@ -300,8 +355,12 @@ def _notebook_feedback(folder: Path, notebooks: list[EntryOutcome], result: Writ
         exporter = html_exporter()
         notebook_html(EMPTY_NOTEBOOK, exporter)  # our own notebook: compiles the templates
         makes = [lambda nb=nb: notebook_html(nb, exporter) for _, nb in pages.values()]
-        made = bounded_texts(makes, seconds=NOTEBOOK_HTML_SECONDS,
-                             memory_mb=NOTEBOOK_HTML_MEMORY_MB, children=NOTEBOOK_HTML_CHILDREN)
+        made = bounded_texts(
+            makes,
+            seconds=NOTEBOOK_HTML_SECONDS,
+            memory_mb=NOTEBOOK_HTML_MEMORY_MB,
+            children=NOTEBOOK_HTML_CHILDREN,
+        )
         for (key, (page, _)), html in zip(pages.items(), made, strict=True):
             if isinstance(html, SubmissionError):  # and a stale page from an earlier run goes
                 errors[key].append(f"{FEEDBACK_DIR}/{key}.notebook.html not written: {html}")

@@ -116,8 +116,9 @@ def _stop(proc: Any) -> None:
 
 
 class _Worker:
-    def __init__(self, index: int, slot: int, process: Any, conn: Connection,
-                 zygote: Any = None) -> None:
+    def __init__(
+        self, index: int, slot: int, process: Any, conn: Connection, zygote: Any = None
+    ) -> None:
         self.index = index
         self.slot = slot
         self.process = process
@@ -156,10 +157,15 @@ class PoolError(InternalError, RuntimeError):
 class GradingPool:
     """N forked trusted workers, each with its own sandbox zygote and slot."""
 
-    def __init__(self, options: Any, workers: int | None = None, *,
-                 max_tasks_per_worker: int | None = None,
-                 close_in_workers: Callable[[], list[int]] | None = None,
-                 launched: list[Launched] | None = None) -> None:
+    def __init__(
+        self,
+        options: Any,
+        workers: int | None = None,
+        *,
+        max_tasks_per_worker: int | None = None,
+        close_in_workers: Callable[[], list[int]] | None = None,
+        launched: list[Launched] | None = None,
+    ) -> None:
         """`launched`: zygotes started early with `launch_zygotes`; the pool owns them from
         here (each starting worker adopts one; any left over are stopped)."""
         self.options = options
@@ -212,9 +218,18 @@ class GradingPool:
             self._groups[index] = cpugroup.create(index)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(theirs, slot, self.options, os.getpid(), inherited, _cpu_for(index),
-                  launched, self._groups[index]),
-            name=f"grader-batch-{index}", daemon=True,
+            args=(
+                theirs,
+                slot,
+                self.options,
+                os.getpid(),
+                inherited,
+                _cpu_for(index),
+                launched,
+                self._groups[index],
+            ),
+            name=f"grader-batch-{index}",
+            daemon=True,
         )
         try:
             proc.start()
@@ -314,8 +329,15 @@ class GradingPool:
                             w.zygote_pid = msg.get("zygote", w.zygote_pid)
                             w.done += 1
                             outstanding -= 1
-                            on_done(Done(job.key, msg.get("report"), msg.get("error"),
-                                         float(msg.get("seconds", 0.0)), w.index))
+                            on_done(
+                                Done(
+                                    job.key,
+                                    msg.get("report"),
+                                    msg.get("error"),
+                                    float(msg.get("seconds", 0.0)),
+                                    w.index,
+                                )
+                            )
                             if self.max_tasks and w.done >= self.max_tasks:
                                 self._replace(w)
                             continue
@@ -333,15 +355,20 @@ class GradingPool:
                             queue.appendleft((job, attempts.get(job.key, 1)))
                         else:
                             outstanding -= 1
-                            on_done(Done(job.key, None,
-                                         "the grading process died or stalled twice on this "
-                                         "submission", 0.0, w.index))
+                            on_done(
+                                Done(
+                                    job.key,
+                                    None,
+                                    "the grading process died or stalled twice on this submission",
+                                    0.0,
+                                    w.index,
+                                )
+                            )
 
     def _dispatch(self, w: _Worker, job: Job) -> None:
         w.job = job
         w.started = time.monotonic()
-        payload = {"op": "grade", "key": job.key,
-                   "submission": submission_to_dict(job.submission)}
+        payload = {"op": "grade", "key": job.key, "submission": submission_to_dict(job.submission)}
         try:
             w.conn.send_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
         except (OSError, ValueError):

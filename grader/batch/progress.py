@@ -17,8 +17,15 @@ def _fmt_seconds(s: float) -> str:
 class Progress:
     """`advance(label, detail)` once per finished submission. Writes to stderr by default."""
 
-    def __init__(self, total: int, *, stream: IO[str] | None = None, tty: bool | None = None,
-                 enabled: bool = True, label: str = "Grading") -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        stream: IO[str] | None = None,
+        tty: bool | None = None,
+        enabled: bool = True,
+        label: str = "Grading",
+    ) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
@@ -34,8 +41,13 @@ class Progress:
             import click
 
             self._bar = click.progressbar(
-                length=self.total, label=self.label, file=self.stream, show_eta=True,
-                show_pos=True, item_show_func=lambda item: item, width=30,
+                length=self.total,
+                label=self.label,
+                file=self.stream,
+                show_eta=True,
+                show_pos=True,
+                item_show_func=lambda item: item,
+                width=30,
             )
             self._bar.__enter__()
         elif self.enabled:

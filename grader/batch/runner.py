@@ -101,8 +101,11 @@ def _options_spec(opts: BatchOptions) -> Any:
     """What the fingerprint hashes about the options, without building them."""
     if opts.grade_options is not None:
         return opts.grade_options
-    return {"defaults": "GradeOptions", "grade_written": opts.grade_written,
-            "limits": dict(sorted(opts.limit_overrides.items()))}
+    return {
+        "defaults": "GradeOptions",
+        "grade_written": opts.grade_written,
+        "limits": dict(sorted(opts.limit_overrides.items())),
+    }
 
 
 def _has_internal_error(report: dict[str, Any]) -> bool:
@@ -120,8 +123,10 @@ def run_batch(opts: BatchOptions) -> BatchResult:
     out.mkdir(parents=True, exist_ok=True)
     internal: list[str] = []
 
-    with Journal(out / CACHE_DIR) as journal, open_intake(
-            opts.input, opts.load_limits, exclude=(out,)) as intake:
+    with (
+        Journal(out / CACHE_DIR) as journal,
+        open_intake(opts.input, opts.load_limits, exclude=(out,)) as intake,
+    ):
         outcomes: list[EntryOutcome] = []
         known_prints = {} if opts.force else read_prints(out, opts.similarity)
         todo: dict[str, Submission] = {}
@@ -129,8 +134,15 @@ def run_batch(opts: BatchOptions) -> BatchResult:
         # each entry is loaded in a bounded child (time, memory), as `grader grade` loads one
         loaded = load_entries([e.load for e in intake.entries], opts.load_limits)
         for entry, result in zip(intake.entries, loaded, strict=True):
-            outcome = EntryOutcome(entry.key, entry.display, entry.source, entry.members,
-                                   entry.late, "unreadable", submitted_at=entry.submitted_at)
+            outcome = EntryOutcome(
+                entry.key,
+                entry.display,
+                entry.source,
+                entry.members,
+                entry.late,
+                "unreadable",
+                submitted_at=entry.submitted_at,
+            )
             outcomes.append(outcome)
             sub = result.submission
             if sub is None:
@@ -149,17 +161,26 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                 todo.setdefault(key, sub)
                 waiting.setdefault(key, []).append(outcome)
         for s in intake.skipped:
-            outcomes.append(EntryOutcome(s.key or "", s.display or s.source, s.source,
-                                         list(s.members), False, "unreadable",
-                                         message=s.message))
+            outcomes.append(
+                EntryOutcome(
+                    s.key or "",
+                    s.display or s.source,
+                    s.source,
+                    list(s.members),
+                    False,
+                    "unreadable",
+                    message=s.message,
+                )
+            )
 
         graded_now = 0
         grading_seconds = 0.0
         workers = 0
         if todo:
             workers = min(opts.workers or default_workers(), len(todo))
-            progress = Progress(len(todo), stream=opts.progress_stream, tty=opts.tty,
-                                enabled=opts.progress)
+            progress = Progress(
+                len(todo), stream=opts.progress_stream, tty=opts.tty, enabled=opts.progress
+            )
             tg = time.monotonic()
 
             def on_done(done: Done) -> None:
@@ -170,8 +191,9 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                     try:
                         GradeReport.from_dict(done.report)
                     except (KeyError, TypeError, ValueError) as exc:
-                        done = Done(done.key, None, f"malformed report ({exc})", done.seconds,
-                                    done.worker)
+                        done = Done(
+                            done.key, None, f"malformed report ({exc})", done.seconds, done.worker
+                        )
                 if done.report is None:
                     msg = f"internal grader error: {done.error}"
                     internal.append(f"{label}: {done.error}")
@@ -181,11 +203,19 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                     progress.advance(label, "not graded")
                     return
                 if not _has_internal_error(done.report):
-                    journal.append(done.key, done.report, fingerprint=fingerprint,
-                                   seconds=round(done.seconds, 3))
+                    journal.append(
+                        done.key,
+                        done.report,
+                        fingerprint=fingerprint,
+                        seconds=round(done.seconds, 3),
+                    )
                 else:
-                    internal.append(f"{label}: " + "; ".join(
-                        e for e in done.report["errors"] if str(e).startswith("internal:")))
+                    internal.append(
+                        f"{label}: "
+                        + "; ".join(
+                            e for e in done.report["errors"] if str(e).startswith("internal:")
+                        )
+                    )
                 for o in group:
                     _attach(o, done.report, cached=False)
                 graded_now += 1
@@ -199,25 +229,42 @@ def run_batch(opts: BatchOptions) -> BatchResult:
             except BaseException:
                 discard_zygotes(launched)
                 raise
-            pool = GradingPool(options, workers,
-                               max_tasks_per_worker=opts.max_tasks_per_worker,
-                               close_in_workers=journal.inherited_fds, launched=launched)
+            pool = GradingPool(
+                options,
+                workers,
+                max_tasks_per_worker=opts.max_tasks_per_worker,
+                close_in_workers=journal.inherited_fds,
+                launched=launched,
+            )
             with progress, pool:  # an exception (Ctrl-C) kills the workers at once
                 pool.run([Job(k, s) for k, s in todo.items()], on_done)
             grading_seconds = time.monotonic() - tg
 
-        settings = Settings(assignment=assignment, roster=roster,
-                            roster_path=str(Path(opts.roster).resolve()) if opts.roster else "",
-                            late=opts.late, overrides=record, similarity=opts.similarity)
+        settings = Settings(
+            assignment=assignment,
+            roster=roster,
+            roster_path=str(Path(opts.roster).resolve()) if opts.roster else "",
+            late=opts.late,
+            overrides=record,
+            similarity=opts.similarity,
+        )
         try:
             writes = write_outputs(
-                out, outcomes, layout=intake.layout, input_path=str(opts.input),
-                assignment=assignment, roster=roster, fingerprint=fingerprint,
-                version=__version__, settings=settings,
+                out,
+                outcomes,
+                layout=intake.layout,
+                input_path=str(opts.input),
+                assignment=assignment,
+                roster=roster,
+                fingerprint=fingerprint,
+                version=__version__,
+                settings=settings,
             )
         except OverridesError as exc:
-            raise UsageError(f"{out / RECORD}: {exc}; fix it and run again (the grades are "
-                             "cached; no output was changed)") from None
+            raise UsageError(
+                f"{out / RECORD}: {exc}; fix it and run again (the grades are "
+                "cached; no output was changed)"
+            ) from None
         live = {o.cache_key for o in outcomes if o.cache_key}
         stale = len(journal.entries) - len(live & set(journal.entries))
         if stale > max(50, len(live)):
@@ -226,9 +273,15 @@ def run_batch(opts: BatchOptions) -> BatchResult:
         layout = intake.layout
 
     return BatchResult(
-        layout=layout, outcomes=outcomes, skipped=skipped, graded_now=graded_now,
-        from_cache=sum(1 for o in outcomes if o.cached), grading_seconds=grading_seconds,
-        total_seconds=time.monotonic() - t0, writes=writes, internal_errors=internal,
+        layout=layout,
+        outcomes=outcomes,
+        skipped=skipped,
+        graded_now=graded_now,
+        from_cache=sum(1 for o in outcomes if o.cached),
+        grading_seconds=grading_seconds,
+        total_seconds=time.monotonic() - t0,
+        writes=writes,
+        internal_errors=internal,
         workers=workers,
     )
 

@@ -44,34 +44,59 @@ MUTATIONS: tuple[tuple[str, str, str], ...] = (
     ("losses", "logits[:, :-1].reshape(-1, V)", "logits[:, 1:].reshape(-1, V)"),
     ("losses", "return total / count", "return total / targets.numel()"),
     ("corruption", "selected & (r < 0.8)", "selected & (r < 0.5)"),
-    ("corruption", "eligible = ~torch.isin(ids, specials)", "eligible = torch.ones_like(ids, "
-                                                              "dtype=torch.bool)"),
+    (
+        "corruption",
+        "eligible = ~torch.isin(ids, specials)",
+        "eligible = torch.ones_like(ids, dtype=torch.bool)",
+    ),
     ("corruption", "labels = torch.where(selected, ids, -100)", "labels = ids.clone()"),
     ("masks", "return j <= i + (k_len - q_len)", "return j >= i + (k_len - q_len)"),
-    ("masks", "return j <= i + (k_len - q_len)", "return torch.ones(q_len, k_len, "
-                                                  "dtype=torch.bool, device=device)"),
+    (
+        "masks",
+        "return j <= i + (k_len - q_len)",
+        "return torch.ones(q_len, k_len, dtype=torch.bool, device=device)",
+    ),
 )
 
 HOSTILE: tuple[tuple[str, str], ...] = (
     # (module, code appended at import time or as a replacement of a function)
     ("masks", "import sys\nsys.exit(3)\n"),
-    ("losses", "import os\n_real = causal_lm_loss\ndef causal_lm_loss(*a, **k):\n"
-               "    os._exit(1)\n"),
-    ("corruption", "import os\ndef _bomb():\n    for _ in range(10000):\n        try:\n"
-                   "            os.fork()\n        except OSError:\n            break\n"
-                   "_real = mask_tokens\ndef mask_tokens(*a, **k):\n    _bomb()\n"
-                   "    return _real(*a, **k)\n"),
-    ("losses", "_real = masked_lm_loss\ndef masked_lm_loss(*a, **k):\n"
-               "    x = bytearray(8 * 1024 ** 3)\n    return _real(*a, **k)\n"),
-    ("generation", "import builtins, torch\ntorch.nn.functional.softmax = lambda *a, **k: 0\n"
-                   "builtins.print = None\n"),
-    ("masks", "import sys\n_real = causal_mask\ndef causal_mask(*a, **k):\n"
-              "    sys.stdout.write('x' * 10_000_000)\n    return _real(*a, **k)\n"),
-    ("losses", "import os\ntry:\n    _stolen = open(os.path.expanduser('~') + '/../solutions/"
-               "losses.py').read()\nexcept Exception:\n    _stolen = None\n"),
+    (
+        "losses",
+        "import os\n_real = causal_lm_loss\ndef causal_lm_loss(*a, **k):\n    os._exit(1)\n",
+    ),
+    (
+        "corruption",
+        "import os\ndef _bomb():\n    for _ in range(10000):\n        try:\n"
+        "            os.fork()\n        except OSError:\n            break\n"
+        "_real = mask_tokens\ndef mask_tokens(*a, **k):\n    _bomb()\n"
+        "    return _real(*a, **k)\n",
+    ),
+    (
+        "losses",
+        "_real = masked_lm_loss\ndef masked_lm_loss(*a, **k):\n"
+        "    x = bytearray(8 * 1024 ** 3)\n    return _real(*a, **k)\n",
+    ),
+    (
+        "generation",
+        "import builtins, torch\ntorch.nn.functional.softmax = lambda *a, **k: 0\n"
+        "builtins.print = None\n",
+    ),
+    (
+        "masks",
+        "import sys\n_real = causal_mask\ndef causal_mask(*a, **k):\n"
+        "    sys.stdout.write('x' * 10_000_000)\n    return _real(*a, **k)\n",
+    ),
+    (
+        "losses",
+        "import os\ntry:\n    _stolen = open(os.path.expanduser('~') + '/../solutions/"
+        "losses.py').read()\nexcept Exception:\n    _stolen = None\n",
+    ),
 )
-LOOP: tuple[str, str] = ("masks", "_real = masked_attention\ndef masked_attention(*a, **k):\n"
-                                  "    while True:\n        pass\n")
+LOOP: tuple[str, str] = (
+    "masks",
+    "_real = masked_attention\ndef masked_attention(*a, **k):\n    while True:\n        pass\n",
+)
 
 
 @dataclass
@@ -91,8 +116,10 @@ def _read(base: Path) -> dict[str, bytes]:
 
 def _tag(files: dict[str, bytes], tag: str) -> dict[str, bytes]:
     # An assignment, not a comment: the notebook loader keeps definitions only.
-    return {k: v + f"\n_SUBMISSION_TAG = {tag!r}\n".encode() if k.endswith(".py") else v
-            for k, v in files.items()}
+    return {
+        k: v + f"\n_SUBMISSION_TAG = {tag!r}\n".encode() if k.endswith(".py") else v
+        for k, v in files.items()
+    }
 
 
 def correct_files(tag: str, *, explanation: str = GOOD_EXPLANATION) -> dict[str, bytes]:
@@ -119,8 +146,11 @@ def buggy_variants() -> list[dict[str, bytes]]:
     for student in ("cleo", "dev"):
         folder = DEMO / student
         if folder.is_dir():
-            over = {f.name: f.read_bytes() for f in sorted(folder.iterdir())
-                    if f.is_file() and f.suffix == ".py"}
+            over = {
+                f.name: f.read_bytes()
+                for f in sorted(folder.iterdir())
+                if f.is_file() and f.suffix == ".py"
+            }
             if over:
                 out.append(over)
     return out
@@ -167,19 +197,63 @@ def notebook_bytes(files: dict[str, bytes]) -> bytes:
     return notebook_json(cells).encode()
 
 
-FIRST = ("Ada", "Ben", "Cleo", "Dev", "Eve", "Finn", "Gia", "Hugo", "Ines", "Jon", "Kai",
-         "Lea", "Mo", "Nia", "Oli", "Pia", "Quin", "Ray", "Sam", "Tea")
-LAST = ("Ng", "Smith", "Okafor", "Garcia", "Ivanova", "Kim", "Rossi", "Dubois", "Haddad",
-        "Novak", "Silva", "Berg", "Tanaka", "Moreau", "Khan")
+FIRST = (
+    "Ada",
+    "Ben",
+    "Cleo",
+    "Dev",
+    "Eve",
+    "Finn",
+    "Gia",
+    "Hugo",
+    "Ines",
+    "Jon",
+    "Kai",
+    "Lea",
+    "Mo",
+    "Nia",
+    "Oli",
+    "Pia",
+    "Quin",
+    "Ray",
+    "Sam",
+    "Tea",
+)
+LAST = (
+    "Ng",
+    "Smith",
+    "Okafor",
+    "Garcia",
+    "Ivanova",
+    "Kim",
+    "Rossi",
+    "Dubois",
+    "Haddad",
+    "Novak",
+    "Silva",
+    "Berg",
+    "Tanaka",
+    "Moreau",
+    "Khan",
+)
 
 
-def synthetic_class(n: int, *, seed: int = 0, mix: tuple[float, float, float, float] = (
-        0.55, 0.25, 0.05, 0.15), loops: int = 0, notebooks: float = 0.1,
-        zips: float = 0.2) -> list[Student]:
+def synthetic_class(
+    n: int,
+    *,
+    seed: int = 0,
+    mix: tuple[float, float, float, float] = (0.55, 0.25, 0.05, 0.15),
+    loops: int = 0,
+    notebooks: float = 0.1,
+    zips: float = 0.2,
+) -> list[Student]:
     """`n` students: (correct, buggy, stub, hostile) shares, plus `loops` infinite loops."""
     rng = random.Random(seed)
-    kinds = (["correct"] * round(n * mix[0]) + ["buggy"] * round(n * mix[1])
-             + ["stub"] * round(n * mix[2]))
+    kinds = (
+        ["correct"] * round(n * mix[0])
+        + ["buggy"] * round(n * mix[1])
+        + ["stub"] * round(n * mix[2])
+    )
     kinds += ["hostile"] * max(0, n - loops - len(kinds))
     kinds = kinds[: n - loops] + ["loop"] * loops
     rng.shuffle(kinds)
@@ -190,11 +264,23 @@ def synthetic_class(n: int, *, seed: int = 0, mix: tuple[float, float, float, fl
             name += f" {i}"
         files = _files_for(kind, f"{seed}-{i}", rng)
         roll = rng.random()
-        form = "notebook" if roll < notebooks and kind != "hostile" else (
-            "zip" if roll < notebooks + zips else "folder")
+        form = (
+            "notebook"
+            if roll < notebooks and kind != "hostile"
+            else ("zip" if roll < notebooks + zips else "folder")
+        )
         key = name.lower().replace(" ", "_")
-        students.append(Student(key=key, name=name, uid=1000 + i, kind=kind, files=files,
-                                form=form, late=rng.random() < 0.1))
+        students.append(
+            Student(
+                key=key,
+                name=name,
+                uid=1000 + i,
+                kind=kind,
+                files=files,
+                form=form,
+                late=rng.random() < 0.1,
+            )
+        )
     return students
 
 
@@ -277,8 +363,9 @@ def gradescope_metadata(students: list[Student], groups: dict[str, list[Student]
     return "\n".join(lines) + "\n"
 
 
-def write_gradescope_export(path: Path, students: list[Student], *, as_zip: bool = True,
-                            pairs: int = 0) -> Path:
+def write_gradescope_export(
+    path: Path, students: list[Student], *, as_zip: bool = True, pairs: int = 0
+) -> Path:
     """A Gradescope export: submission_metadata.yml + one folder per submission.
 
     The first `pairs` submissions are group submissions of two students (the second student
@@ -294,7 +381,7 @@ def write_gradescope_export(path: Path, students: list[Student], *, as_zip: bool
         take = 2 if pairs > 0 and i + 1 < len(students) else 1
         if take == 2:
             pairs -= 1
-        groups[folder] = students[i: i + take]
+        groups[folder] = students[i : i + take]
         owners[folder] = students[i]
         i += take
     meta = gradescope_metadata(students, groups)
@@ -323,8 +410,9 @@ def describe(students: list[Student]) -> str:
     return json.dumps(counts, sort_keys=True)
 
 
-def write_sample_class(out: Path, *, n: int = 12, layout: str = "folders",
-                       seed: int = 0) -> tuple[Path, list[Student]]:
+def write_sample_class(
+    out: Path, *, n: int = 12, layout: str = "folders", seed: int = 0
+) -> tuple[Path, list[Student]]:
     """A synthetic class for an instructor to try `grader batch` on: `n` students (correct,
     buggy, stub and hostile work; folders, zips and notebooks; some late) written to `out`
     (which must be new or empty) as a folder of submissions, a Canvas zip (`layout="canvas"`,

@@ -79,10 +79,8 @@ def same(a: Any, b: Any, *, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
     return a is None and b is None
 
 
-
 @contextmanager
 def quiet_rng() -> Iterator[None]:
     """Variants that model a global-RNG bug must not disturb the grader's own global RNG."""
     with torch.random.fork_rng(devices=[]):
         yield
-

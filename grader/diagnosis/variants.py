@@ -13,6 +13,7 @@ single draws: ``SAMPLING_VARIANTS`` maps an id to the probabilities the wrong fi
 
 Everything here runs in the trusted process on inputs the test built: no student code.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -58,6 +59,7 @@ __all__ = [  # the variants' public face: tests and diagnoses import these from 
     "masked_loss", "matching", "model_forward_matching", "model_variants", "same",
     "sampling_distribution", "variant", "variants_for", "_build",
 ]  # fmt: skip
+
 
 def all_ids() -> set[str]:
     """Every misconception id a variant can name (for the catalogue consistency test)."""
@@ -136,7 +138,6 @@ def _refuted(evaluated: set[str], found: list[str], like_correct: set[str],
     return evaluated - set(found) - (like_correct if passed else set())
 
 
-
 def model_variants() -> Iterator[tuple[str, Callable[..., Tensor], Callable[..., Any]]]:
     """(id, mask_fn, attention_fn) pairs: a TinyLM built on one wrong piece each."""
     for mid, build in MASK_BUILDERS:
@@ -192,4 +193,3 @@ def model_forward_matching(
         return evidence.Found(found)
     passed = same(got, want, rtol=rtol, atol=atol)
     return evidence.found("model_forward", found, _refuted(evaluated, found, like_correct, passed))
-

@@ -126,4 +126,3 @@ for _mid, _kw in _MASKED_LOSS:
     variant("losses.masked_lm_loss", _mid)(
         lambda logits, labels, _kw=_kw: masked_loss(logits, labels, **_kw)
     )
-

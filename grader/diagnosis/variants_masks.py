@@ -233,6 +233,8 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("mask_polarity_flipped", {"keep_where_false": True}),
     ("unstable_softmax", {"naive_softmax": True}),
 ]
+
+
 def _half_inputs(q, k, v, mask=None) -> bool:
     return q.dtype in HALF
 
@@ -253,4 +255,3 @@ for _i, (_mid, _kw) in enumerate(_ATTENTION_VARIANTS):
     _att = guarded(partial(attention, **_kw), _mid, _GUARDS.get(_mid))
     ATTENTION_VARIANTS[f"{_mid}:{_i}"] = _att
     variant("masks.masked_attention", _mid)(_att)
-

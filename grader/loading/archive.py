@@ -50,8 +50,9 @@ def _short(exc: BaseException) -> str:
     return text[:200]
 
 
-def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
-                     limits: LoadLimits, prefix: str = "") -> Submission:
+def load_zip_members(
+    zf: zipfile.ZipFile, *, name: str, origin: str, limits: LoadLimits, prefix: str = ""
+) -> Submission:
     """Read known files below `prefix` of an open archive (also used for LMS exports)."""
     infos = zf.infolist()
     if prefix:  # one student's folder inside a class export: only its members count
@@ -78,7 +79,7 @@ def load_zip_members(zf: zipfile.ZipFile, *, name: str, origin: str,
         if prefix:
             if not rel.startswith(prefix):
                 continue
-            rel = rel[len(prefix):]
+            rel = rel[len(prefix) :]
         if not rel or info.filename.endswith("/"):  # ZipInfo.is_dir() raises on an empty name
             continue
         if not is_known(rel):

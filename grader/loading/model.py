@@ -132,7 +132,8 @@ def choose_root(paths: list[str], mtimes: dict[str, float] | None = None) -> tup
     why = (
         "its files were modified most recently"
         if newest(root) > newest(ranked[1])
-        else "it has the most exercise files" if len(copies[root]) > len(copies[ranked[1]])
+        else "it has the most exercise files"
+        if len(copies[root]) > len(copies[ranked[1]])
         else "no copy is newer or more complete, so the shallowest (then first by name)"
     )
     note = (
@@ -204,9 +205,15 @@ def extract_answer(markdown: str) -> str:
     return strip_comments(text).strip()
 
 
-def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str], *,
-             unusable: dict[str, str] | None = None,
-             mtimes: dict[str, float] | None = None) -> Submission:
+def assemble(
+    name: str,
+    origin: str,
+    raw: dict[str, bytes],
+    problems: list[str],
+    *,
+    unusable: dict[str, str] | None = None,
+    mtimes: dict[str, float] | None = None,
+) -> Submission:
     """Build a Submission from relative path -> bytes of the files found (any loader).
 
     `unusable` maps relative paths of exercise files that were found but refused (a link, a
@@ -235,7 +242,7 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str],
                 missing[stem] = f"{inner} could not be read: it is not UTF-8 text"
     sources = {p: files[f"{p}.py"] for p in CODE_PARTS if f"{p}.py" in files}
     for rel, why in sorted(unusable.items()):
-        inner = rel[len(root) + 1:] if root and rel.startswith(root + "/") else rel
+        inner = rel[len(root) + 1 :] if root and rel.startswith(root + "/") else rel
         stem = inner.removesuffix(".py")
         if stem in CODE_PARTS and stem not in sources and stem not in missing:
             missing[stem] = f"{why}, so it could not be graded"
@@ -247,8 +254,10 @@ def assemble(name: str, origin: str, raw: dict[str, bytes], problems: list[str],
         # quoted back in feedback: no terminal escapes or bidi overrides may survive
         answer = clean_text(extract_answer(files[EXPLANATION_FILE]))
         if len(answer) > MAX_ANSWER_CHARS:
-            problems.append(f"{EXPLANATION_FILE} is longer than {MAX_ANSWER_CHARS:,} characters; "
-                            "only the beginning was read")
+            problems.append(
+                f"{EXPLANATION_FILE} is longer than {MAX_ANSWER_CHARS:,} characters; "
+                "only the beginning was read"
+            )
             answer = answer[:MAX_ANSWER_CHARS]
         written["explanation"] = answer
     if not files:

@@ -61,12 +61,12 @@ def load_notebook(path: Path, *, name: str, limits: LoadLimits) -> Submission:
         data = path.read_bytes()
     except OSError as exc:
         raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
-    return load_notebook_bytes(data, name=name, origin=str(path), limits=limits,
-                               filename=path.name)
+    return load_notebook_bytes(data, name=name, origin=str(path), limits=limits, filename=path.name)
 
 
-def load_notebook_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits,
-                        filename: str = "the notebook") -> Submission:
+def load_notebook_bytes(
+    data: bytes, *, name: str, origin: str, limits: LoadLimits, filename: str = "the notebook"
+) -> Submission:
     """Turn the bytes of an .ipynb file into a Submission (see the module docstring)."""
     import nbformat
 
@@ -185,8 +185,7 @@ _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.
 _ASSIGN = (ast.Assign, ast.AnnAssign)
 
 
-def _definitions_only(source: str, index: int, problems: list[str],
-                      future: dict[str, None]) -> str:
+def _definitions_only(source: str, index: int, problems: list[str], future: dict[str, None]) -> str:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -199,7 +198,7 @@ def _definitions_only(source: str, index: int, problems: list[str],
     kept: list[str] = []
     for node in tree.body:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        text = "\n".join(lines[start - 1: node.end_lineno])
+        text = "\n".join(lines[start - 1 : node.end_lineno])
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             for alias in node.names:  # must come first in the module: hoisted by the caller
                 future.setdefault(alias.name, None)
@@ -208,7 +207,8 @@ def _definitions_only(source: str, index: int, problems: list[str],
         elif isinstance(node, _KEPT):
             kept.append(text)
         elif isinstance(node, _ASSIGN) or (
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
             kept.append(_guard(text, "Exception") if isinstance(node, _ASSIGN) else text)
@@ -225,13 +225,11 @@ def _explanation(cells: list) -> str | None:
     from grader.loading.model import ANSWER_HEADING, extract_answer
 
     markdown = [
-        (i, _cell_source(c)) for i, c in enumerate(cells)
+        (i, _cell_source(c))
+        for i, c in enumerate(cells)
         if isinstance(c, dict) and c.get("cell_type") == "markdown"
     ]
-    tagged = [
-        src for i, src in markdown
-        if "explanation" in _tags(cells[i])
-    ]
+    tagged = [src for i, src in markdown if "explanation" in _tags(cells[i])]
     if tagged:
         return extract_answer("\n\n".join(tagged))
     for start, (i, src) in enumerate(markdown):
@@ -239,8 +237,8 @@ def _explanation(cells: list) -> str | None:
         if level is None:
             continue
         following = []
-        for j, other in markdown[start + 1:]:
-            if any(isinstance(c, dict) and c.get("cell_type") == "code" for c in cells[i + 1: j]):
+        for j, other in markdown[start + 1 :]:
+            if any(isinstance(c, dict) and c.get("cell_type") == "code" for c in cells[i + 1 : j]):
                 break
             head = _first_heading(other)
             if head is not None and head <= level and _exercise2_level(other) is None:
@@ -270,7 +268,7 @@ def _heading(line: str) -> tuple[int, str] | None:
     m = _HEADING_START.match(line)
     if m is None:
         return None
-    return len(m.group(1)), line[m.end():].rstrip().rstrip("#").rstrip()
+    return len(m.group(1)), line[m.end() :].rstrip().rstrip("#").rstrip()
 
 
 def _exercise2_level(src: str) -> int | None:
@@ -294,22 +292,33 @@ def _drop_heading(text: str) -> str:
     for k, line in enumerate(lines):
         h = _heading(line)
         if h and _EXERCISE2.search(h[1]):
-            return "\n".join(lines[k + 1:])
+            return "\n".join(lines[k + 1 :])
     return text
 
 
 def notebook_json(cells: list[dict]) -> str:
     """A minimal nbformat-4 notebook holding `cells` (used by tests and the benchmark)."""
-    return json.dumps({
-        "cells": [
-            {"id": f"cell-{i}", "cell_type": c.get("cell_type", "code"),
-             "metadata": c.get("metadata", {}),
-             "source": c["source"], **({"outputs": [], "execution_count": None}
-                                       if c.get("cell_type", "code") == "code" else {})}
-            for i, c in enumerate(cells)
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                    "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }, indent=1)
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "id": f"cell-{i}",
+                    "cell_type": c.get("cell_type", "code"),
+                    "metadata": c.get("metadata", {}),
+                    "source": c["source"],
+                    **(
+                        {"outputs": [], "execution_count": None}
+                        if c.get("cell_type", "code") == "code"
+                        else {}
+                    ),
+                }
+                for i, c in enumerate(cells)
+            ],
+            "metadata": {
+                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    )

@@ -112,6 +112,7 @@ MAX_TIMEOUTS_PER_FUNCTION = 2
 # the same crash. A function that returned even once keeps being called.
 MAX_CRASHES_BEFORE_FIRST_RETURN = 3
 
+
 class SandboxSession:
     """All the calls of one submission. Not thread-safe: one test at a time.
 

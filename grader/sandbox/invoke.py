@@ -71,6 +71,7 @@ class Effects:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Effects:
         """Rebuild from a worker's reply: only well-formed argument paths, bounded in number."""
+
         def paths(x: Any) -> list[str]:
             return [p for p in list(x)[:_MAX_PATHS] if is_arg_path(p)]
 

@@ -279,8 +279,11 @@ def claim_sandbox_uid(slot: int) -> tuple[int, int | None]:
     for i in range(SANDBOX_UID_COUNT):
         uid = SANDBOX_UID_BASE + (preferred - SANDBOX_UID_BASE + i) % SANDBOX_UID_COUNT
         try:
-            fd = os.open(os.path.join(lockdir, f"uid-{uid}"),
-                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                os.path.join(lockdir, f"uid-{uid}"),
+                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+            )
         except OSError:
             continue
         try:

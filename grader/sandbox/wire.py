@@ -348,8 +348,9 @@ def decode(
         raise WireError(f"malformed value ({type(exc).__name__})") from None
 
 
-def _dec(node: Any, buffers: list[bytes], depth: int, counter: list[int],
-         models: ModelStore | None) -> Any:
+def _dec(
+    node: Any, buffers: list[bytes], depth: int, counter: list[int], models: ModelStore | None
+) -> Any:
     counter[0] += 1
     if depth > MAX_DEPTH or counter[0] > MAX_ITEMS:
         raise WireError("value nested too deeply or too many items")
@@ -465,8 +466,7 @@ def _dec_tensor(node: Any, buffers: list[bytes]) -> torch.Tensor:
         isinstance(shape, list)
         and len(shape) <= MAX_DIMS
         and all(
-            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_DIM_SIZE
-            for s in shape
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_DIM_SIZE for s in shape
         )
     ):
         raise WireError("malformed tensor shape")

@@ -27,7 +27,12 @@ PART_MODULES = CODE_PARTS
 # What the worker refuses to import even where the files would be reachable (non-jail mode;
 # in jail mode these paths are simply not mounted).
 BLOCKED_PREFIXES = (
-    "solutions", "grader.suites", "grader.suite", "grader.rubric", "grader.trusted_tinylm", "tests"
+    "solutions",
+    "grader.suites",
+    "grader.suite",
+    "grader.rubric",
+    "grader.trusted_tinylm",
+    "tests",
 )
 _REQUEST_LIMITS = wire.Limits(max_frame_bytes=512 * 1024 * 1024)
 

@@ -61,11 +61,22 @@ def _preload(huge_pages: bool) -> Any:
     import grader.sandbox.invoke  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
 
-    for name in ("exercises.tinylm", "grader.sandbox.models", "grader.sandbox.drillrun", "math",
-                 "random", "numpy.random",
-                 "itertools",
-                 "functools", "collections", "typing", "dataclasses", "statistics",
-                 "torch.distributions", "torch.nn.attention"):
+    for name in (
+        "exercises.tinylm",
+        "grader.sandbox.models",
+        "grader.sandbox.drillrun",
+        "math",
+        "random",
+        "numpy.random",
+        "itertools",
+        "functools",
+        "collections",
+        "typing",
+        "dataclasses",
+        "statistics",
+        "torch.distributions",
+        "torch.nn.attention",
+    ):
         try:
             __import__(name)
         except ImportError:
@@ -384,8 +395,9 @@ def _report_setup_failure(sock: socket.socket, run: Callable[[], None]) -> None:
 
         traceback.print_exc()  # visible with GRADER_DEBUG_SANDBOX=1 (before redirection)
         try:
-            wire.send_frame(sock, {"op": "setup_failed",
-                                   "error": f"{type(exc).__name__}: {exc}"[:500]})
+            wire.send_frame(
+                sock, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"[:500]}
+            )
         except BaseException:  # noqa: BLE001
             pass
 
@@ -406,8 +418,14 @@ def _confine_and_serve(sock, workdir, jailed, limits, uid, sources, templates=No
     from grader.sandbox.worker import serve
 
     wire.send_frame(sock, {"op": "ready"})
-    serve(sock, os.getcwd(), set(sources), max_result_bytes=limits.max_result_mb * 1024 * 1024,
-          namespace_init=jailed, templates=templates)
+    serve(
+        sock,
+        os.getcwd(),
+        set(sources),
+        max_result_bytes=limits.max_result_mb * 1024 * 1024,
+        namespace_init=jailed,
+        templates=templates,
+    )
 
 
 def _kill_descendants() -> None:

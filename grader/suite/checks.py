@@ -129,8 +129,10 @@ def check_raises(call: Callable[[], Any], exception: str, *, what: str) -> None:
         if any(c.__name__ == exception for c in type(exc).__mro__):
             return
         raise
-    fail(f"{what} must raise {exception} (the contract says so); your code accepted it and "
-         f"returned {show(result)}")
+    fail(
+        f"{what} must raise {exception} (the contract says so); your code accepted it and "
+        f"returned {show(result)}"
+    )
 
 
 def check_broadcasts(t: torch.Tensor, shape: tuple[int, ...], *, what: str) -> torch.Tensor:
@@ -275,8 +277,10 @@ def _differences(g: torch.Tensor, w: torch.Tensor, bad: torch.Tensor, rtol: floa
     finite = torch.isfinite(g) & torch.isfinite(w)
     nonfinite = bad & ~finite
     if not bool((bad & finite).any()):  # only NaN/inf differ: a finite difference says nothing
-        return (f"\n  {int(nonfinite.sum())} value(s) differ by being NaN/inf where the other is "
-                f"not (tolerance: rtol={rtol:g}, atol={atol:g})")
+        return (
+            f"\n  {int(nonfinite.sum())} value(s) differ by being NaN/inf where the other is "
+            f"not (tolerance: rtol={rtol:g}, atol={atol:g})"
+        )
     diff = (g - w).abs()[finite]
     scale = w.abs()[finite]
     nonzero = scale > 0  # a relative difference to an expected 0 means nothing
@@ -293,8 +297,10 @@ def _concealed(what: str, got: torch.Tensor, g: torch.Tensor, idx: tuple, bad: t
     """A wrong value of a pinned case, without the expected one."""
     if g.dim() == 0:
         return f"{what} is wrong: got {g.item():.6g} (a fixed case: its value is not shown)."
-    return (f"{what} is wrong at index {list(idx)} ({int(bad.sum())} of {bad.numel()} values "
-            f"differ; a fixed case: the expected values are not shown).\n  got: {show(got)}")
+    return (
+        f"{what} is wrong at index {list(idx)} ({int(bad.sum())} of {bad.numel()} values "
+        f"differ; a fixed case: the expected values are not shown).\n  got: {show(got)}"
+    )
 
 
 def assert_equal(got: Any, want: Any, *, what: str, diagnoses: Iterable[str] = ()) -> None:

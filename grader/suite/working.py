@@ -95,10 +95,14 @@ def _attention_probe(seed: int) -> Probe:
 # function -> builders of its probe inputs (fresh tensors and generators on every call)
 PROBES: dict[str, tuple[Callable[[], Probe], ...]] = {
     "masks.causal_mask": (lambda: ((4,), {}), lambda: ((3, 5), {})),
-    "masks.padding_mask": (lambda: ((_padded([4, 2], 4),), {}),
-                           lambda: ((_padded([1, 3], 4),), {})),  # fmt: skip
-    "masks.build_attention_mask": (lambda: ((_padded([4, 2], 4), 4, True), {}),
-                                   lambda: ((_padded([3, 4], 4), 4, False), {})),  # fmt: skip
+    "masks.padding_mask": (
+        lambda: ((_padded([4, 2], 4),), {}),
+        lambda: ((_padded([1, 3], 4),), {}),
+    ),  # fmt: skip
+    "masks.build_attention_mask": (
+        lambda: ((_padded([4, 2], 4), 4, True), {}),
+        lambda: ((_padded([3, 4], 4), 4, False), {}),
+    ),  # fmt: skip
     "masks.masked_attention": (lambda: _attention_probe(1), lambda: _attention_probe(5)),
     "corruption.mask_tokens": (lambda: _mask_tokens_probe(1), lambda: _mask_tokens_probe(7)),
     "losses.causal_lm_loss": (lambda: _causal_loss_probe(1), lambda: _causal_loss_probe(2)),

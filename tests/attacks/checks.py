@@ -82,8 +82,9 @@ def make_context(tmp_path: Path, secret_token: str) -> harness.Context:
         "other student's code": other_canary,
         "class gradebook": gradebook_canary,
     }
-    for i, line in enumerate(harness.secret_lines(harness.REPO / "solutions" / "__init__.py",
-                                                  reference_text)):
+    for i, line in enumerate(
+        harness.secret_lines(harness.REPO / "solutions" / "__init__.py", reference_text)
+    ):
         secrets[f"solutions/__init__.py line {i}"] = line
     assert "never sent to the sandboxed worker" in solutions_init
     hidden = harness.REPO / "grader" / "suites" / "hidden"
@@ -126,8 +127,9 @@ def _wait_no_sandbox_processes(zygote_pid: int, before: set[int], timeout: float
     return left
 
 
-def check_attack(name: str, grader: Grader, baseline: dict, reference_dir: Path,
-                 ctx: harness.Context) -> None:
+def check_attack(
+    name: str, grader: Grader, baseline: dict, reference_dir: Path, ctx: harness.Context
+) -> None:
     """Grade attack `name` with `grader` and assert it was contained (see the module doc)."""
     attack = harness.load(name)
     exp = attack.expect
@@ -219,5 +221,3 @@ def check_attack(name: str, grader: Grader, baseline: dict, reference_dir: Path,
     if attack.module is not None or attack.grade_other_first:
         again = grader.grade(load_submission(reference_dir)).to_dict()
         assert again == baseline
-
-

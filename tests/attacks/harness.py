@@ -93,8 +93,17 @@ class Attack:
 def load(name: str) -> Attack:
     folder = CORPUS / name
     spec = tomllib.loads((folder / "attack.toml").read_text(encoding="utf-8"))
-    known = {"summary", "defence", "module", "base", "requires_jail", "grade_other_first",
-             "expect", "archive", "folder"}
+    known = {
+        "summary",
+        "defence",
+        "module",
+        "base",
+        "requires_jail",
+        "grade_other_first",
+        "expect",
+        "archive",
+        "folder",
+    }
     unknown = set(spec) - known
     if unknown:
         raise ValueError(f"{name}/attack.toml: unknown keys {sorted(unknown)}")
@@ -259,7 +268,7 @@ def _build_zip(attack: Attack, ctx: Context) -> Path:
                 info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 if "symlink" in m:
-                    info.external_attr = (0o120777 << 16)
+                    info.external_attr = 0o120777 << 16
                     zf.writestr(info, substitute(m["symlink"], mapping))
                 elif "zeros" in m:
                     with zf.open(info, "w", force_zip64=True) as out:
@@ -292,9 +301,7 @@ def _processes() -> dict[int, tuple[int, int, str, str]]:
             status = Path(f"/proc/{entry}/status").read_text()
         except OSError:
             continue
-        fields = dict(
-            line.split(":", 1) for line in status.splitlines() if ":" in line
-        )
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         try:
             out[int(entry)] = (
                 int(fields["PPid"].split()[0]),
@@ -310,7 +317,8 @@ def _processes() -> dict[int, tuple[int, int, str, str]]:
 def orphaned_sandbox_pids() -> set[int]:
     """Sandbox-uid processes adopted by init: the snapshot an attack is compared against."""
     return {
-        pid for pid, (ppid, uid, state, _) in _processes().items()
+        pid
+        for pid, (ppid, uid, state, _) in _processes().items()
         if uid in SANDBOX_UIDS and ppid == 1 and state != "Z"
     }
 
@@ -350,8 +358,9 @@ def tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def files_containing(needle: str, roots: list[Path], *, top_level_only: bool = False,
-                     skip: tuple[Path, ...] = ()) -> list[str]:
+def files_containing(
+    needle: str, roots: list[Path], *, top_level_only: bool = False, skip: tuple[Path, ...] = ()
+) -> list[str]:
     """Files under `roots` whose bytes contain `needle` (links not followed, `skip` pruned)."""
     hits = []
     raw = needle.encode()
@@ -360,9 +369,11 @@ def files_containing(needle: str, roots: list[Path], *, top_level_only: bool = F
         if not root.exists():
             continue
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames[:] = [] if top_level_only else [
-                d for d in dirnames if os.path.join(dirpath, d) not in skipped
-            ]
+            dirnames[:] = (
+                []
+                if top_level_only
+                else [d for d in dirnames if os.path.join(dirpath, d) not in skipped]
+            )
             for fn in filenames:
                 p = os.path.join(dirpath, fn)
                 try:

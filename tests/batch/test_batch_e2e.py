@@ -42,21 +42,30 @@ REPO = Path(__file__).resolve().parents[2]
 def _class() -> list[Student]:
     return [
         Student("ada", "Ada Ng", 101, "correct", correct_files("e2e-ada"), form="folder"),
-        Student("ben", "Ben Ng", 102, "buggy", buggy_files("e2e-ben", 0), form="zip",
-                late=True),
+        Student("ben", "Ben Ng", 102, "buggy", buggy_files("e2e-ben", 0), form="zip", late=True),
         Student("cleo", "Cleo Ng", 103, "correct", correct_files("e2e-cleo"), form="notebook"),
         Student("eve", "Eve Ng", 104, "hostile", hostile_files("e2e-eve", 0), form="folder"),
     ]
 
 
 def _opts(input_path: Path, out: Path, options, **kw) -> BatchOptions:
-    return BatchOptions(input=input_path, out=out, grade_options=options, workers=2,
-                        fingerprint=FINGERPRINT, progress=False, **kw)
+    return BatchOptions(
+        input=input_path,
+        out=out,
+        grade_options=options,
+        workers=2,
+        fingerprint=FINGERPRINT,
+        progress=False,
+        **kw,
+    )
 
 
 def _snapshot(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and ".cache" not in p.parts}
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and ".cache" not in p.parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +76,7 @@ def canvas_run(tmp_path_factory, fast_options):
         zf.writestr("zed_LATE_105_9_submission.zip", b"PK\x03\x04 corrupt")
         zf.writestr("notes.txt", b"not a submission")
     out = root / "out"
-    result = run_batch(_opts(zpath, out, fast_options,
-                             assignment="Unit 3 autograder (1234)"))
+    result = run_batch(_opts(zpath, out, fast_options, assignment="Unit 3 autograder (1234)"))
     return zpath, out, result
 
 
@@ -107,8 +115,10 @@ def test_outputs(canvas_run):
 
 def test_pool_and_single_submission_reports_are_identical(canvas_run, fast_options):
     zpath, out, _ = canvas_run
-    pooled = {json.loads(line)["submission"]: json.loads(line)
-              for line in (out / "results.jsonl").read_text().splitlines()}
+    pooled = {
+        json.loads(line)["submission"]: json.loads(line)
+        for line in (out / "results.jsonl").read_text().splitlines()
+    }
     with open_intake(zpath) as intake:
         subs = {e.key: e.load() for e in intake.entries if e.key in ("ngben_102", "ngcleo_103")}
     with Grader(fast_options) as grader:
@@ -143,8 +153,10 @@ def test_one_changed_student_is_regraded(tmp_path, fast_options):
 
 def test_identical_submissions_are_graded_once(tmp_path, fast_options):
     same = correct_files("twin")
-    students = [Student("twin_a", "A", 1, "correct", same), Student("twin_b", "B", 2, "correct",
-                                                                    same)]
+    students = [
+        Student("twin_a", "A", 1, "correct", same),
+        Student("twin_b", "B", 2, "correct", same),
+    ]
     out = tmp_path / "out"
     result = run_batch(_opts(write_folder_class(tmp_path / "c", students), out, fast_options))
     assert result.graded_now == 1 and len(result.graded) == 2
@@ -165,14 +177,18 @@ run_batch(BatchOptions(input=Path(sys.argv[1]), out=Path(sys.argv[2]), grade_opt
 
 
 def test_resume_after_kill_9(tmp_path, fast_options):
-    students = [Student(f"s{i}", f"S {i}", i, "correct", correct_files(f"kill-{i}"))
-                for i in range(6)]
+    students = [
+        Student(f"s{i}", f"S {i}", i, "correct", correct_files(f"kill-{i}")) for i in range(6)
+    ]
     root = write_folder_class(tmp_path / "class", students)
     out = tmp_path / "out"
     journal = out / ".cache" / "journal.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-c", RESUME_SCRIPT, str(root), str(out), FINGERPRINT],
-        cwd=REPO, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=REPO,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 120
     try:
@@ -216,6 +232,7 @@ def test_a_dying_worker_is_replaced_and_its_submission_retried(fast_options):
     subs = [load_submission(REPO / "solutions", name=f"w{i}") for i in range(3)]
     done = []
     with GradingPool(fast_options, 1) as pool:
+
         def on_done(d):
             done.append(d)
             if len(done) == 1:  # kill the worker while it grades the second submission
@@ -235,8 +252,10 @@ def test_cli(tmp_path):
 
     root = write_folder_class(tmp_path / "class", _class()[:1])
     out = tmp_path / "out"
-    res = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "-j", "1",
-                                    "--no-written", "--call-timeout", "3"])
+    res = CliRunner().invoke(
+        main,
+        ["batch", str(root), "--out", str(out), "-j", "1", "--no-written", "--call-timeout", "3"],
+    )
     assert res.exit_code == 0, res.output
     assert "Graded 1 of 1 entry (folders): 1 now" in res.output
     assert "[1/1] ada:" in res.output  # plain progress lines when not on a terminal

@@ -12,8 +12,21 @@ from grader.batch.classreport import ClassRow, class_view, render_class_report
 
 from .conftest import make_report
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 SVG_SELF_CLOSING = {"rect", "line", "circle", "path", "polyline", "polygon", "ellipse"}
 HOSTILE = "<script>alert('x')</script><img src=http://evil.example/x.png onerror=alert(1)>"
 
@@ -74,24 +87,42 @@ def validate(html: str) -> StrictHTML:
 def rows():
     return [
         ClassRow("ada", "Ada", "ada/", False, "graded", make_report("ada", score_pattern="pppp")),
-        ClassRow("ben", "Ben", "ben.zip", True, "graded",
-                 make_report("ben", score_pattern="pfft", review=True, evidence=HOSTILE)),
-        ClassRow("cleo", "Cleo" + HOSTILE, "cleo.ipynb", False, "graded",
-                 make_report("cleo", score_pattern="femp", errors=(HOSTILE,))),
+        ClassRow(
+            "ben",
+            "Ben",
+            "ben.zip",
+            True,
+            "graded",
+            make_report("ben", score_pattern="pfft", review=True, evidence=HOSTILE),
+        ),
+        ClassRow(
+            "cleo",
+            "Cleo" + HOSTILE,
+            "cleo.ipynb",
+            False,
+            "graded",
+            make_report("cleo", score_pattern="femp", errors=(HOSTILE,)),
+        ),
         ClassRow("dev", "Dev", "dev.zip", False, "unreadable", None, "not a zip " + HOSTILE),
     ]
 
 
 def test_renders_valid_self_contained_html(rows):
-    html = render_class_report(rows, title="Unit 3 (1234)", layout="canvas",
-                               fingerprint="f" * 64, version="9.9")
+    html = render_class_report(
+        rows, title="Unit 3 (1234)", layout="canvas", fingerprint="f" * 64, version="9.9"
+    )
     parser = validate(html)
     assert parser.tags.get("svg", 0) >= 4  # distribution, parts, tests, misconceptions
     text = "".join(parser.text)
     assert HOSTILE in text  # shown as text, never as markup
     assert "&lt;script&gt;" in html and "<script>" not in html
-    for section in ("Score distribution", "Per-test failure rates", "Misconceptions",
-                    "Students whose answers need review (1)", "Not graded (1)"):
+    for section in (
+        "Score distribution",
+        "Per-test failure rates",
+        "Misconceptions",
+        "Students whose answers need review (1)",
+        "Not graded (1)",
+    ):
         assert section in text
     assert 'href="feedback/ada.html"' in html
 
@@ -110,22 +141,29 @@ def test_view_numbers(rows):
 
 
 def test_empty_class_renders():
-    validate(render_class_report([], title="t", layout="folders", fingerprint="x",
-                                 version="v"))
+    validate(render_class_report([], title="t", layout="folders", fingerprint="x", version="v"))
 
 
 def test_loads_in_headless_chromium(tmp_path, rows):
-    browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome",
-                                               "chrome", "headless_shell") if shutil.which(b)),
-                   None)
+    browser = next(
+        (
+            shutil.which(b)
+            for b in ("chromium", "chromium-browser", "google-chrome", "chrome", "headless_shell")
+            if shutil.which(b)
+        ),
+        None,
+    )
     if browser is None:
         pytest.skip("no Chromium on this machine (the HTML is validated by the tests above)")
     page = tmp_path / "report.html"
-    page.write_text(render_class_report(rows, title="t", layout="folders", fingerprint="x",
-                                        version="v"))
+    page.write_text(
+        render_class_report(rows, title="t", layout="folders", fingerprint="x", version="v")
+    )
     done = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Score distribution" in done.stdout and "<svg" in done.stdout
@@ -179,16 +217,19 @@ def test_submissions_with_two_copies_have_a_section(tmp_path):
 
     from grader.loading import load_submission
 
-    for folder, mtime in (("draft" + HOSTILE.replace("/", "_"), 1_700_000_000),
-                          ("final", 1_700_100_000)):
+    for folder, mtime in (
+        ("draft" + HOSTILE.replace("/", "_"), 1_700_000_000),
+        ("final", 1_700_100_000),
+    ):
         d = tmp_path / "alice" / folder
         d.mkdir(parents=True)
         (d / "masks.py").write_text("X = 1\n")
         os.utime(d / "masks.py", (mtime, mtime))
     sub = load_submission(tmp_path / "alice", name="alice")
     rows = [
-        ClassRow("alice", "Alice", "alice/", False, "graded",
-                 make_report("alice", errors=sub.problems)),
+        ClassRow(
+            "alice", "Alice", "alice/", False, "graded", make_report("alice", errors=sub.problems)
+        ),
         ClassRow("ben", "Ben", "ben/", False, "graded", make_report("ben", errors=("other",))),
     ]
     view = class_view(rows, title="t", layout="folders", fingerprint="x", version="v")
@@ -202,7 +243,6 @@ def test_submissions_with_two_copies_have_a_section(tmp_path):
     assert 'href="feedback/alice.html"' in section and "Ben" not in section
     assert "final/ was graded (its files were modified most recently)" in section
     assert "&lt;script&gt;" in section and "<script>" not in section
-    one = render_class_report(rows[1:], title="t", layout="folders", fingerprint="x",
-                              version="v")
+    one = render_class_report(rows[1:], title="t", layout="folders", fingerprint="x", version="v")
     assert "Several copies of the exercise files (0)" in one
     assert "Every graded submission holds one copy" in one

@@ -88,8 +88,6 @@ def test_the_filter_refuses_every_call_that_changes_scheduling():
             assert run_filter(program, nr, arch) == ALLOW, (machine, nr)
 
 
-
-
 @pytest.mark.skipif(not SECCOMP, reason="the seccomp filter is Linux x86_64/aarch64 only")
 @pytest.mark.parametrize("jailed", [True, False] if can_jail() else [False])
 def test_student_code_cannot_widen_its_affinity_or_raise_its_priority(jailed):

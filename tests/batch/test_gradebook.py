@@ -38,8 +38,14 @@ def test_header_points_and_rows():
     ]
     book, notes = render_gradebook(lines, "Unit 3 autograder (1234)", 10.0)
     rows = _rows(book)
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                       "Unit 3 autograder (1234)"]
+    assert rows[0] == [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "Unit 3 autograder (1234)",
+    ]
     assert rows[1] == ["Points Possible", "", "", "", "", "10"]
     assert rows[2:] == [["doejane", "101", "", "", "", "7.5"], ["ngada", "102", "", "", "", "10"]]
     assert book.endswith("\r\n")
@@ -49,8 +55,7 @@ def test_header_points_and_rows():
 
 
 def test_unmapped_ids_are_kept_and_noted():
-    book, notes = render_gradebook(
-        [GradebookLine("alice", Identity(name="alice"), 3.0)], "HW", 5.0)
+    book, notes = render_gradebook([GradebookLine("alice", Identity(name="alice"), 3.0)], "HW", 5.0)
     assert _rows(book)[2] == ["alice", "", "", "", "", "3"]
     assert "match this row by name only" in notes
 
@@ -77,8 +82,13 @@ def test_roster_must_be_a_canvas_export(tmp_path):
 
 def test_csv_injection_and_quoting():
     book, _ = render_gradebook(
-        [GradebookLine("k", Identity(name="=HYPERLINK(\"x\")", canvas_id="1"), 1.0),
-         GradebookLine("k2", Identity(name="Doe, Jane", canvas_id="2"), 2.0)], "HW", 2.0)
+        [
+            GradebookLine("k", Identity(name='=HYPERLINK("x")', canvas_id="1"), 1.0),
+            GradebookLine("k2", Identity(name="Doe, Jane", canvas_id="2"), 2.0),
+        ],
+        "HW",
+        2.0,
+    )
     by_id = {r[1]: r for r in _rows(book)[2:]}
     assert by_id["1"][0].startswith("'=")
     assert by_id["2"][0] == "Doe, Jane"
@@ -89,8 +99,13 @@ def test_assignment_and_points_format():
     for bad in ("", "Section", "Points Possible"):
         with pytest.raises(UsageError):
             assignment_header(bad)
-    assert [format_points(x) for x in (7.0, 7.5, 3.3333, 0.0, -0.0)] == ["7", "7.5", "3.33",
-                                                                          "0", "0"]
+    assert [format_points(x) for x in (7.0, 7.5, 3.3333, 0.0, -0.0)] == [
+        "7",
+        "7.5",
+        "3.33",
+        "0",
+        "0",
+    ]
 
 
 def test_every_text_column_is_neutralised_and_cleaned():

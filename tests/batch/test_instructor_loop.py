@@ -322,8 +322,9 @@ def test_a_late_notebook_shows_the_gradebook_score_in_its_feedback_cell():
     notebook = notebook_bytes(correct_files("nb")).decode()
     pen = Penalty(25.0, 4.0, "flagged late by Canvas")
     top = json.loads(feedback_notebook(notebook, report, adjustment=pen.adjustment(8, 16)))
-    first = "".join(next(c for c in top["cells"] if "Grader feedback for" in "".join(c["source"]))
-                    ["source"])
+    first = "".join(
+        next(c for c in top["cells"] if "Grader feedback for" in "".join(c["source"]))["source"]
+    )
     assert "4 / 16 points" in first and "25% off (4 of 16 points): flagged late by Canvas" in first
     assert "Score before it: 8 / 16" in first
 

@@ -232,15 +232,18 @@ def test_single_submission_is_not_a_class(tmp_path):
             pass
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("../../etc/passwd", "etc_passwd"),
-    (".hidden", "hidden"),
-    ("a/b\\c", "a_b_c"),
-    ("José Müller", "Jose_Muller"),
-    ("CON", "student_CON"),
-    ("", "student"),
-    ("...", "student"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("../../etc/passwd", "etc_passwd"),
+        (".hidden", "hidden"),
+        ("a/b\\c", "a_b_c"),
+        ("José Müller", "Jose_Muller"),
+        ("CON", "student_CON"),
+        ("", "student"),
+        ("...", "student"),
+    ],
+)
 def test_safe_key(raw, expected):
     key = safe_key(raw)
     assert key == expected

@@ -17,17 +17,25 @@ def _load(cells, **kw):
 
 
 def test_definitions_are_kept_and_demo_code_dropped():
-    sub = _load([
-        {"cell_type": "code", "source": "%matplotlib inline\nimport torch\n!pip install x"},
-        {"cell_type": "code", "source": "from __future__ import annotations\n"
-                                        "SCALE = 2\n\n@staticmethod\ndef helper(x):\n"
-                                        "    return x * SCALE\n"},
-        {"cell_type": "code", "source": "print(helper(3))\nfor i in range(10**9):\n    pass\n"
-                                        "result = helper(1)\n"},
-        {"cell_type": "code", "source": "def broken(:\n    pass\n"},
-        {"cell_type": "code", "source": "%%bash\necho hi\n"},
-        {"cell_type": "code", "source": "%%time\ndef timed():\n    %timeit 1\n    return 1\n"},
-    ])
+    sub = _load(
+        [
+            {"cell_type": "code", "source": "%matplotlib inline\nimport torch\n!pip install x"},
+            {
+                "cell_type": "code",
+                "source": "from __future__ import annotations\n"
+                "SCALE = 2\n\n@staticmethod\ndef helper(x):\n"
+                "    return x * SCALE\n",
+            },
+            {
+                "cell_type": "code",
+                "source": "print(helper(3))\nfor i in range(10**9):\n    pass\n"
+                "result = helper(1)\n",
+            },
+            {"cell_type": "code", "source": "def broken(:\n    pass\n"},
+            {"cell_type": "code", "source": "%%bash\necho hi\n"},
+            {"cell_type": "code", "source": "%%time\ndef timed():\n    %timeit 1\n    return 1\n"},
+        ]
+    )
     src = sub.sources["masks"]
     assert src.startswith("from __future__ import annotations\n")
     compile(src, "masks.py", "exec")
@@ -39,8 +47,10 @@ def test_definitions_are_kept_and_demo_code_dropped():
 
 
 def test_reference_notebook_compiles_and_runs_in_a_namespace():
-    cells = [{"cell_type": "code", "source": (SOLUTIONS / f"{p}.py").read_text()}
-             for p in ("masks", "corruption", "losses", "generation")]
+    cells = [
+        {"cell_type": "code", "source": (SOLUTIONS / f"{p}.py").read_text()}
+        for p in ("masks", "corruption", "losses", "generation")
+    ]
     sub = _load(cells)
     ns: dict = {}
     exec(compile(sub.sources["masks"], "masks.py", "exec"), ns)
@@ -48,27 +58,55 @@ def test_reference_notebook_compiles_and_runs_in_a_namespace():
 
 
 def test_writefile_cells_become_files():
-    sub = _load([
-        {"cell_type": "code",
-         "source": "%%writefile masks.py\ndef causal_mask(n):\n    return n\n"},
-        {"cell_type": "code", "source": "def other():\n    return 1\n"},
-    ])
+    sub = _load(
+        [
+            {
+                "cell_type": "code",
+                "source": "%%writefile masks.py\ndef causal_mask(n):\n    return n\n",
+            },
+            {"cell_type": "code", "source": "def other():\n    return 1\n"},
+        ]
+    )
     assert sub.sources["masks"] == "def causal_mask(n):\n    return n\n"
     assert "def other" in sub.sources["losses"]
 
 
-@pytest.mark.parametrize("cells, answer", [
-    ([{"cell_type": "markdown", "source": "## Exercise 2\nWhy?"},
-      {"cell_type": "markdown", "source": "Because of the mask."},
-      {"cell_type": "markdown", "source": "## Exercise 3\nlater"}], "Because of the mask."),
-    ([{"cell_type": "markdown", "source": "### Exercise 2: explain\n\nMy own answer here."}],
-     "My own answer here."),
-    ([{"cell_type": "markdown", "source": "# Exercise 2\nQ\n## Your answer\nA1"}], "A1"),
-    ([{"cell_type": "markdown", "source": "## Exercise 2: masked vs causal"},
-      {"cell_type": "markdown", "source": "# Exercise 2\n\n## Your answer\n\nA2"}], "A2"),
-    ([{"cell_type": "markdown", "source": "Tagged answer", "metadata": {"tags": ["explanation"]}},
-      {"cell_type": "markdown", "source": "## Exercise 2\nother"}], "Tagged answer"),
-])
+@pytest.mark.parametrize(
+    "cells, answer",
+    [
+        (
+            [
+                {"cell_type": "markdown", "source": "## Exercise 2\nWhy?"},
+                {"cell_type": "markdown", "source": "Because of the mask."},
+                {"cell_type": "markdown", "source": "## Exercise 3\nlater"},
+            ],
+            "Because of the mask.",
+        ),
+        (
+            [{"cell_type": "markdown", "source": "### Exercise 2: explain\n\nMy own answer here."}],
+            "My own answer here.",
+        ),
+        ([{"cell_type": "markdown", "source": "# Exercise 2\nQ\n## Your answer\nA1"}], "A1"),
+        (
+            [
+                {"cell_type": "markdown", "source": "## Exercise 2: masked vs causal"},
+                {"cell_type": "markdown", "source": "# Exercise 2\n\n## Your answer\n\nA2"},
+            ],
+            "A2",
+        ),
+        (
+            [
+                {
+                    "cell_type": "markdown",
+                    "source": "Tagged answer",
+                    "metadata": {"tags": ["explanation"]},
+                },
+                {"cell_type": "markdown", "source": "## Exercise 2\nother"},
+            ],
+            "Tagged answer",
+        ),
+    ],
+)
 def test_explanation_cell(cells, answer):
     assert _load(cells).written["explanation"] == answer
 
@@ -79,9 +117,15 @@ def test_no_explanation_and_no_code():
     assert set(sub.missing) == {"masks", "corruption", "losses", "generation"}
 
 
-@pytest.mark.parametrize("data", [
-    b"{not json", b'{"cells": 3}', b"\xff\xfe\x00garbage", json.dumps([1, 2]).encode(),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"{not json",
+        b'{"cells": 3}',
+        b"\xff\xfe\x00garbage",
+        json.dumps([1, 2]).encode(),
+    ],
+)
 def test_corrupt_notebook_is_a_submission_error(data):
     with pytest.raises(SubmissionError, match="notebook"):
         load_notebook_bytes(data, name="nb", origin="<nb>", limits=LoadLimits())

@@ -30,8 +30,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _reaped(launched: Launched) -> bool:
     """The zygote exited and was waited for (no zombie left behind)."""
-    return launched.proc.returncode is not None and not os.path.exists(
-        f"/proc/{launched.proc.pid}")
+    return launched.proc.returncode is not None and not os.path.exists(f"/proc/{launched.proc.pid}")
 
 
 def _grade_all(pool: GradingPool, n: int) -> list:
@@ -100,7 +99,8 @@ def test_running_tells_live_processes_from_zombies_and_missing_ones():
 
 
 def test_zygotes_launched_for_a_batch_are_stopped_if_it_cannot_start(
-        tmp_path, fast_options, monkeypatch):
+    tmp_path, fast_options, monkeypatch
+):
     launched: list[Launched] = []
 
     def launch_and_record(n):
@@ -112,13 +112,19 @@ def test_zygotes_launched_for_a_batch_are_stopped_if_it_cannot_start(
 
     monkeypatch.setattr(batch_runner, "launch_zygotes", launch_and_record)
     monkeypatch.setattr(batch_runner, "_grade_options", broken_options)
-    root = write_folder_class(tmp_path / "class", [
-        Student("ada", "Ada Ng", 101, "correct", correct_files("hs-ada"), form="folder"),
-        Student("ben", "Ben Ng", 102, "correct", correct_files("hs-ben"), form="folder"),
-    ])
+    root = write_folder_class(
+        tmp_path / "class",
+        [
+            Student("ada", "Ada Ng", 101, "correct", correct_files("hs-ada"), form="folder"),
+            Student("ben", "Ben Ng", 102, "correct", correct_files("hs-ben"), form="folder"),
+        ],
+    )
     with pytest.raises(RuntimeError, match="could not be imported"):
-        run_batch(BatchOptions(input=root, out=tmp_path / "out", workers=2,
-                               fingerprint=FINGERPRINT, progress=False))
+        run_batch(
+            BatchOptions(
+                input=root, out=tmp_path / "out", workers=2, fingerprint=FINGERPRINT, progress=False
+            )
+        )
     assert len(launched) == 2
     assert all(_reaped(z) for z in launched)
 

@@ -82,6 +82,7 @@ def test_the_untouched_notebook_checks_like_the_stubs(handout: Path, tmp_path: P
     with Grader(GradeOptions(suite="public", grade_written=False)) as grader:
         notebook = grader.grade(load_submission(handout / "student.ipynb"))
         stubs = grader.grade(load_submission(STUBS))
+
     # the public tests alike; the drill is its own files (the stubs' scaffold, none in the
     # notebook), checked in the self-check too
     def code(report):

@@ -157,10 +157,18 @@ PROMPT_10 = torch.tensor([[5, 9, 2, 20, 13, 1, 7, 4, 16, 3], [11, 0, 7, 14, 3, 3
 # (tests/test_suite_sensitivity.py proves it for every case).
 SAMPLE_CASES = {
     "batch_crop": (PROMPT_10, 6, {"temperature": 0.8, "top_k": 8, "top_p": 0.9}, 32),
-    "long_prompt_eos": (LONG_PROMPT, 8, {"temperature": 0.9, "top_k": 8, "top_p": 0.9,
-                                         "eos_token_id": 23}, 42),  # fmt: skip
-    "single_row_top_p": (torch.tensor([[4, 18, 2, 9, 11]]), 6,
-                         {"temperature": 1.2, "top_p": 0.6}, 4),  # fmt: skip
+    "long_prompt_eos": (
+        LONG_PROMPT,
+        8,
+        {"temperature": 0.9, "top_k": 8, "top_p": 0.9, "eos_token_id": 23},
+        42,
+    ),  # fmt: skip
+    "single_row_top_p": (
+        torch.tensor([[4, 18, 2, 9, 11]]),
+        6,
+        {"temperature": 1.2, "top_p": 0.6},
+        4,
+    ),  # fmt: skip
     "temperature_zero_is_greedy": (PROMPT_10, 4, {"temperature": 0.0}, 1),
     "top_k_1_is_greedy": (PROMPT_10, 4, {"temperature": 1.3, "top_k": 1}, 2),
 }
@@ -193,7 +201,8 @@ def _ignored_setting(reference, case: str, got: torch.Tensor) -> evidence.Found:
         if name not in kw or kw[name] == default:
             continue
         alt = reference.generation.sample_generate(
-            _model("causal"), prompt, n, generator=_gen(seed), **{**kw, name: default})
+            _model("causal"), prompt, n, generator=_gen(seed), **{**kw, name: default}
+        )
         # evidence per setting: ignoring top_k is not refuted by a case without top_k
         fits = tuple(alt.shape) == tuple(got.shape) and torch.equal(alt, got)
         out = out + evidence.found(f"generation.sample_generate:{name}", [mid] * fits,
@@ -235,10 +244,16 @@ DISTRIBUTION_CASES = {  # logits (one row), settings, points
     "top_k": (torch.tensor([1.0, 3.0, 0.2, 2.5, -1.0, 2.0]), {"top_k": 3}, 1),
     "top_p_crossing": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.6}, 1),
     "top_p_mid": (torch.tensor([0.15, 0.5, 0.05, 0.3]).log(), {"top_p": 0.9}, 1),
-    "top_k_then_top_p": (torch.tensor([0.1, 0.4, 0.2, 0.3]).log(), {"top_k": 2, "top_p": 0.5},
-                         0.5),  # fmt: skip
-    "temperature_then_top_p": (torch.tensor([0.05, 0.3, 0.5, 0.15]).log(),
-                               {"temperature": 0.5, "top_p": 0.9}, 1),  # fmt: skip
+    "top_k_then_top_p": (
+        torch.tensor([0.1, 0.4, 0.2, 0.3]).log(),
+        {"top_k": 2, "top_p": 0.5},
+        0.5,
+    ),  # fmt: skip
+    "temperature_then_top_p": (
+        torch.tensor([0.05, 0.3, 0.5, 0.15]).log(),
+        {"temperature": 0.5, "top_p": 0.9},
+        1,
+    ),  # fmt: skip
     "no_ops": (torch.tensor([0.3, -0.2, 1.1, 0.5, -1.0]), {"top_k": 10, "top_p": 1.0}, 0.5),
     # ids 1 and 2 tie with the 2nd largest logit: both are kept, so three tokens can be drawn
     "top_k_ties": (torch.tensor([3.0, 2.0, 2.0, 0.0, 1.0]), {"top_k": 2}, 0.5),

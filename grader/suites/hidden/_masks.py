@@ -242,9 +242,11 @@ def _nan_without_empty_rows(student, q, k, v, go) -> bool:
 def _nan_gradient_cause(student, q, k, v, go) -> str:
     if student.once(("masks.nan_without_empty_rows",),
                     lambda: _nan_without_empty_rows(student, q, k, v, go)):  # fmt: skip
-        return (". They are NaN/inf even with a plain causal mask, where every query has an "
-                "allowed key: look for an operation whose derivative is infinite (sqrt or "
-                "log of 0, a division by 0) rather than at the fully-masked rows")
+        return (
+            ". They are NaN/inf even with a plain causal mask, where every query has an "
+            "allowed key: look for an operation whose derivative is infinite (sqrt or "
+            "log of 0, a division by 0) rather than at the fully-masked rows"
+        )
     return ""
 
 

@@ -243,8 +243,12 @@ def test_selection_rate(submission, student):
         diag = _selection_diagnosis(case, labels, p, inputs) or ["wrong_selection_rate"]
         default = " (the default mlm_probability)" if case["p"] is None else ""
         check_proportion(
-            k, n, p, what=f"share of the ordinary tokens selected at mlm_probability={p}{default}",
-            alpha=ALPHA, diagnoses=diag,
+            k,
+            n,
+            p,
+            what=f"share of the ordinary tokens selected at mlm_probability={p}{default}",
+            alpha=ALPHA,
+            diagnoses=diag,
         )
 
 
@@ -267,8 +271,12 @@ def test_rows_independent(submission, student):
     if not 0 < share < 0.9 or co < 0.5 * share:
         diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or diag
     check_proportion(
-        int(both.sum()), n, 0.15**2,
-        what="share of positions selected in both rows of a pair", alpha=ALPHA, diagnoses=diag,
+        int(both.sum()),
+        n,
+        0.15**2,
+        what="share of positions selected in both rows of a pair",
+        alpha=ALPHA,
+        diagnoses=diag,
     )
 
 
@@ -349,8 +357,13 @@ def test_split_with_few_ordinary_ids(student):
     share = f"[MASK] {masked / n:.1%}, another id {changed / n:.1%}, a special id {special / n:.1%}"
     # a random step that also draws [MASK] (4 candidates) predicts [MASK] 0.8 + 0.1 / 4 and a
     # visible random id 0.1 x 3/4 x 2/3 = 0.05
-    fits = all(lo <= c <= hi for c, (lo, hi) in (
-        (masked, binomial_band(n, 0.825, ALPHA)), (changed, binomial_band(n, 0.05, ALPHA))))
+    fits = all(
+        lo <= c <= hi
+        for c, (lo, hi) in (
+            (masked, binomial_band(n, 0.825, ALPHA)),
+            (changed, binomial_band(n, 0.05, ALPHA)),
+        )
+    )
     diag = ["random_includes_specials"] if special or fits else ["wrong_80_10_10"]
     if special:
         fail(f"random replacements drew special ids ({special} of {n} positions): {share}",
@@ -386,7 +399,11 @@ def test_split_80_10_10(submission, student, share):
     split = " / ".join(f"{counts[s] / n:.1%}" for s in ("mask", "random", "unchanged"))
     diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or ["wrong_80_10_10"]
     check_proportion(
-        counts[share], n, p, what=f"share of selected positions that are {share}", alpha=ALPHA,
+        counts[share],
+        n,
+        p,
+        what=f"share of selected positions that are {share}",
+        alpha=ALPHA,
         diagnoses=diag,
         detail=f"\n  Your split [MASK] / random / unchanged is {split} of {n} selected positions.",
     )
@@ -403,8 +420,11 @@ def test_edge_cases(student, reference, cases, case):
                            [PAD] * 7])  # fmt: skip
     # the ordinary ids (their labels are shown on failure) are drawn per submission
     ordinary = torch.tensor([i for i in range(20) if i not in SPECIALS])
-    drawn = ordinary[torch.randint(len(ordinary), layout.shape,
-                                   generator=cases.generator(f"corruption.edge/{case}"))]
+    drawn = ordinary[
+        torch.randint(
+            len(ordinary), layout.shape, generator=cases.generator(f"corruption.edge/{case}")
+        )
+    ]
     ids = torch.where(torch.isin(layout, torch.tensor(SPECIALS)), layout, drawn)
     kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
     eligible = _eligible(ids)

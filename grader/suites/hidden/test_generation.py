@@ -291,8 +291,9 @@ def test_sample_next_token_single_row(student, reference):
 
 @pytest.mark.points(0.5)
 def test_temperature_zero_is_argmax(student, cases):
-    designed = torch.tensor([[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0],
-                             [-5.0, -4.0, -6.0, -4.5]])  # fmt: skip  (a tie in rows 0 and 1)
+    designed = torch.tensor(
+        [[0.1, 2.0, 2.0, -1.0], [3.0, 0.0, 1.0, 3.0], [-5.0, -4.0, -6.0, -4.5]]
+    )  # fmt: skip  (a tie in rows 0 and 1)
     # 8 lower logits per row and a column order drawn per row and per submission: the ties
     # stay, the ids that hold them change (~10^5 possible answers)
     wide = torch.cat([designed, designed.min(-1, keepdim=True).values - 1 - torch.rand(
@@ -373,9 +374,15 @@ def test_prefix_consistency_gap(student, reference, case):
     model_name, kwargs = build_gap_inputs(entry["params"])
     want = torch.tensor(entry["expected"], dtype=torch.float32)
     ids = kwargs["input_ids"]
-    _check_gap(student, _model(model_name), ids, want, atol=entry.get("atol", 1e-4),
-               what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})",
-               reveal=False)  # fmt: skip  (fixed golden inputs: the value stays hidden)
+    _check_gap(
+        student,
+        _model(model_name),
+        ids,
+        want,
+        atol=entry.get("atol", 1e-4),
+        what=f"prefix_consistency_gap({model_name} model, {ids.tolist()})",
+        reveal=False,
+    )  # fmt: skip  (fixed golden inputs: the value stays hidden)
 
 
 @pytest.mark.points(0.5)

@@ -95,11 +95,15 @@ def _inputs(params: dict, kwargs: dict) -> str:
     B, T, V = kwargs["logits"].shape
     spec = params["logits"]
     if spec["form"] == "oracle":
-        how = (f"one-hot x {spec['margin']:g} on the id each counted position should predict "
-               "(on the next id elsewhere, so counting a position that must not count costs)")
+        how = (
+            f"one-hot x {spec['margin']:g} on the id each counted position should predict "
+            "(on the next id elsewhere, so counting a position that must not count costs)"
+        )
     else:
-        how = (f"{spec['scale']:g} * sin({spec['freq']:g} * n + {spec['phase']:g}) over the "
-               "flattened index n")
+        how = (
+            f"{spec['scale']:g} * sin({spec['freq']:g} * n + {spec['phase']:g}) over the "
+            "flattened index n"
+        )
     shown = [f"logits ({B}, {T}, {V}) = {how}"]
     for name in ("input_ids", "attention_mask", "labels"):
         if name in kwargs:
@@ -250,11 +254,14 @@ def test_empty_targets(student, reference, case):
         function, kwargs = "causal_lm_loss", {"logits": torch.randn(2, 1, 5, generator=g),
                                               "input_ids": torch.tensor([[1], [3]])}  # fmt: skip
     elif case == "causal_all_targets_padding":
-        function, kwargs = "causal_lm_loss", {
-            "logits": torch.randn(2, 4, 5, generator=g),
-            "input_ids": torch.tensor([[1, 2, 3, 4], [4, 0, 0, 0]]),
-            "attention_mask": torch.tensor([[1, 0, 0, 0], [1, 0, 0, 0]]),
-        }
+        function, kwargs = (
+            "causal_lm_loss",
+            {
+                "logits": torch.randn(2, 4, 5, generator=g),
+                "input_ids": torch.tensor([[1, 2, 3, 4], [4, 0, 0, 0]]),
+                "attention_mask": torch.tensor([[1, 0, 0, 0], [1, 0, 0, 0]]),
+            },
+        )
     else:
         function, kwargs = "masked_lm_loss", {"logits": torch.randn(2, 3, 5, generator=g),
                                               "labels": torch.full((2, 3), -100)}  # fmt: skip
@@ -295,8 +302,14 @@ def test_integer_id_dtypes(student, reference, cases):
                 check_tensor(got, what=what, shape=())
                 same = getattr(student.losses, name)(**kwargs)
                 check_tensor(same, what=f"{name} with int64 ids", shape=())
-                check_close(got, same, check_dtype=False, rtol=1e-5, atol=1e-6,
-                            what=f"{what} (compared with your own result for int64 ids)")
+                check_close(
+                    got,
+                    same,
+                    check_dtype=False,
+                    rtol=1e-5,
+                    atol=1e-6,
+                    what=f"{what} (compared with your own result for int64 ids)",
+                )
 
 
 @pytest.mark.points(0.5)
@@ -392,9 +405,13 @@ def test_float64_precision(student, reference, cases, function):
         return  # a wrong value, charged by the value tests
     if not torch.isclose(g, w, rtol=TOL64["rtol"], atol=TOL64["atol"]):
         ws, gs = distinct(w.item(), g.item())
-        fail(f"{what} has float32 precision, not float64: expected {ws}, got {gs} (|difference| "
-             f"{(g - w).abs().item():.3g}; tolerance rtol={TOL64['rtol']:g}, "
-             f"atol={TOL64['atol']:g})", ["float64_computed_in_float32"], subject=got)
+        fail(
+            f"{what} has float32 precision, not float64: expected {ws}, got {gs} (|difference| "
+            f"{(g - w).abs().item():.3g}; tolerance rtol={TOL64['rtol']:g}, "
+            f"atol={TOL64['atol']:g})",
+            ["float64_computed_in_float32"],
+            subject=got,
+        )
 
 
 # ============================================================================ contract errors

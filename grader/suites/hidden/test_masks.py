@@ -65,8 +65,12 @@ def test_causal_mask(student, reference, cases, case):
     got = student.masks.causal_mask(*args)
     want = reference.masks.causal_mask(*args)
     _check_mask(
-        got, want, what=f"causal_mask{args}".replace(",)", ")"),
-        function="masks.causal_mask", args=args, reveal=False,
+        got,
+        want,
+        what=f"causal_mask{args}".replace(",)", ")"),
+        function="masks.causal_mask",
+        args=args,
+        reveal=False,
     )
 
 
@@ -89,7 +93,11 @@ def test_padding_mask(student, reference, cases, name):
     got = student.masks.padding_mask(am)
     want = reference.masks.padding_mask(am)
     _check_mask(
-        got, want, what=f"padding_mask({am.tolist()})", function="masks.padding_mask", args=(am,),
+        got,
+        want,
+        what=f"padding_mask({am.tolist()})",
+        function="masks.padding_mask",
+        args=(am,),
         reveal=False,
     )
 
@@ -124,9 +132,14 @@ def test_build_attention_mask(student, reference, cases, name):
         fail(f"build_attention_mask must return a 4-D mask, got shape {tuple(got.shape)}")
     pad = "no attention_mask" if am is None else f"attention_mask={am.int().tolist()}"
     _check_mask(
-        got, want, what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
-        function="masks.build_attention_mask", args=args,
-        project=lambda x: torch.broadcast_to(x, full), full_shape=full, reveal=False,
+        got,
+        want,
+        what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
+        function="masks.build_attention_mask",
+        args=args,
+        project=lambda x: torch.broadcast_to(x, full),
+        full_shape=full,
+        reveal=False,
     )
 
 
@@ -154,7 +167,9 @@ def test_no_future_leak(student, reference, cases, where):
         out, _ = reference.masks.masked_attention(q, k, v, full)
         pairs = _leak_pairs(out, 2)
         diag = lambda: matching(  # noqa: E731
-            "masks.build_attention_mask", mask, (None, T, True),
+            "masks.build_attention_mask",
+            mask,
+            (None, T, True),
             want=reference.masks.build_attention_mask(None, T, True),
             project=lambda x: torch.broadcast_to(x, (1, 1, T, T)),
         )
@@ -194,7 +209,8 @@ def test_no_future_leak(student, reference, cases, where):
     want = reference.model_forward(model, ids)
     if pairs:
         _report_leaks(
-            pairs, "a causal TinyLM built on your build_attention_mask and masked_attention",
+            pairs,
+            "a causal TinyLM built on your build_attention_mask and masked_attention",
             model_forward_matching(model, ids, None, got, want=want),
         )
     # No leak is only worth points when the model's logits are right too.
@@ -235,7 +251,9 @@ def test_no_padding_leak(student, reference, where):
         ]
         what = "your padding mask (bidirectional, reference attention)"
         diag = lambda: matching(  # noqa: E731
-            "masks.build_attention_mask", mask, (am, T, causal),
+            "masks.build_attention_mask",
+            mask,
+            (am, T, causal),
             want=reference.masks.build_attention_mask(am, T, causal),
             project=lambda x: torch.broadcast_to(x, (2, 1, T, T)),
         )
@@ -312,7 +330,8 @@ def test_masked_attention_empty_rows(student, reference, cases):
             fail(
                 f"attention {name} contain NaN/inf at index {bad} (batch {bad[0]}, query "
                 f"{bad[2]}): a query with no allowed key must give all-zero weights and a zero "
-                "output, never NaN.", diag(),
+                "output, never NaN.",
+                diag(),
             )
     check_close(w, want_w, what="attention weights with fully-masked rows", atol=F64_ATOL,
                 rtol=F64_RTOL, diagnose=diag,
@@ -337,17 +356,25 @@ def test_masked_attention_gradients(student, reference, cases):
         q, k, v, mask, grad_wrt=(0, 1, 2), grad_output=go
     )
     diag = lambda: matching(  # noqa: E731
-        "masks.masked_attention", (out, w), (q, k, v, mask),
-        want=reference.masks.masked_attention(q, k, v, mask), atol=1e-9,
+        "masks.masked_attention",
+        (out, w),
+        (q, k, v, mask),
+        want=reference.masks.masked_attention(q, k, v, mask),
+        atol=1e-9,
     )
     for name, g, wg in zip("qkv", grads, want, strict=True):
         if g is None:
-            fail(f"no gradient reached {name}: masked_attention must be differentiable "
-                 "(do not detach, use .item() or rebuild tensors from numbers)")
+            fail(
+                f"no gradient reached {name}: masked_attention must be differentiable "
+                "(do not detach, use .item() or rebuild tensors from numbers)"
+            )
         if not torch.isfinite(g).all():
-            fail(f"the gradient w.r.t. {name} contains NaN/inf (a fully-masked query row "
-                 "must not produce NaN gradients)" + _nan_gradient_cause(student, q, k, v, go),
-                 diag() or _nan_gradient_ids(student, q, k, v, go, out, w), subject=g)
+            fail(
+                f"the gradient w.r.t. {name} contains NaN/inf (a fully-masked query row "
+                "must not produce NaN gradients)" + _nan_gradient_cause(student, q, k, v, go),
+                diag() or _nan_gradient_ids(student, q, k, v, go, out, w),
+                subject=g,
+            )
         check_close(g, wg, what=f"gradient of the attention output w.r.t. {name}",
                     rtol=F64_RTOL, atol=F64_ATOL, diagnose=diag)  # fmt: skip
 
@@ -367,13 +394,24 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
     exactly in float32 from bfloat16 q and k) collapse or swap when the scores themselves are
     rounded to bfloat16, and the weights move by ~0.1. The contract computes in float32."""
     q = torch.tensor([[20.0, 1.0], [20.0, -1.0]], dtype=torch.bfloat16)  # (Tq=2, D=2)
-    k = torch.tensor([[15.0, 0.0], [15.0, 0.75], [15.0, -0.75], [14.9375, 0.5]],
-                     dtype=torch.bfloat16)  # (Tk=4, D=2); every value exact in bfloat16
+    k = torch.tensor(
+        [[15.0, 0.0], [15.0, 0.75], [15.0, -0.75], [14.9375, 0.5]], dtype=torch.bfloat16
+    )  # (Tk=4, D=2); every value exact in bfloat16
     # (Tk=4, D=2) like q and k, as the contract requires; distinct rows, exact in bfloat16
     v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 2.0]], dtype=torch.bfloat16)
     q, k, v = q[None, None], k[None, None], v[None, None]
-    _check_attention(student, reference, q, k, v, None, what="bfloat16, close scores",
-                     rtol=2e-2, atol=2e-2, reveal=False)  # fmt: skip  (designed, fixed inputs)
+    _check_attention(
+        student,
+        reference,
+        q,
+        k,
+        v,
+        None,
+        what="bfloat16, close scores",
+        rtol=2e-2,
+        atol=2e-2,
+        reveal=False,
+    )  # fmt: skip  (designed, fixed inputs)
 
 
 @pytest.mark.points(0.5)

@@ -10,13 +10,19 @@ from grader.suite.checks import assert_close
 def test_causal_lm_loss_value(student, reference):
     logits = torch.linspace(-3, 3, 2 * 4 * 5).reshape(2, 4, 5)
     ids = torch.tensor([[1, 2, 3, 4], [4, 3, 2, 0]])
-    assert_close(student.losses.causal_lm_loss(logits, ids),
-                 reference.losses.causal_lm_loss(logits, ids), what="causal_lm_loss")
+    assert_close(
+        student.losses.causal_lm_loss(logits, ids),
+        reference.losses.causal_lm_loss(logits, ids),
+        what="causal_lm_loss",
+    )
 
 
 @pytest.mark.points(1)
 def test_masked_lm_loss_value(student, reference):
     logits = torch.linspace(-3, 3, 2 * 4 * 5).reshape(2, 4, 5)
     labels = torch.tensor([[-100, 2, -100, 4], [1, -100, -100, -100]])
-    assert_close(student.losses.masked_lm_loss(logits, labels),
-                 reference.losses.masked_lm_loss(logits, labels), what="masked_lm_loss")
+    assert_close(
+        student.losses.masked_lm_loss(logits, labels),
+        reference.losses.masked_lm_loss(logits, labels),
+        what="masked_lm_loss",
+    )

@@ -30,5 +30,8 @@ def test_no_future_leak(student, reference):
     v2 = v.clone()
     v2[..., 3:, :] += 100.0  # change only the future of positions 0..2
     out, _ = student.masks.masked_attention(q, q, v2, mask)
-    assert_close(out[..., :3, :], base[..., :3, :], what="attention output at positions 0-2 after "
-                 "changing later tokens (it must not change)")
+    assert_close(
+        out[..., :3, :],
+        base[..., :3, :],
+        what="attention output at positions 0-2 after changing later tokens (it must not change)",
+    )

@@ -4,8 +4,9 @@
 import torch
 
 
-def mask_tokens(input_ids, *, mask_token_id, vocab_size, special_token_ids,
-                mlm_probability=0.15, generator=None):
+def mask_tokens(
+    input_ids, *, mask_token_id, vocab_size, special_token_ids, mlm_probability=0.15, generator=None
+):
     if not 0.0 <= mlm_probability <= 1.0:
         raise ValueError("mlm_probability must be in [0, 1]")
     if generator is None:
@@ -15,8 +16,9 @@ def mask_tokens(input_ids, *, mask_token_id, vocab_size, special_token_ids,
     special = torch.zeros_like(ids, dtype=torch.bool)
     for s in special_token_ids:
         special |= ids == s
-    ordinary = torch.tensor([i for i in range(vocab_size) if i not in set(special_token_ids)],
-                            dtype=torch.long)
+    ordinary = torch.tensor(
+        [i for i in range(vocab_size) if i not in set(special_token_ids)], dtype=torch.long
+    )
     if len(ordinary) == 0:
         raise ValueError("no ordinary ids")
 

@@ -74,7 +74,7 @@ def _loop(model, input_ids, max_new_tokens, pick, eos_token_id):
     steps = 0
     with _EvalNoGrad(model):
         while steps < max_new_tokens:
-            window = out[:, -model.max_seq_len:]
+            window = out[:, -model.max_seq_len :]
             next_tokens = pick(model(window)[:, -1, :])
             if eos_token_id is not None:
                 # finished rows get eos (HF: next * unfinished + pad * (1 - unfinished))
@@ -88,19 +88,34 @@ def _loop(model, input_ids, max_new_tokens, pick, eos_token_id):
 
 
 def greedy_generate(model, input_ids, max_new_tokens, *, eos_token_id=None):
-    return _loop(model, input_ids, max_new_tokens,
-                 lambda logits: torch.softmax(logits.float(), -1).argmax(-1), eos_token_id)
+    return _loop(
+        model,
+        input_ids,
+        max_new_tokens,
+        lambda logits: torch.softmax(logits.float(), -1).argmax(-1),
+        eos_token_id,
+    )
 
 
-def sample_generate(model, input_ids, max_new_tokens, *, temperature=1.0, top_k=None,
-                    top_p=None, generator=None, eos_token_id=None):
+def sample_generate(
+    model,
+    input_ids,
+    max_new_tokens,
+    *,
+    temperature=1.0,
+    top_k=None,
+    top_p=None,
+    generator=None,
+    eos_token_id=None,
+):
     if generator is None and temperature != 0:
         generator = torch.Generator()
         generator.seed()
 
     def pick(logits):
-        return sample_next_token(logits, temperature=temperature, top_k=top_k, top_p=top_p,
-                                 generator=generator)
+        return sample_next_token(
+            logits, temperature=temperature, top_k=top_k, top_p=top_p, generator=generator
+        )
 
     return _loop(model, input_ids, max_new_tokens, pick, eos_token_id)
 

@@ -5,8 +5,9 @@
 import torch
 
 
-def mask_tokens(input_ids, *, mask_token_id, vocab_size, special_token_ids,
-                mlm_probability=0.15, generator=None):
+def mask_tokens(
+    input_ids, *, mask_token_id, vocab_size, special_token_ids, mlm_probability=0.15, generator=None
+):
     if not (0.0 <= mlm_probability <= 1.0):
         raise ValueError("mlm_probability out of range")
     if generator is None:
@@ -22,22 +23,32 @@ def mask_tokens(input_ids, *, mask_token_id, vocab_size, special_token_ids,
     labels = torch.full_like(flat, -100)
     for b in range(flat.shape[0]):
         row = flat[b]
-        pos = torch.tensor([t for t in range(row.numel()) if int(row[t]) not in specials],
-                           dtype=torch.long)
+        pos = torch.tensor(
+            [t for t in range(row.numel()) if int(row[t]) not in specials], dtype=torch.long
+        )
         n = pos.numel()
         if n == 0:
             continue
-        k = int(torch.binomial(torch.tensor(float(n)), torch.tensor(mlm_probability),
-                               generator=generator))
+        k = int(
+            torch.binomial(
+                torch.tensor(float(n)), torch.tensor(mlm_probability), generator=generator
+            )
+        )
         chosen = pos[torch.randperm(n, generator=generator)[:k]]
         labels[b, chosen] = row[chosen]
         # split the k chosen positions: multinomial counts (0.8, 0.1, 0.1)
-        kinds = torch.multinomial(torch.tensor([0.8, 0.1, 0.1]), k, replacement=True,
-                                  generator=generator) if k else torch.zeros(0, dtype=torch.long)
+        kinds = (
+            torch.multinomial(
+                torch.tensor([0.8, 0.1, 0.1]), k, replacement=True, generator=generator
+            )
+            if k
+            else torch.zeros(0, dtype=torch.long)
+        )
         m = chosen[kinds == 0]
         r = chosen[kinds == 1]
         inputs[b, m] = mask_token_id
         if r.numel():
-            inputs[b, r] = ordinary[torch.randint(ordinary.numel(), (r.numel(),),
-                                                  generator=generator)]
+            inputs[b, r] = ordinary[
+                torch.randint(ordinary.numel(), (r.numel(),), generator=generator)
+            ]
     return inputs.reshape(ids.shape), labels.reshape(ids.shape)

@@ -4,8 +4,9 @@
 import torch
 
 
-def mask_tokens(input_ids, *, mask_token_id, vocab_size, special_token_ids,
-                mlm_probability=0.15, generator=None):
+def mask_tokens(
+    input_ids, *, mask_token_id, vocab_size, special_token_ids, mlm_probability=0.15, generator=None
+):
     if mlm_probability < 0 or mlm_probability > 1:
         raise ValueError("bad mlm_probability")
     g = generator
