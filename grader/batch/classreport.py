@@ -21,7 +21,7 @@ from grader.diagnosis import describe
 from grader.loading.model import read_copies_note
 from grader.parts import PART_IDS, PART_TITLES
 from grader.render import environment
-from grader.report import GradeReport
+from grader.report import GradeReport, ScoreAdjustment
 
 TEMPLATE = "class_report.html.j2"
 STATUSES = ("failed", "error", "timeout", "missing")
@@ -39,6 +39,8 @@ class ClassRow:
     status: str  # "graded" | "unreadable" | "error"
     report: GradeReport | None
     message: str = ""
+    # the gradebook's score when it is not the report's own (a late penalty)
+    adjustment: ScoreAdjustment | None = None
 
 
 def render_class_report(
@@ -97,6 +99,7 @@ def class_view(
         "unreadable": sum(1 for r in rows if r.status == "unreadable"),
         "errors": sum(1 for r in rows if r.status == "error"),
         "late": sum(1 for r in rows if r.late),
+        "adjusted": sum(1 for r in graded if r.adjustment is not None),
         "max_score": format_points(max_score),
         "mean": format_points(statistics.fmean(scores)) if scores else "-",
         "median": format_points(statistics.median(scores)) if scores else "-",
@@ -352,18 +355,23 @@ def _copies(graded: list[ClassRow], feedback_dir: str) -> list[dict[str, Any]]:
 
 
 def _students(rows: list[ClassRow], feedback_dir: str) -> list[dict[str, Any]]:
+    """The table of students. The score is the one the gradebook holds: with a late penalty
+    that is the adjusted total, shown next to the report's own and the reason."""
     out = []
     for r in rows:
-        rep = r.report
+        rep, adj = r.report, r.adjustment
+        score = adj.score if rep and adj else rep.score if rep else 0.0
         out.append(
             {
                 "key": r.key,
                 "display": r.display,
                 "late": r.late,
                 "status": r.status,
-                "score": format_points(rep.score) if rep else "",
+                "score": format_points(score) if rep else "",
                 "max_score": format_points(rep.max_score) if rep else "",
-                "pct": f"{_pct(rep.score, rep.max_score):.0f}%" if rep and rep.max_score else "",
+                "pct": f"{_pct(score, rep.max_score):.0f}%" if rep and rep.max_score else "",
+                "raw": format_points(rep.score) if rep and adj else "",
+                "adjustment": f"{adj.label}: {adj.reason}" if rep and adj else "",
                 "parts": {p: format_points(ps.score) for p, ps in rep.parts.items()} if rep else {},
                 "review": bool(rep and any(w.needs_review for w in rep.written.values())),
                 "notes": len(rep.errors) if rep else 0,

@@ -197,7 +197,9 @@ def write_outputs(
     )
 
     rows = [
-        ClassRow(o.key, o.display, o.source, o.late, o.status, o.report, o.message)
+        ClassRow(
+            o.key, o.display, o.source, o.late, o.status, o.report, o.message, adjusted.get(o.key)
+        )
         for o in outcomes
     ]
     try:

@@ -313,6 +313,19 @@ def test_late_feedback_shows_the_gradebook_score_the_raw_score_and_the_penalty(t
     assert "Score: 0 / 16 (0%)" in again and "50% off (8 of 16 points)" in again
 
 
+def test_the_class_report_lists_the_gradebook_score_of_a_late_student(tmp_path):
+    # the students table agrees with gradebook.csv; the charts keep the graded totals and say so
+    _, out = late_class(tmp_path)
+    html = (out / "report.html").read_text()
+    table = html[html.index('<h2 id="students">') :]
+    ben = table[table.index("ben") :].split("</tr>", 1)[0]
+    assert "LATE" in ben
+    assert "6.4 / 16" in ben and "40%" in ben and "(graded 8;" in ben, ben
+    assert "10% off (1.6 of 16 points): flagged late by Canvas" in ben
+    assert table.count("8 / 16</td>") == 2  # ada and cleo, on time: no note
+    assert "1 student had a late penalty" in html
+
+
 def test_a_late_notebook_shows_the_gradebook_score_in_its_feedback_cell():
     from grader.batch.late import Penalty
     from grader.batch.sampleclass import notebook_bytes
