@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 
 from grader.rubric.facts import CLM, MLM, Claim, Hit
+from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
@@ -91,6 +92,7 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and ss.anchored
         and not ss.negated(h)
         and not _framed(ss, h)
+        and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
     )
 
 

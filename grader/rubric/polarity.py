@@ -43,6 +43,32 @@ _REPORTED = re.compile(
     r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
 )
+# Someone else's words: a speaker that is not the student ("my flatmate", "a blog post", "one
+# tutorial", "some people") and a verb of saying or believing. Direct speech after it (a
+# quotation) is the speaker's to its closing quote; indirect speech runs to the end of the frame.
+# (not "assumes" / "expects" / "suggests" / "states": "a masked model assumes the right
+# context", "my results suggest", "their hidden states" are no one's reported words)
+_SPEECH_VERB = (
+    r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
+    r"(?:wrote|writes)(?=\s*(?:that\b|[:,]?\s*\"))|argue|argues|argued|insist|insists|insisted|reckon|reckons|reckoned|"
+    r"swear|swears|swore|posted|tweeted|keeps? saying|kept saying|was saying|were saying|"
+    r"(?:told|tells|tell)(?=\s+(?:me|us|you|him|her|them|the class|everyone)\b))"
+)
+_SPEAKER = re.compile(
+    r"\b(?:my|a|an|one|another|some|his|her|their|our|your)\s+"
+    r"(?:(?!(?:that|which|who|it|is|are|was|were|and|but|or|not)\b)[a-z][\w-]*\s+){0,2}?"
+    r"(?:(?:might|may|would|often|usually|sometimes|once|also|even|actually|always)\s+)?"
+    + _SPEECH_VERB
+    + r"\b(?:\s+(?:me|us|you|him|her|them|the class|everyone))?",
+    re.IGNORECASE,
+)
+# what the student once believed and now reports: "I thought ...", "at first I assumed ..."
+_FORMER_BELIEF = re.compile(
+    r"\bi\s+(?:used to (?:think|believe|assume)|(?:once |first |initially |originally )?"
+    r"(?:thought|believed|assumed))\b(?!\s+(?:about|of)\b)",
+    re.IGNORECASE,
+)
+_OPEN_QUOTE = re.compile(r"\s*[:,]?\s*\"")
 _REJECT = (
     r"(?:false|untrue|not true|wrong|incorrect|mistaken|a myth|a misconception|a mistake|"
     r"misleading|nonsense|not (?:right|correct|the case))"
@@ -60,6 +86,46 @@ _DENY_PREFIX = re.compile(
     re.IGNORECASE,
 )
 # "The claim that X is wrong": the span between "that" and the rejection is denied.
+# Denial frames with a modal or a verb of concluding ("Nobody should conclude from this that",
+# "No one would seriously argue that", "Don't assume that", "This does not mean that"): the
+# rest of the clause is the denied view.
+_COGNITION = (
+    r"(?:conclude|infer|deduce|think|believe|claim|say|argue|assume|suppose|imagine|pretend|"
+    r"suggest|expect|read (?:this|that|it) as|take (?:this|that|it) to mean)"
+)
+_DENY_MODAL = re.compile(
+    r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:\w+\s+)?"
+    r"(?:should|would|could|can|will|must|need|ought to)\s+(?:\w+\s+)?" + _COGNITION + r"|"
+    r"(?:(?<=^)|(?<=[,;:(]\s)|(?<=\bso\s)|(?<=\bbut\s)|(?<=\band\s))"
+    r"(?:(?:you|we|one) )?(?:do not|don't|never|cannot|"
+    r"(?:should|must|can|could|would)(?: not|n't| never))\s+" + _COGNITION + r"|"
+    r"(?:this|that|it)\s+(?:does not|doesn't|did not|didn't|should not|shouldn't)\s+"
+    r"(?:mean|imply|follow|show|prove)s?)"
+    r"(?:\s+(?:from|by|on the basis of)\s+(?:\w+\s+){0,3}?(?=that\b))?(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# A concession retracted by what follows: an attempt or a possibility reported ("some people
+# did this with BERT", "there are tricks ...", "you can ..."), then "but" and a verdict on its
+# quality ("but the quality isn't great", "but the output is garbage"). The attempt is
+# described, not claimed to work: from the frame to the "but".
+_ATTEMPT = re.compile(
+    r"\b(?:(?:some|many|a few) (?:people|researchers|papers|groups|folks|students)|people|"
+    r"researchers|others|(?:there (?:are|were|have been|exist)|i read about|i've read about) "
+    r"(?:\w+\s+){0,2}?(?:tricks|ways|attempts|methods|hacks|papers|approaches|techniques)|"
+    r"(?:you|one|we|i) (?:can|could|may|might|did|tried|have tried|once tried)|"
+    r"it(?: is|'s) (?:possible|technically possible) to|(?:although|though|even though))\b",
+    re.IGNORECASE,
+)
+_CONCEDE_END = re.compile(r"\b(?:but|however|yet)\b|;", re.IGNORECASE)
+_POOR = re.compile(
+    r"\b(?:poor(?:ly)?|bad(?:ly)?|worse|awful|terrible|mediocre|incoherent|garbage|nonsense|"
+    r"gibberish|weird|repetitive|disappointing|unusable|falls? apart|(?:doesn't|don't|does not|"
+    r"do not|didn't|did not) work|fails?|failed|struggles?|low[- ]quality|"
+    r"(?:isn't|aren't|wasn't|weren't|is not|are not|was not|were not|not)\s+(?:\w+\s+)?"
+    r"(?:great|good|coherent|fluent|convincing|usable))\b",
+    re.IGNORECASE,
+)
+_CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
 _DENY_NOUN = re.compile(
     r"\b(?:the|a|this|that|any)\s+(?:(?:common|popular|usual|naive|old)\s+)?"
     r"(?:claim|idea|belief|notion|view|statement|assumption|myth|misconception|argument|"
@@ -112,9 +178,11 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if affirmed:
             return []
         return [(0, len(s))]
-    for pat in (_REPORTED, _DENY_PREFIX, _SUPPOSE):
+    for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _SUPPOSE, _FORMER_BELIEF):
         for m in pat.finditer(s):
             spans.append((m.start(), _scope_end(s, m.end())))
+    for m in _SPEAKER.finditer(s):
+        spans.append((m.start(), _speech_end(s, m.end())))
     for m in _DENY_NOUN.finditer(s):
         tail = _DENY_TAIL.search(s, m.end())
         if tail is not None and not _RETURN.search(s, m.end(), tail.start()):
@@ -124,6 +192,31 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if len(m.group(m.lastindex or 1).split()) >= 3 and _QUOTE_REJECT.search(outside):
             spans.append((m.start(), m.end()))
     return sorted(spans)
+
+
+def _speech_end(s: str, start: int) -> int:
+    """Where reported speech ends: a quotation right after the frame runs to its closing
+    quote (or the end of the sentence); indirect speech to the end of the frame."""
+    q = _OPEN_QUOTE.match(s, start)
+    if q is None:
+        return _scope_end(s, start)
+    close = s.find('"', q.end())
+    return len(s) if close < 0 else close + 1
+
+
+def conceded_spans(s: str) -> list[tuple[int, int]]:
+    """Character spans of `s` that describe an attempt the sentence then judges poor ("some
+    people did this with BERT for generation, but the quality isn't great"): its claims are
+    not the student's, but the scene it sets (a generation attempt) is, as for a supposed
+    use. Sorted."""
+    out = []
+    for m in _ATTEMPT.finditer(s):
+        stop = _CONCEDE_END.search(s, m.end())
+        if stop is None or stop.group(0) == ";":
+            continue
+        if _POOR.search(s, stop.end(), stop.end() + _CONCEDE_REACH):
+            out.append((m.start(), stop.start()))
+    return out
 
 
 def _scope_end(s: str, start: int) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
 from grader.rubric.model import Rubric
-from grader.rubric.polarity import inside, unasserted_spans
+from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -46,6 +46,7 @@ _DEMONSTRATIVE = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
+_SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -93,6 +94,7 @@ class ParsedSentence:
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
+        self.conceded = conceded_spans(s)
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
@@ -135,6 +137,10 @@ class ParsedSentence:
         for key, hits in self.hits.items():
             if key not in _SUBJECT_KEYS:
                 self.hits[key] = [h for h in hits if not inside(h.start, self.unasserted)]
+            if key not in _SUBJECT_KEYS and key not in _SCENE_KEYS:
+                # an attempt judged poor ("one could try X, but it works badly") sets the
+                # generation scene; what it says the model does is not claimed
+                self.hits[key] = [h for h in self.hits[key] if not inside(h.start, self.conceded)]
 
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.

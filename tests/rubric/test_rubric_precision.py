@@ -1,0 +1,151 @@
+"""Issue 19, wrong-claim precision: correct or non-asserted text must not be read as a false
+claim, and true false claims must still be found.
+
+Every sentence here was written for these tests (none is taken from a labelled set). Each
+group pins one general mechanism: reported speech and quotation frames, modal and extended
+denial frames and concessions (`polarity.py`), comparison objects, generic subjects and
+scene-setting adverbials (`sentence.py`), the scope of a never-trained condition
+(`vision.py`), Markdown tables and code blocks read line by line (`text.py`), the trailing
+[MASK] family owning its "predicts the next word" (`mechanisms.py`). Each positive case has
+negative partners: the false claim stated outright stays contradicted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.rubric import score_explanation
+from grader.rubric.polarity import conceded_spans, unasserted_spans
+
+NO_READER = {"criteria": {}}  # the rules alone
+
+
+def verdicts(text: str) -> dict[str, str]:
+    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+
+
+def denied(s: str) -> list[str]:
+    return [s[a:b] for a, b in unasserted_spans(s)]
+
+
+# -- reported speech: someone else's words -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        ("C5", 'My cousin told me "BERT can generate stories just fine."'),
+        ("C5", 'Our TA once said: "encoders like BERT generate text well enough."'),
+        ("C3", "A forum post claimed that GPT looks at every word of the sentence at once."),
+        ("C1", "One tutorial says BERT only attends to the tokens on its left."),
+        ("C3", "My study partner reckons that GPT attends to the whole sentence in training."),
+        ("C5", "At first I thought BERT generates text perfectly well."),
+    ],
+)
+def test_reported_speech_is_not_the_students_claim(cid: str, text: str) -> None:
+    assert verdicts(text)[cid] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        ("C5", "BERT writes wonderful poems and can generate stories just fine."),
+        ("C3", "GPT looks at every word of the sentence at once."),
+        ("C1", "BERT only attends to the tokens on its left."),
+        # the student's own claim after the quotation is still theirs
+        ("C3", 'My cousin said "it is complicated", but GPT sees the whole sentence in training.'),
+    ],
+)
+def test_the_students_own_false_claim_still_contradicts(cid: str, text: str) -> None:
+    assert verdicts(text)[cid] == "contradicted"
+
+
+def test_reported_speech_stops_at_the_closing_quote() -> None:
+    s = 'My cousin told me "BERT is slow" and GPT only sees the earlier tokens.'
+    assert denied(s) == ['My cousin told me "BERT is slow"']
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "An autoregressive decoder writes one token at a time, so later tokens are missing.",
+        "Their hidden states carry the words on both sides of the blank.",
+        "A masked model assumes the words on both sides of the blank are there.",
+        "The tokens on one side tell BERT what the blank is.",
+    ],
+)
+def test_descriptions_of_models_are_not_reported_speech(text: str) -> None:
+    assert denied(text) == []
+
+
+# -- denial frames with a modal or a verb of concluding ----------------------------------------
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        (
+            "C4",
+            "No one should infer from the cloze task that BERT has no gap between training "
+            "and generation - the gap is large.",
+        ),
+        (
+            "C3",
+            "Nobody would seriously argue that GPT attends to later tokens; its mask forbids it.",
+        ),
+        (
+            "C1",
+            "You should never conclude from the cloze task that BERT attends only to the "
+            "tokens on its left.",
+        ),
+        ("C1", "Don't assume from its name that BERT attends only to the tokens on its left."),
+        (
+            "C5",
+            "That doesn't mean that the masked model, with all its tricks, generates text well.",
+        ),
+    ],
+)
+def test_modal_denial_frames_deny_their_clause(cid: str, text: str) -> None:
+    assert verdicts(text)[cid] != "contradicted"
+
+
+def test_a_denial_frame_ends_at_the_dash() -> None:
+    s = "Nobody should conclude that BERT is causal - GPT sees only the earlier tokens."
+    assert denied(s) == ["Nobody should conclude that BERT is causal"]
+    assert verdicts(s)["C3"] == "met"
+
+
+# -- concessions: an attempt described, then judged poor ---------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some researchers used BERT for generation with iterative refinement, but the text "
+        "was incoherent.",
+        "You can use BERT for text generation with Gibbs sampling, but the result is not fluent.",
+        "There are hacks, and BERT is used for generation with them, yet the output is mediocre.",
+        "Some people tried BERT for text generation and it generates fine, but the quality is "
+        "poor.",
+    ],
+)
+def test_a_conceded_attempt_is_no_claim_that_it_works(text: str) -> None:
+    assert verdicts(text)["C5"] != "contradicted"
+
+
+def test_a_concession_keeps_its_generation_scene() -> None:
+    s = "One could try sampling from BERT word by word, but that works badly."
+    (span,) = conceded_spans(s)
+    assert s[span[0] : span[1]].startswith("One could try sampling")
+    text = (
+        "BERT fills each blank using the words on both sides. One could try sampling from "
+        "BERT word by word, but that works badly, since the words on the right are missing."
+    )
+    assert verdicts(text)["C2"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT is used for text generation, but it is slower than GPT.",
+        "BERT can generate text just fine, but nobody bothers.",
+        # no verdict on quality after the "but": the claim stands
+        "Some people use BERT for generation, but they pay for bigger GPUs.",
+    ],
+)
+def test_a_claim_with_a_but_is_still_a_claim(text: str) -> None:
+    assert verdicts(text)["C5"] == "contradicted"
