@@ -77,7 +77,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         )
         # a comparison object ("unlike GPT, BERT sees ...") is not what the sentence is about
         f.compared = tuple((h.start, h.end) for h, _, k in ss.subj if k)
-        f.asserted = blank(sent.norm, ss.unasserted + ss.conceded + list(f.label_spans) + list(f.compared))
+        hidden = ss.unasserted + ss.conceded + list(f.label_spans) + list(f.compared)
+        f.asserted = blank(sent.norm, hidden)
         f.mentions = {c for _, c, _ in ss.subj}
         f.subjects = {c for _, c, k in ss.subj if not k}
         own = [c for _, c, k in ss.subj if not k]
