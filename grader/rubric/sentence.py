@@ -46,6 +46,20 @@ _DEMONSTRATIVE = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
+_GENERIC = re.compile(
+    r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
+    r"(?:(?:language|neural|transformer|pretrained|pre-trained)\s+)?"
+    r"(?:models|networks|architectures|lms|llms)\b",
+    re.IGNORECASE,
+)
+_MODIFIER = re.compile(r"^(?:'s)?[\s-]*(?:type|style|like|based|family|class)?[\s-]*$", re.I)
+_PLURAL_REFS = frozenset({"they", "their", "them", "theirs"})
+# nouns a "like X" gives an example of ("models like BERT", "decoders like GPT")
+_KIND_NOUNS = frozenset(
+    "model models lm lms llm llms encoder encoders decoder decoders transformer transformers "
+    "architecture architectures network networks system systems one ones something things "
+    "thing family families approach approaches objective objectives".split()
+)
 _SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
@@ -62,12 +76,15 @@ class ParsedSentence:
         affirmed: bool = False,
         aliases: Mapping[str, tuple[re.Pattern[str], ...]] | None = None,
         frame: tuple[str, ...] = (),
+        plural_ambiguous: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
         the answer's own names for lexicon concepts (`discourse.aliases`). `frame`: the
         condition keys a question just before sets for this answer to it
-        (`discourse.question_frame`): the whole sentence is read in that condition."""
+        (`discourse.question_frame`): the whole sentence is read in that condition.
+        `plural_ambiguous`: the sentences before named both families as subjects, so a
+        "they" here has two antecedents and inherits neither."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -99,8 +116,11 @@ class ParsedSentence:
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self._resolve_senses()
-        self.inherited = inherited
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
+        self.generic = self._generic_subjects()
+        self.inherited = inherited
+        if plural_ambiguous and not self.subj and self._plural_only():
+            self.inherited = None
         self.own_subjects = any(not k for _, _, k in self.subj)
         self.gen_subject = not self.own_subjects and self._generation_is_subject()
         self.anchored = (
@@ -159,6 +179,26 @@ class ParsedSentence:
             out.append((h, code, self._is_contrast(h, bool(earlier))))
         return out
 
+    def _generic_subjects(self) -> list[Hit]:
+        """ "The models", "these networks", "language models": a plural naming no family. As
+        a subject it is neither model, so what it says earns general credit at most and
+        contradicts nothing about one model."""
+        names = [h for h, _, _ in self.subj]
+        out = []
+        for m in _GENERIC.finditer(self.sent.norm):
+            g = self._hit("generic_subject", m.start(), m.end())
+            named = any(
+                _MODIFIER.match(self.sent.norm[h.end : g.start]) for h in names if h.end <= g.start
+            )  # "BERT-style models", "GPT models" name their family
+            if not _inside(g, names) and not named:
+                out.append(g)
+        return out
+
+    def _plural_only(self) -> bool:
+        """The sentence points back only with a plural ("they", "their", "them")."""
+        refs = [m.group(0).lower() for m in _BACKREF.finditer(_drop_expletive(self.sent.norm))]
+        return bool(refs) and all(r in _PLURAL_REFS for r in refs)
+
     def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
         """ "The former" / "the latter" name the first / last of the two families named just
         before (earlier in this sentence, else in the previous one)."""
@@ -191,8 +231,12 @@ class ParsedSentence:
                     continue  # "unlike BERT, GPT ...": only BERT is the comparison object
                 if c.text.lower() == "like":
                     prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
-                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"}:
-                        continue  # "models like BERT": an example, not a comparison
+                    # "models like BERT": an example of the kind; "BERT uses a causal mask
+                    # like GPT": the comparison object of a clause about another model
+                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"} and (
+                        prev in _KIND_NOUNS or not other_family_before or h.tok != c.tok_end
+                    ):
+                        continue
                 return True
         return False
 
@@ -217,7 +261,12 @@ class ParsedSentence:
                 if h.start < end and pos < h.end:
                     return code
         ci = self.clause(pos, strong=False)
-        in_clause = [(h, c, k) for h, c, k in self.subj if self.clause(h.start, False) == ci]
+        # a generic plural ("the models") is a subject too, of neither family
+        cands: list[tuple[Hit, Subject | None, bool]] = sorted(
+            [*self.subj, *((g, None, False) for g in self.generic)],
+            key=lambda x: (x[0].start, x[0].end),
+        )
+        in_clause = [(h, c, k) for h, c, k in cands if self.clause(h.start, False) == ci]
         before = [x for x in in_clause if x[0].start < pos and not x[2]]
         if before:
             return before[-1][1]
@@ -230,15 +279,17 @@ class ParsedSentence:
             return None
         head = self.sent.norm[clause_start : clause_start + 12].strip(" ,;:(").lower()
         if head.startswith(("which", "who", "whose", "that ")):
-            prev = [x for x in self.subj if x[0].start < clause_start]
+            prev = [x for x in cands if x[0].start < clause_start]
             if prev:
                 return prev[-1][1]
         after = [x for x in in_clause if x[0].start >= pos and not x[2]]
         if after:
             return after[0][1]
-        prev = [x for x in self.subj if x[0].start < pos and not x[2]]
+        prev = [x for x in cands if x[0].start < pos and not x[2]]
         if prev:
             return prev[-1][1]
+        if self.generic and not self.subj:
+            return None  # "The way they are trained differs from how the models are used"
         if self.gen_subject:
             return None
         if loose and not self.own_subjects:

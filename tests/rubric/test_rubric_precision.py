@@ -149,3 +149,59 @@ def test_a_concession_keeps_its_generation_scene() -> None:
 )
 def test_a_claim_with_a_but_is_still_a_claim(text: str) -> None:
     assert verdicts(text)["C5"] == "contradicted"
+
+
+# -- "like GPT": a comparison object, not the subject --------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT relies on a causal mask like GPT, but it learns by filling blanks in the middle "
+        "of the text.",
+        "BERT reads left to right like GPT and it predicts the hidden words in the middle.",
+    ],
+)
+def test_like_gpt_leaves_bert_the_subject(text: str) -> None:
+    v = verdicts(text)
+    assert v["C1"] == "contradicted"  # the false claim is about BERT ...
+    assert v["C3"] != "contradicted"  # ... not about GPT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT has a causal mask like BERT, so it predicts masked tokens in the middle.",
+        "Decoders like GPT fill in blanks in the middle of a sentence.",  # an example of a kind
+    ],
+)
+def test_the_false_claim_about_gpt_stays_on_gpt(text: str) -> None:
+    assert verdicts(text)["C3"] == "contradicted"
+
+
+# -- generic subjects: "the models", "they" with two antecedents ---------------------------------
+TWO = "BERT fills blanks from both sides. GPT predicts the next token from the earlier ones. "
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TWO + "The way they are trained is not the same as the way they are used.",
+        TWO + "For the models, the training is not the same as the way they are used.",
+        "BERT fills blanks from both sides and GPT predicts the next token. The way these "
+        "models are trained is not the same as how they are used.",
+    ],
+)
+def test_a_generic_subject_is_neither_model(text: str) -> None:
+    assert verdicts(text)["C4"] == "partial"  # vague: "training differs from use"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TWO + "The way GPT is trained is not the same as the way it is used.",
+        "BERT fills blanks from both sides. The way it is trained is the same as the way it "
+        "is used.",
+        "GPT-style models see the whole sentence during training.",  # the family is named
+    ],
+)
+def test_a_named_or_single_antecedent_still_contradicts(text: str) -> None:
+    assert "contradicted" in verdicts(text).values()
