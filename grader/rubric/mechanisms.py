@@ -93,6 +93,7 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and not ss.negated(h)
         and not _framed(ss, h)
         and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
+        and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
     )
 
 
@@ -100,7 +101,12 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     """The masked LM predicts the next word / has a causal mask / reads left to right."""
     out: list[Claim] = []
     at_gen = bool(ss.hits.get("generation_time")) or bool(ss.hits.get("generation"))
-    cands = [h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text)]
+    # "append a [MASK] at the end and BERT predicts the next word" is the trailing-[MASK]
+    # family (C2), whether it is claimed to work or not: no claim about BERT's objective
+    trailing = _trailing_mask(ss) is not None
+    cands = [
+        h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text) and not trailing
+    ]
     cands += ss.hits.get("causal_mask", [])
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
@@ -165,10 +171,16 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     """A trailing [MASK] presented as a working next-word generator (no failure stated in the
     sentence; `criteria` also looks at the next sentence)."""
     s = ss.sent.norm
-    masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
-    if not masks or not _TRAIL.search(s) or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
+    mask = _trailing_mask(ss)
+    if mask is None or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
         return []
-    return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, masks[0].text)]
+    return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
+
+
+def _trailing_mask(ss: ParsedSentence) -> Hit | None:
+    """The sentence puts a [MASK] at the end of the text (the first such mask), else None."""
+    masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
+    return masks[0] if masks and _TRAIL.search(ss.sent.norm) else None
 
 
 def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:

@@ -60,6 +60,9 @@ _KIND_NOUNS = frozenset(
     "architecture architectures network networks system systems one ones something things "
     "thing family families approach approaches objective objectives".split()
 )
+_SCENE_OPENER = re.compile(
+    r"^\W*(?:at|in|during|when|whenever|while|once|after|before|on|for|by the time)\b", re.I
+)
 _SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
@@ -403,6 +406,18 @@ class ParsedSentence:
                 between = self.sent.norm[g.end : h.start]
                 return not _CONTRAST_WORD.search(between)
         return False
+
+    def in_scene_opener(self, h: Hit) -> bool:
+        """`h` lies in an opening adverbial that sets the scene and names no model ("At
+        inference time for generation, the input is a prefix"): it says when, not what a
+        model does or is used for."""
+        if not _SCENE_OPENER.match(self.sent.norm) or len(self.bounds) < 2:
+            return False
+        end = self.bounds[1]
+        if h.start >= end:
+            return False
+        opener = self.sent.norm[:end]
+        return not any(x.start < end for x, _, _ in self.subj) and not _BACKREF.search(opener)
 
     def clause_has(self, key: str, h: Hit) -> bool:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))

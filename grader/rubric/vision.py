@@ -41,7 +41,11 @@ def _vision(c: ClaimContext, h: Hit, left: bool, strong: bool, direct: bool = Tr
     subj = ss.subject_at(h.start, h.end)
     if left and c.absent_near(h) and (subj in (MLM, None) or c.absent_in_clause(h)):
         return []  # "can't see the end because it hasn't been written": existence, not vision
-    out = [Claim(kind, subj, c.idx, strong, c.gen_words, h.text, direct, ss.anchored)]
+    # "queried on the prefix only, for which it has never been optimised": the condition the
+    # masked LM was never trained under is the generation condition, not what it trained with
+    untrained = left and subj in (MLM, None) and bool(ss.hits.get("never_trained"))
+    at_gen = c.gen_words or untrained
+    out = [Claim(kind, subj, c.idx, strong, at_gen, h.text, direct, ss.anchored)]
     if left and c.gen_words and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
         # "when generating, BERT only has the left context": the generation condition
         out.append(Claim("future_absent", subj, c.idx, True, True, h.text))

@@ -205,3 +205,37 @@ def test_a_generic_subject_is_neither_model(text: str) -> None:
 )
 def test_a_named_or_single_antecedent_still_contradicts(text: str) -> None:
     assert "contradicted" in verdicts(text).values()
+
+
+# -- clause scope: the generation condition is no claim about the model ------------------------
+def test_a_scene_setting_opener_is_no_use_of_the_model() -> None:
+    text = (
+        "BERT fills blanks from both sides. At sampling time for generation, the model gets a "
+        "prefix and nothing more."
+    )
+    assert verdicts(text)["C5"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text", ["BERT is used for generation.", "In practice BERT is used for text generation."]
+)
+def test_the_use_claimed_outright_still_contradicts(text: str) -> None:
+    assert verdicts(text)["C5"] == "contradicted"
+
+
+def test_the_condition_bert_was_never_trained_under_is_no_claim_about_its_training() -> None:
+    text = "BERT is fed the left context only, a setting it has never been trained on."
+    assert verdicts(text)["C1"] != "contradicted"
+    assert verdicts("BERT sees only the words on its left.")["C1"] == "contradicted"
+
+
+# -- the trailing [MASK] family owns its "predicts the next word" ------------------------------
+def test_a_trailing_mask_claim_is_charged_to_c2_not_c1() -> None:
+    v = verdicts("Add a [MASK] to the end of the text and BERT predicts the next word like GPT.")
+    assert v["C2"] == "contradicted"
+    assert v["C1"] != "contradicted"
+    tried = "If you put a [MASK] at the end, BERT predicts the next word, but the words are poor."
+    assert verdicts(tried)["C1"] != "contradicted"
+    assert verdicts("BERT predicts the next word from the words before it.")["C1"] == (
+        "contradicted"
+    )
