@@ -16,6 +16,7 @@ import pytest
 
 from grader.rubric import score_explanation
 from grader.rubric.polarity import conceded_spans, unasserted_spans
+from grader.rubric.text import split_sentences
 
 NO_READER = {"criteria": {}}  # the rules alone
 
@@ -239,3 +240,63 @@ def test_a_trailing_mask_claim_is_charged_to_c2_not_c1() -> None:
     assert verdicts("BERT predicts the next word from the words before it.")["C1"] == (
         "contradicted"
     )
+
+
+# -- Markdown tables and code blocks, read line by line ----------------------------------------
+QUESTION_TABLE = (
+    "| | BERT | GPT |\n"
+    "|---|---|---|\n"
+    "| Objective | fill blanks | next token |\n"
+    "| Can it see later tokens? | yes, both sides | no - only earlier ones |\n"
+    "| Typical use | tagging, classification | chat, text generation |"
+)
+
+
+def test_a_table_is_one_block_whatever_its_cells_end_with() -> None:
+    sents = split_sentences("Here is my summary.\n" + QUESTION_TABLE + "\nThat is all.")
+    assert [s.text.split("\n")[0] for s in sents] == [
+        "Here is my summary.",
+        "| | BERT | GPT |",
+        "That is all.",
+    ]
+
+
+def test_a_question_header_is_answered_by_its_cells() -> None:
+    v = verdicts(QUESTION_TABLE)
+    assert v["C3"] == "met"  # "no - only earlier ones": GPT does not see later tokens
+    assert v["C1"] == "met"
+    assert v["C5"] == "met"  # the "Typical use" row says what each is used for
+
+
+def test_a_table_row_that_says_gpt_sees_later_tokens_still_contradicts() -> None:
+    table = QUESTION_TABLE.replace("no - only earlier ones", "yes, the whole sentence")
+    assert verdicts(table)["C3"] == "contradicted"
+
+
+CODE = (
+    "```python\n"
+    "# decoder: row i may only see columns up to i\n"
+    "attn = attn.masked_fill(torch.triu(torch.ones(n, n), 1).bool(), -1e9)\n"
+    "# encoder: no mask at all, each token attends to every other token\n"
+    "```\n"
+    "With the triu mask, GPT predicts token i+1 from tokens up to i only."
+)
+
+
+def test_each_code_line_is_a_sentence_and_the_fences_are_dropped() -> None:
+    lines = [s.text for s in split_sentences(CODE)]
+    assert lines[0] == "# decoder: row i may only see columns up to i"
+    assert lines[2].startswith("# encoder")
+    assert lines[-1].startswith("With the triu mask")
+    assert not any(x.startswith("```") for x in lines)
+    # a one-line answer with inline fences is prose, not a code block
+    inline = "```x = tril(m)``` This is GPT's mask. BERT has none."
+    assert len(split_sentences(inline)) == 2
+
+
+def test_a_code_comment_about_the_encoder_is_no_claim_about_the_decoder_line() -> None:
+    v = verdicts(CODE.replace("decoder:", "causal LM:").replace("encoder:", "masked LM:"))
+    assert v["C1"] != "contradicted"
+    assert v["C3"] == "met"
+    wrong = "```\n# masked LM: a causal mask, it only reads the tokens on its left\n```"
+    assert verdicts(wrong)["C1"] == "contradicted"
