@@ -49,7 +49,11 @@ _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
 _GENERIC = re.compile(
     r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
     r"(?:(?:language|neural|transformer|pretrained|pre-trained)\s+)?"
-    r"(?:models|networks|architectures|lms|llms)\b",
+    r"(?:models|networks|architectures|lms|llms)\b|"
+    # "one model ... and the other does not": one of two, unnamed
+    r"\bone (?:model|network|of them|of the (?:two|models))\b|"
+    r"\bthe other(?: one| model| network)?(?=\s*(?:[,.;:)]|$)|\s+(?:one|model|network|"
+    r"does|doesn't|did|didn't|is|isn't|has|hasn't|can|cannot|can't|only|never|not)\b)",
     re.IGNORECASE,
 )
 _MODIFIER = re.compile(r"^(?:'s)?[\s-]*(?:type|style|like|based|family|class)?[\s-]*$", re.I)

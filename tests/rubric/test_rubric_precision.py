@@ -189,6 +189,8 @@ TWO = "BERT fills blanks from both sides. GPT predicts the next token from the e
         TWO + "For the models, the training is not the same as the way they are used.",
         "BERT fills blanks from both sides and GPT predicts the next token. The way these "
         "models are trained is not the same as how they are used.",
+        "BERT sees both sides of each blank. So one model meets at generation the conditions "
+        "it was trained under and the other does not.",
     ],
 )
 def test_a_generic_subject_is_neither_model(text: str) -> None:
@@ -202,6 +204,8 @@ def test_a_generic_subject_is_neither_model(text: str) -> None:
         "BERT fills blanks from both sides. The way it is trained is the same as the way it "
         "is used.",
         "GPT-style models see the whole sentence during training.",  # the family is named
+        "BERT sees both sides of each blank. So BERT meets at generation the conditions it was "
+        "trained under.",
     ],
 )
 def test_a_named_or_single_antecedent_still_contradicts(text: str) -> None:
