@@ -234,6 +234,18 @@ def test_the_condition_bert_was_never_trained_under_is_no_claim_about_its_traini
     assert verdicts("BERT sees only the words on its left.")["C1"] == "contradicted"
 
 
+def test_a_consequence_about_generation_does_not_set_the_claim_at_generation() -> None:
+    # recall: the false claim about what BERT sees is not excused by a later "so ..."
+    v = verdicts("BERT only looks at the words on its left, so its generations are worse.")
+    assert v["C1"] == "contradicted"
+    for scene in (
+        "When BERT generates, it only has the words on its left, so it guesses badly.",
+        "At generation BERT only has the words on its left, so its generations are worse.",
+    ):
+        assert verdicts(scene)["C1"] != "contradicted"
+        assert verdicts(scene)["C2"] == "partial"
+
+
 # -- the trailing [MASK] family owns its "predicts the next word" ------------------------------
 def test_a_trailing_mask_claim_is_charged_to_c2_not_c1() -> None:
     v = verdicts("Add a [MASK] to the end of the text and BERT predicts the next word like GPT.")
