@@ -246,6 +246,19 @@ def test_a_consequence_about_generation_does_not_set_the_claim_at_generation() -
         assert verdicts(scene)["C2"] == "partial"
 
 
+def test_the_whole_sentence_said_available_at_generation_contradicts_c2() -> None:
+    text = (
+        "BERT fills blanks from both sides. When it generates it has the whole sentence available."
+    )
+    assert verdicts(text)["C2"] == "contradicted"
+    for fine in (
+        "When BERT writes, the later tokens are not available yet.",
+        "When BERT generates, no later tokens are available.",
+        "In training BERT has the whole sentence available.",
+    ):
+        assert verdicts(fine)["C2"] != "contradicted"
+
+
 # -- the trailing [MASK] family owns its "predicts the next word" ------------------------------
 def test_a_trailing_mask_claim_is_charged_to_c2_not_c1() -> None:
     v = verdicts("Add a [MASK] to the end of the text and BERT predicts the next word like GPT.")
