@@ -259,6 +259,26 @@ def test_the_whole_sentence_said_available_at_generation_contradicts_c2() -> Non
         assert verdicts(fine)["C2"] != "contradicted"
 
 
+@pytest.mark.parametrize(
+    ("cid", "wrong", "fine"),
+    [
+        (
+            "C2",
+            "When generating, BERT can simply use the right context too.",
+            "During training BERT can simply use the right context.",
+        ),
+        (
+            "C3",
+            "In training GPT gets to look at the entire gold sentence.",
+            "In training GPT never gets to look at the entire gold sentence.",
+        ),
+    ],
+)
+def test_availability_with_an_adverb_or_adjective_is_still_found(cid, wrong, fine) -> None:
+    assert verdicts(wrong)[cid] == "contradicted"
+    assert verdicts(fine)[cid] != "contradicted"
+
+
 # -- the trailing [MASK] family owns its "predicts the next word" ------------------------------
 def test_a_trailing_mask_claim_is_charged_to_c2_not_c1() -> None:
     v = verdicts("Add a [MASK] to the end of the text and BERT predicts the next word like GPT.")
