@@ -349,3 +349,40 @@ def test_a_code_comment_about_the_encoder_is_no_claim_about_the_decoder_line() -
     assert v["C3"] == "met"
     wrong = "```\n# masked LM: a causal mask, it only reads the tokens on its left\n```"
     assert verdicts(wrong)["C1"] == "contradicted"
+
+
+# -- the rule of last resort: uncertain polarity is flagged, not contradicted --------------------
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        ("C5", "Apparently BERT can generate text just fine."),
+        (
+            "C5",
+            'BERT sees both sides. Everyone repeats the slogan "BERT can generate stories '
+            'just fine" these days.',
+        ),
+        ("C3", "According to the blog, GPT looks at the whole sentence at once."),
+        ("C3", "I'm not sure, but GPT sees the whole sentence in training."),
+    ],
+)
+def test_an_uncertain_false_claim_is_flagged_not_contradicted(cid: str, text: str) -> None:
+    res = score_explanation(text, reader_weights=NO_READER)
+    crit = next(c for c in res.criteria if c.id == cid)
+    assert crit.verdict != "contradicted"
+    assert crit.needs_review
+    assert any(r.startswith(f"{cid}:") and "uncertain" in r for r in res.review_reasons)
+    assert "What is wrong" not in crit.feedback  # the student is not told they wrote it
+
+
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        ("C5", "BERT can generate text just fine."),
+        ("C5", "BERT is a decoder, right?"),  # an instructor's explicit pattern stays
+        ("C3", 'GPT sees the whole sentence in training. I call this "peeking ahead".'),
+    ],
+)
+def test_a_certain_false_claim_still_contradicts(cid: str, text: str) -> None:
+    res = score_explanation(text, reader_weights=NO_READER)
+    assert next(c for c in res.criteria if c.id == cid).verdict == "contradicted"
+    assert not any("uncertain" in r for r in res.review_reasons)
