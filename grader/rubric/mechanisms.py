@@ -35,6 +35,7 @@ _MODAL = frozenset(
     "would could might should must ought asked forced made try tries trying tried attempt "
     "attempts need needs needed if unless when whenever".split()
 )
+_USE_VERB = frozenset("use using want wanting".split())
 _HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
 _READ_VERB = re.compile(
@@ -82,6 +83,8 @@ def _framed(ss: ParsedSentence, h: Hit) -> bool:
     before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
     if any(t in _MODAL for t in before):
         return True
+    if before[-1:] == ["to"] and any(t in _USE_VERB for t in before[:-1]):
+        return True  # "using BERT to predict the next word": a use supposed, not its objective
     return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
 
 

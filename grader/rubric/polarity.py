@@ -126,6 +126,19 @@ _POOR = re.compile(
     re.IGNORECASE,
 )
 _CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
+# A view introduced to be set aside: "It's tempting to think that ...", "You'd think ...", "A
+# common misconception is that ...": the rest of the clause is that view.
+_VIEW_FRAME = re.compile(
+    r"\b(?:it(?:'s|\s+is|\s+was|\s+would\s+be|\s+seems)\s+(?:\w+\s+)?(?:tempting|natural|"
+    r"intuitive|understandable)\s+to\s+" + _COGNITION + r"|"
+    r"(?:a|one|the|another)\s+(?:\w+\s+)?(?:misconception|myth|fallacy|misunderstanding)\s+"
+    r"(?:\w+\s+){0,3}?(?:is|was)(?=\s+that\b|\s*:))(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# "You'd think ..., but": an expectation the sentence then corrects (only with the correction)
+_WOULD_THINK = re.compile(
+    r"\b(?:you|one|we)(?:'d|\s+would|\s+might)\s+(?:\w+\s+)?(?:think|expect|assume)\b", re.I
+)
 _DENY_NOUN = re.compile(
     r"\b(?:the|a|this|that|any)\s+(?:(?:common|popular|usual|naive|old)\s+)?"
     r"(?:claim|idea|belief|notion|view|statement|assumption|myth|misconception|argument|"
@@ -178,9 +191,13 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if affirmed:
             return []
         return [(0, len(s))]
-    for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _SUPPOSE, _FORMER_BELIEF):
+    for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
         for m in pat.finditer(s):
             spans.append((m.start(), _scope_end(s, m.end())))
+    for m in _WOULD_THINK.finditer(s):
+        stop = _RETURN.search(s, m.end())
+        if stop is not None and stop.group(0) not in ";:":
+            spans.append((m.start(), stop.start()))
     for m in _SPEAKER.finditer(s):
         spans.append((m.start(), _speech_end(s, m.end())))
     for m in _DENY_NOUN.finditer(s):

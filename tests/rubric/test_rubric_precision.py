@@ -112,6 +112,34 @@ def test_a_denial_frame_ends_at_the_dash() -> None:
     assert verdicts(s)["C3"] == "met"
 
 
+# -- views introduced to be set aside -----------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cid", "text"),
+    [
+        ("C5", "It's tempting to think that BERT can write text well, but it can't."),
+        ("C3", "A common misconception is that GPT sees the whole sentence during training."),
+        ("C5", "You'd think BERT generates text well since it is strong, but it does not."),
+    ],
+)
+def test_a_view_set_aside_is_not_the_students_claim(cid: str, text: str) -> None:
+    assert verdicts(text)[cid] != "contradicted"
+
+
+def test_an_expectation_without_a_correction_is_a_statement() -> None:
+    assert denied("You'd think GPT sees only the earlier tokens.") == []
+    assert denied("The error is that BERT was never trained without the right context.") == []
+
+
+def test_a_use_supposed_is_no_claim_about_the_objective() -> None:
+    text = "Using BERT to predict the next word works badly, since it expects a right context."
+    assert verdicts(text)["C1"] != "contradicted"
+    for wrong in (
+        "BERT is used to predict the next word.",
+        "BERT is trained to predict the next word.",
+    ):
+        assert verdicts(wrong)["C1"] == "contradicted"
+
+
 # -- concessions: an attempt described, then judged poor ---------------------------------------
 @pytest.mark.parametrize(
     "text",
