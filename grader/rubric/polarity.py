@@ -68,6 +68,12 @@ _FORMER_BELIEF = re.compile(
     r"(?:thought|believed|assumed))\b(?!\s+(?:about|of)\b)",
     re.IGNORECASE,
 )
+_CITED = re.compile(r"\bas\s+\w", re.IGNORECASE)
+_AGREED = re.compile(
+    r"\b(?:(?:which|this|that|it|she|he|they)(?:'s| is| are|\s+was)\s+(?:(?!not\b)\w+\s+)?"
+    r"(?:right|correct|true)|i agree|rightly|correctly)\b",
+    re.IGNORECASE,
+)
 _OPEN_QUOTE = re.compile(r"\s*[:,]?\s*\"")
 _REJECT = (
     r"(?:false|untrue|not true|wrong|incorrect|mistaken|a myth|a misconception|a mistake|"
@@ -193,13 +199,18 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         return [(0, len(s))]
     for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
         for m in pat.finditer(s):
+            if pat is _REPORTED and _AGREED.search(s, m.end()):
+                continue  # "my friend thinks X, and she is right": the student agrees
             spans.append((m.start(), _scope_end(s, m.end())))
     for m in _WOULD_THINK.finditer(s):
         stop = _RETURN.search(s, m.end())
         if stop is not None and stop.group(0) not in ";:":
             spans.append((m.start(), stop.start()))
     for m in _SPEAKER.finditer(s):
-        spans.append((m.start(), _speech_end(s, m.end())))
+        end = _speech_end(s, m.end())
+        if _CITED.search(s, max(0, m.start() - 4), m.start() + 1) or _AGREED.search(s, m.end()):
+            continue  # "As my teacher said, ...", "... , which is right": cited in agreement
+        spans.append((m.start(), end))
     for m in _DENY_NOUN.finditer(s):
         tail = _DENY_TAIL.search(s, m.end())
         if tail is not None and not _RETURN.search(s, m.end(), tail.start()):

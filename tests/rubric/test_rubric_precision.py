@@ -67,6 +67,26 @@ def test_reported_speech_stops_at_the_closing_quote() -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "As my teacher said, GPT only sees the earlier tokens.",
+        "My teacher said GPT only sees the earlier tokens, which is right.",
+        "My friend thinks BERT writes well, and she is simply right.",
+    ],
+)
+def test_words_cited_in_agreement_are_the_students_own(text: str) -> None:
+    assert denied(text) == []
+
+
+def test_a_claim_cited_in_agreement_earns_credit_and_can_be_wrong() -> None:
+    assert verdicts("My teacher said GPT only sees the earlier tokens, which is right.")["C3"] == (
+        "met"
+    )
+    agreed = "My friend thinks BERT generates text perfectly well, and she is right."
+    assert verdicts(agreed)["C5"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "An autoregressive decoder writes one token at a time, so later tokens are missing.",
         "Their hidden states carry the words on both sides of the blank.",
         "A masked model assumes the words on both sides of the blank are there.",
