@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
+from grader.rubric.reference import KIND_NOUNS, PLURAL_REFS, SCENE_OPENER, generic_spans
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -46,27 +47,6 @@ _DEMONSTRATIVE = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
-_GENERIC = re.compile(
-    r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
-    r"(?:(?:language|neural|transformer|pretrained|pre-trained)\s+)?"
-    r"(?:models|networks|architectures|lms|llms)\b|"
-    # "one model ... and the other does not": one of two, unnamed
-    r"\bone (?:model|network|of them|of the (?:two|models))\b|"
-    r"\bthe other(?: one| model| network)?(?=\s*(?:[,.;:)]|$)|\s+(?:one|model|network|"
-    r"does|doesn't|did|didn't|is|isn't|has|hasn't|can|cannot|can't|only|never|not)\b)",
-    re.IGNORECASE,
-)
-_MODIFIER = re.compile(r"^(?:'s)?[\s-]*(?:type|style|like|based|family|class)?[\s-]*$", re.I)
-_PLURAL_REFS = frozenset({"they", "their", "them", "theirs"})
-# nouns a "like X" gives an example of ("models like BERT", "decoders like GPT")
-_KIND_NOUNS = frozenset(
-    "model models lm lms llm llms encoder encoders decoder decoders transformer transformers "
-    "architecture architectures network networks system systems one ones something things "
-    "thing family families approach approaches objective objectives".split()
-)
-_SCENE_OPENER = re.compile(
-    r"^\W*(?:at|in|during|when|whenever|while|once|after|before|on|for|by the time)\b", re.I
-)
 _SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
@@ -191,20 +171,13 @@ class ParsedSentence:
         a subject it is neither model, so what it says earns general credit at most and
         contradicts nothing about one model."""
         names = [h for h, _, _ in self.subj]
-        out = []
-        for m in _GENERIC.finditer(self.sent.norm):
-            g = self._hit("generic_subject", m.start(), m.end())
-            named = any(
-                _MODIFIER.match(self.sent.norm[h.end : g.start]) for h in names if h.end <= g.start
-            )  # "BERT-style models", "GPT models" name their family
-            if not _inside(g, names) and not named:
-                out.append(g)
-        return out
+        spans = generic_spans(self.sent.norm, [(h.start, h.end) for h in names])
+        return [self._hit("generic_subject", a, b) for a, b in spans]
 
     def _plural_only(self) -> bool:
         """The sentence points back only with a plural ("they", "their", "them")."""
         refs = [m.group(0).lower() for m in _BACKREF.finditer(_drop_expletive(self.sent.norm))]
-        return bool(refs) and all(r in _PLURAL_REFS for r in refs)
+        return bool(refs) and all(r in PLURAL_REFS for r in refs)
 
     def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
         """ "The former" / "the latter" name the first / last of the two families named just
@@ -241,7 +214,7 @@ class ParsedSentence:
                     # "models like BERT": an example of the kind; "BERT uses a causal mask
                     # like GPT": the comparison object of a clause about another model
                     if prev not in {"", ",", ";", ":", "and", "just", "(", "-"} and (
-                        prev in _KIND_NOUNS or not other_family_before or h.tok != c.tok_end
+                        prev in KIND_NOUNS or not other_family_before or h.tok != c.tok_end
                     ):
                         continue
                 return True
@@ -415,7 +388,7 @@ class ParsedSentence:
         """`h` lies in an opening adverbial that sets the scene and names no model ("At
         inference time for generation, the input is a prefix"): it says when, not what a
         model does or is used for."""
-        if not _SCENE_OPENER.match(self.sent.norm) or len(self.bounds) < 2:
+        if not SCENE_OPENER.match(self.sent.norm) or len(self.bounds) < 2:
             return False
         end = self.bounds[1]
         if h.start >= end:
