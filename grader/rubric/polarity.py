@@ -14,6 +14,15 @@ neither evidence nor error:
   sentence" - that is what I thought, but it is not true';
 - questions: a sentence that opens like a question and ends with "?" ("Does GPT see them?");
   a statement with a rising "?" ("... so they don't have that problem?") stays a statement;
+- someone else's words: a speaker who is not the student and a verb of saying ("My flatmate
+  told me "...""; "One tutorial says ..."; "At first I thought ..."), a quotation to its
+  closing quote; words cited in agreement ("As my teacher said", "..., which is right") are
+  the student's own;
+- denials with a modal or a verb of concluding ("Nobody should conclude from this that",
+  "Don't assume that", "This does not mean that") and views set aside ("It's tempting to
+  think that", "A common misconception is that", "You'd think ..., but");
+- attempts conceded as poor (`conceded_spans`: "some people did this with BERT, but the
+  quality isn't great"): their claims are not the student's, their generation scene is;
 - counterfactual suppositions about a model: "If BERT could only see the left context ...",
   "Suppose BERT were trained ...", up to the clause that returns to fact ("; but", "in
   reality", "which is why", ":"). A supposed *use* ("if you used BERT to generate ...") is
