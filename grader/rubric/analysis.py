@@ -53,6 +53,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     named: tuple[Subject, ...] = ()
     hops = 0
     prev_train = prev_gen = False
+    recent: set[Subject] = set()  # model families the last sentences named as subjects
+    last_fams: set[Subject] = set()
     names = aliases([s for s in sentences if s.index not in skip], rubric)
     for k, sent in enumerate(sentences):
         if sent.index in skip:
@@ -61,7 +63,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
-        ss = ParsedSentence(sent, rubric, inherited, named, yes, names, frame)
+        ss = ParsedSentence(sent, rubric, inherited, named, yes, names, frame, len(recent) > 1)
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
@@ -77,11 +79,16 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         )
         # a comparison object ("unlike GPT, BERT sees ...") is not what the sentence is about
         f.compared = tuple((h.start, h.end) for h, _, k in ss.subj if k)
-        f.asserted = blank(sent.norm, ss.unasserted + list(f.label_spans) + list(f.compared))
+        hidden = ss.unasserted + ss.conceded + list(f.label_spans) + list(f.compared)
+        f.asserted = blank(sent.norm, hidden)
         f.mentions = {c for _, c, _ in ss.subj}
         f.subjects = {c for _, c, k in ss.subj if not k}
         own = [c for _, c, k in ss.subj if not k]
         if own:
+            # the families named as subjects in this sentence and the one before it
+            fams = {c for c in own if c in (MLM, CLM)}
+            recent = fams | (last_fams if hops == 0 else set())
+            last_fams = fams
             inherited, hops = own[-1], 0
         elif hops < 2:
             hops += 1

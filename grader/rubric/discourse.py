@@ -248,13 +248,41 @@ def table_statements(norm: str, rubric: Rubric) -> list[tuple[str, str]]:
             if not cell:
                 continue
             first, second = (head, row[0]) if by_column else (row[0], head)
+            second, cell = _answered(second, cell)
             link = " in " if second and len(second.split()) == 1 else " "  # "BERT in training"
             verb = "" if _has_verb(f"{second} {cell}", rubric) else "sees "
+            if _USE_HEAD.search(second):  # "| Typical use | chat |": GPT is used for chat
+                link, verb = " ", "is used for "
             if not _SIDE_NOUN.search(cell):  # a cell "left only" under a context header
                 cell = _BARE_SIDE.sub(r"\1 context", cell)
             out.append((written, f"{first}{link}{second} {verb}{cell}".strip() + "."))
     rest = " ".join(c for c in body[i:] if c)
     return out + ([(rest, rest)] if rest else [])
+
+
+_USE_HEAD = re.compile(
+    r"^\W*(?:typical |main |common |usual )?(?:uses?|used for|applications?|tasks?|use cases?)"
+    r"\W*$",
+    re.I,
+)
+_YES_NO = re.compile(r"^\W*(?:(yes|yep|yeah|true)|(no|nope|not|never|false))\b\W*", re.I)
+_AUX_SUBJECT = re.compile(
+    r"^\W*(?:can|could|does|do|did|is|are|was|were|has|have|will|would)\s+"
+    r"(?:it|they|the model|the models|this model)?\s*",
+    re.I,
+)
+
+
+def _answered(head: str, cell: str) -> tuple[str, str]:
+    """A question header answered by its cell ("| Can it see later tokens? | no - only the
+    earlier ones |") is a statement: the question becomes its claim ("see later tokens"),
+    denied by a "no" ("not see later tokens"), and the cell keeps what follows the yes/no.
+    Other headers and cells come back unchanged."""
+    yn = _YES_NO.match(cell)
+    if not head.rstrip().endswith("?") or yn is None:
+        return head, cell
+    claim = _AUX_SUBJECT.sub("", head.rstrip(" ?"), count=1)
+    return ("not " if yn.group(2) else "") + claim + ":", cell[yn.end() :]
 
 
 _SIDE_NOUN = re.compile(r"\b(?:context|side|sides|tokens?|words?|part|half)\b", re.I)

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 
 from grader.rubric.facts import CLM, MLM, Claim, Hit
+from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
@@ -34,6 +35,7 @@ _MODAL = frozenset(
     "would could might should must ought asked forced made try tries trying tried attempt "
     "attempts need needs needed if unless when whenever".split()
 )
+_USE_VERB = frozenset("use using want wanting".split())
 _HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
 _READ_VERB = re.compile(
@@ -81,6 +83,8 @@ def _framed(ss: ParsedSentence, h: Hit) -> bool:
     before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
     if any(t in _MODAL for t in before):
         return True
+    if before[-1:] == ["to"] and any(t in _USE_VERB for t in before[:-1]):
+        return True  # "using BERT to predict the next word": a use supposed, not its objective
     return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
 
 
@@ -91,6 +95,8 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and ss.anchored
         and not ss.negated(h)
         and not _framed(ss, h)
+        and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
+        and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
     )
 
 
@@ -98,7 +104,12 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     """The masked LM predicts the next word / has a causal mask / reads left to right."""
     out: list[Claim] = []
     at_gen = bool(ss.hits.get("generation_time")) or bool(ss.hits.get("generation"))
-    cands = [h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text)]
+    # "append a [MASK] at the end and BERT predicts the next word" is the trailing-[MASK]
+    # family (C2), whether it is claimed to work or not: no claim about BERT's objective
+    trailing = _trailing_mask(ss) is not None
+    cands = [
+        h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text) and not trailing
+    ]
     cands += ss.hits.get("causal_mask", [])
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
@@ -163,10 +174,16 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     """A trailing [MASK] presented as a working next-word generator (no failure stated in the
     sentence; `criteria` also looks at the next sentence)."""
     s = ss.sent.norm
-    masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
-    if not masks or not _TRAIL.search(s) or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
+    mask = _trailing_mask(ss)
+    if mask is None or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
         return []
-    return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, masks[0].text)]
+    return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
+
+
+def _trailing_mask(ss: ParsedSentence) -> Hit | None:
+    """The sentence puts a [MASK] at the end of the text (the first such mask), else None."""
+    masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
+    return masks[0] if masks and _TRAIL.search(ss.sent.norm) else None
 
 
 def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:

@@ -14,6 +14,15 @@ neither evidence nor error:
   sentence" - that is what I thought, but it is not true';
 - questions: a sentence that opens like a question and ends with "?" ("Does GPT see them?");
   a statement with a rising "?" ("... so they don't have that problem?") stays a statement;
+- someone else's words: a speaker who is not the student and a verb of saying ("My flatmate
+  told me "...""; "One tutorial says ..."; "At first I thought ..."), a quotation to its
+  closing quote; words cited in agreement ("As my teacher said", "..., which is right") are
+  the student's own;
+- denials with a modal or a verb of concluding ("Nobody should conclude from this that",
+  "Don't assume that", "This does not mean that") and views set aside ("It's tempting to
+  think that", "A common misconception is that", "You'd think ..., but");
+- attempts conceded as poor (`conceded_spans`: "some people did this with BERT, but the
+  quality isn't great"): their claims are not the student's, their generation scene is;
 - counterfactual suppositions about a model: "If BERT could only see the left context ...",
   "Suppose BERT were trained ...", up to the clause that returns to fact ("; but", "in
   reality", "which is why", ":"). A supposed *use* ("if you used BERT to generate ...") is
@@ -43,6 +52,38 @@ _REPORTED = re.compile(
     r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
 )
+# Someone else's words: a speaker that is not the student ("my flatmate", "a blog post", "one
+# tutorial", "some people") and a verb of saying or believing. Direct speech after it (a
+# quotation) is the speaker's to its closing quote; indirect speech runs to the end of the frame.
+# (not "assumes" / "expects" / "suggests" / "states": "a masked model assumes the right
+# context", "my results suggest", "their hidden states" are no one's reported words)
+_SPEECH_VERB = (
+    r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
+    r"(?:wrote|writes)(?=\s*(?:that\b|[:,]?\s*\"))|argue|argues|argued|insist|insists|insisted|reckon|reckons|reckoned|"
+    r"swear|swears|swore|posted|tweeted|keeps? saying|kept saying|was saying|were saying|"
+    r"(?:told|tells|tell)(?=\s+(?:me|us|you|him|her|them|the class|everyone)\b))"
+)
+_SPEAKER = re.compile(
+    r"\b(?:my|a|an|one|another|some|his|her|their|our|your)\s+"
+    r"(?:(?!(?:that|which|who|it|is|are|was|were|and|but|or|not)\b)[a-z][\w-]*\s+){0,2}?"
+    r"(?:(?:might|may|would|often|usually|sometimes|once|also|even|actually|always)\s+)?"
+    + _SPEECH_VERB
+    + r"\b(?:\s+(?:me|us|you|him|her|them|the class|everyone))?",
+    re.IGNORECASE,
+)
+# what the student once believed and now reports: "I thought ...", "at first I assumed ..."
+_FORMER_BELIEF = re.compile(
+    r"\bi\s+(?:used to (?:think|believe|assume)|(?:once |first |initially |originally )?"
+    r"(?:thought|believed|assumed))\b(?!\s+(?:about|of)\b)",
+    re.IGNORECASE,
+)
+_CITED = re.compile(r"\bas\s+\w", re.IGNORECASE)
+_AGREED = re.compile(
+    r"\b(?:(?:which|this|that|it|she|he|they)(?:'s| is| are|\s+was)\s+(?:(?!not\b)\w+\s+)?"
+    r"(?:right|correct|true)|i agree|rightly|correctly)\b",
+    re.IGNORECASE,
+)
+_OPEN_QUOTE = re.compile(r"\s*[:,]?\s*\"")
 _REJECT = (
     r"(?:false|untrue|not true|wrong|incorrect|mistaken|a myth|a misconception|a mistake|"
     r"misleading|nonsense|not (?:right|correct|the case))"
@@ -60,6 +101,59 @@ _DENY_PREFIX = re.compile(
     re.IGNORECASE,
 )
 # "The claim that X is wrong": the span between "that" and the rejection is denied.
+# Denial frames with a modal or a verb of concluding ("Nobody should conclude from this that",
+# "No one would seriously argue that", "Don't assume that", "This does not mean that"): the
+# rest of the clause is the denied view.
+_COGNITION = (
+    r"(?:conclude|infer|deduce|think|believe|claim|say|argue|assume|suppose|imagine|pretend|"
+    r"suggest|expect|read (?:this|that|it) as|take (?:this|that|it) to mean)"
+)
+_DENY_MODAL = re.compile(
+    r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:\w+\s+)?"
+    r"(?:should|would|could|can|will|must|need|ought to)\s+(?:\w+\s+)?" + _COGNITION + r"|"
+    r"(?:(?<=^)|(?<=[,;:(]\s)|(?<=\bso\s)|(?<=\bbut\s)|(?<=\band\s))"
+    r"(?:(?:you|we|one) )?(?:do not|don't|never|cannot|"
+    r"(?:should|must|can|could|would)(?: not|n't| never))\s+" + _COGNITION + r"|"
+    r"(?:this|that|it)\s+(?:does not|doesn't|did not|didn't|should not|shouldn't)\s+"
+    r"(?:mean|imply|follow|show|prove)s?)"
+    r"(?:\s+(?:from|by|on the basis of)\s+(?:\w+\s+){0,3}?(?=that\b))?(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# A concession retracted by what follows: an attempt or a possibility reported ("some people
+# did this with BERT", "there are tricks ...", "you can ..."), then "but" and a verdict on its
+# quality ("but the quality isn't great", "but the output is garbage"). The attempt is
+# described, not claimed to work: from the frame to the "but".
+_ATTEMPT = re.compile(
+    r"\b(?:(?:some|many|a few) (?:people|researchers|papers|groups|folks|students)|people|"
+    r"researchers|others|(?:there (?:are|were|have been|exist)|i read about|i've read about) "
+    r"(?:\w+\s+){0,2}?(?:tricks|ways|attempts|methods|hacks|papers|approaches|techniques)|"
+    r"(?:you|one|we|i) (?:can|could|may|might|did|tried|have tried|once tried)|"
+    r"it(?: is|'s) (?:possible|technically possible) to|(?:although|though|even though))\b",
+    re.IGNORECASE,
+)
+_CONCEDE_END = re.compile(r"\b(?:but|however|yet)\b|;", re.IGNORECASE)
+_POOR = re.compile(
+    r"\b(?:poor(?:ly)?|bad(?:ly)?|worse|awful|terrible|mediocre|incoherent|garbage|nonsense|"
+    r"gibberish|weird|repetitive|disappointing|unusable|falls? apart|(?:doesn't|don't|does not|"
+    r"do not|didn't|did not) work|fails?|failed|struggles?|low[- ]quality|"
+    r"(?:isn't|aren't|wasn't|weren't|is not|are not|was not|were not|not)\s+(?:\w+\s+)?"
+    r"(?:great|good|coherent|fluent|convincing|usable))\b",
+    re.IGNORECASE,
+)
+_CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
+# A view introduced to be set aside: "It's tempting to think that ...", "You'd think ...", "A
+# common misconception is that ...": the rest of the clause is that view.
+_VIEW_FRAME = re.compile(
+    r"\b(?:it(?:'s|\s+is|\s+was|\s+would\s+be|\s+seems)\s+(?:\w+\s+)?(?:tempting|natural|"
+    r"intuitive|understandable)\s+to\s+" + _COGNITION + r"|"
+    r"(?:a|one|the|another)\s+(?:\w+\s+)?(?:misconception|myth|fallacy|misunderstanding)\s+"
+    r"(?:\w+\s+){0,3}?(?:is|was)(?=\s+that\b|\s*:))(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# "You'd think ..., but": an expectation the sentence then corrects (only with the correction)
+_WOULD_THINK = re.compile(
+    r"\b(?:you|one|we)(?:'d|\s+would|\s+might)\s+(?:\w+\s+)?(?:think|expect|assume)\b", re.I
+)
 _DENY_NOUN = re.compile(
     r"\b(?:the|a|this|that|any)\s+(?:(?:common|popular|usual|naive|old)\s+)?"
     r"(?:claim|idea|belief|notion|view|statement|assumption|myth|misconception|argument|"
@@ -112,9 +206,20 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if affirmed:
             return []
         return [(0, len(s))]
-    for pat in (_REPORTED, _DENY_PREFIX, _SUPPOSE):
+    for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
         for m in pat.finditer(s):
+            if pat is _REPORTED and _AGREED.search(s, m.end()):
+                continue  # "my friend thinks X, and she is right": the student agrees
             spans.append((m.start(), _scope_end(s, m.end())))
+    for m in _WOULD_THINK.finditer(s):
+        stop = _RETURN.search(s, m.end())
+        if stop is not None and stop.group(0) not in ";:":
+            spans.append((m.start(), stop.start()))
+    for m in _SPEAKER.finditer(s):
+        end = _speech_end(s, m.end())
+        if _CITED.search(s, max(0, m.start() - 4), m.start() + 1) or _AGREED.search(s, m.end()):
+            continue  # "As my teacher said, ...", "... , which is right": cited in agreement
+        spans.append((m.start(), end))
     for m in _DENY_NOUN.finditer(s):
         tail = _DENY_TAIL.search(s, m.end())
         if tail is not None and not _RETURN.search(s, m.end(), tail.start()):
@@ -124,6 +229,31 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if len(m.group(m.lastindex or 1).split()) >= 3 and _QUOTE_REJECT.search(outside):
             spans.append((m.start(), m.end()))
     return sorted(spans)
+
+
+def _speech_end(s: str, start: int) -> int:
+    """Where reported speech ends: a quotation right after the frame runs to its closing
+    quote (or the end of the sentence); indirect speech to the end of the frame."""
+    q = _OPEN_QUOTE.match(s, start)
+    if q is None:
+        return _scope_end(s, start)
+    close = s.find('"', q.end())
+    return len(s) if close < 0 else close + 1
+
+
+def conceded_spans(s: str) -> list[tuple[int, int]]:
+    """Character spans of `s` that describe an attempt the sentence then judges poor ("some
+    people did this with BERT for generation, but the quality isn't great"): its claims are
+    not the student's, but the scene it sets (a generation attempt) is, as for a supposed
+    use. Sorted."""
+    out = []
+    for m in _ATTEMPT.finditer(s):
+        stop = _CONCEDE_END.search(s, m.end())
+        if stop is None or stop.group(0) == ";":
+            continue
+        if _POOR.search(s, stop.end(), stop.end() + _CONCEDE_REACH):
+            out.append((m.start(), stop.start()))
+    return out
 
 
 def _scope_end(s: str, start: int) -> int:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
+from grader.rubric.certainty import settle
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.discourse import expand_tables
 from grader.rubric.feedback import criterion_feedback, declined_feedback, summary
@@ -56,7 +57,7 @@ def score_explanation(
     sentences, injected, an = read_answer(text, rubric)
     copied = copied_sentences(sentences) & an.skipped - injected
     echoed = an.skipped - injected - copied
-    judgements = judge_all(an, rubric)
+    judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
     for cid, op in ops.items():
@@ -85,7 +86,7 @@ def score_explanation(
         for c in rubric.criteria
         if c.id in judgements
     }
-    doubts: dict[str, str] = {}
+    doubts: dict[str, str] = dict(settled)  # a false claim read from an uncertain sentence
     if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
         guards.language or guards.off_topic or guards.list_like or guards.jargon
     ):
@@ -97,8 +98,13 @@ def score_explanation(
         for cid, pts in short.items():
             if pts >= 0.25:
                 v = judgements[cid].verdict
-                doubts[cid] = (
-                    f"{cid}: {v}, but the second reader expects about {pts:.1f} more point(s)."
+                doubts[cid] = " ".join(
+                    x
+                    for x in (
+                        doubts.get(cid),
+                        f"{cid}: {v}, but the second reader expects about {pts:.1f} more point(s).",
+                    )
+                    if x
                 )
 
     results: list[CriterionResult] = []

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
 from grader.rubric.model import Rubric
-from grader.rubric.polarity import inside, unasserted_spans
+from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
+from grader.rubric.reference import KIND_NOUNS, PLURAL_REFS, SCENE_OPENER, generic_spans
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -46,6 +47,7 @@ _DEMONSTRATIVE = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
+_SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -61,12 +63,15 @@ class ParsedSentence:
         affirmed: bool = False,
         aliases: Mapping[str, tuple[re.Pattern[str], ...]] | None = None,
         frame: tuple[str, ...] = (),
+        plural_ambiguous: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
         the answer's own names for lexicon concepts (`discourse.aliases`). `frame`: the
         condition keys a question just before sets for this answer to it
-        (`discourse.question_frame`): the whole sentence is read in that condition."""
+        (`discourse.question_frame`): the whole sentence is read in that condition.
+        `plural_ambiguous`: the sentences before named both families as subjects, so a
+        "they" here has two antecedents and inherits neither."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -93,12 +98,16 @@ class ParsedSentence:
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
+        self.conceded = conceded_spans(s)
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self._resolve_senses()
-        self.inherited = inherited
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
+        self.generic = self._generic_subjects()
+        self.inherited = inherited
+        if plural_ambiguous and not self.subj and self._plural_only():
+            self.inherited = None
         self.own_subjects = any(not k for _, _, k in self.subj)
         self.gen_subject = not self.own_subjects and self._generation_is_subject()
         self.anchored = (
@@ -135,6 +144,10 @@ class ParsedSentence:
         for key, hits in self.hits.items():
             if key not in _SUBJECT_KEYS:
                 self.hits[key] = [h for h in hits if not inside(h.start, self.unasserted)]
+            if key not in _SUBJECT_KEYS and key not in _SCENE_KEYS:
+                # an attempt judged poor ("one could try X, but it works badly") sets the
+                # generation scene; what it says the model does is not claimed
+                self.hits[key] = [h for h in self.hits[key] if not inside(h.start, self.conceded)]
 
     def _subjects(self) -> list[tuple[Hit, Subject, bool]]:
         # "BERT and GPT" is one subject (both); "encoder-decoder" is neither family.
@@ -152,6 +165,19 @@ class ParsedSentence:
             earlier = {c for _, c in found[:i]} - {code, OTHER}
             out.append((h, code, self._is_contrast(h, bool(earlier))))
         return out
+
+    def _generic_subjects(self) -> list[Hit]:
+        """ "The models", "these networks", "language models": a plural naming no family. As
+        a subject it is neither model, so what it says earns general credit at most and
+        contradicts nothing about one model."""
+        names = [h for h, _, _ in self.subj]
+        spans = generic_spans(self.sent.norm, [(h.start, h.end) for h in names])
+        return [self._hit("generic_subject", a, b) for a, b in spans]
+
+    def _plural_only(self) -> bool:
+        """The sentence points back only with a plural ("they", "their", "them")."""
+        refs = [m.group(0).lower() for m in _BACKREF.finditer(_drop_expletive(self.sent.norm))]
+        return bool(refs) and all(r in PLURAL_REFS for r in refs)
 
     def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
         """ "The former" / "the latter" name the first / last of the two families named just
@@ -185,8 +211,12 @@ class ParsedSentence:
                     continue  # "unlike BERT, GPT ...": only BERT is the comparison object
                 if c.text.lower() == "like":
                     prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
-                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"}:
-                        continue  # "models like BERT": an example, not a comparison
+                    # "models like BERT": an example of the kind; "BERT uses a causal mask
+                    # like GPT": the comparison object of a clause about another model
+                    if prev not in {"", ",", ";", ":", "and", "just", "(", "-"} and (
+                        prev in KIND_NOUNS or not other_family_before or h.tok != c.tok_end
+                    ):
+                        continue
                 return True
         return False
 
@@ -211,7 +241,12 @@ class ParsedSentence:
                 if h.start < end and pos < h.end:
                     return code
         ci = self.clause(pos, strong=False)
-        in_clause = [(h, c, k) for h, c, k in self.subj if self.clause(h.start, False) == ci]
+        # a generic plural ("the models") is a subject too, of neither family
+        cands: list[tuple[Hit, Subject | None, bool]] = sorted(
+            [*self.subj, *((g, None, False) for g in self.generic)],
+            key=lambda x: (x[0].start, x[0].end),
+        )
+        in_clause = [(h, c, k) for h, c, k in cands if self.clause(h.start, False) == ci]
         before = [x for x in in_clause if x[0].start < pos and not x[2]]
         if before:
             return before[-1][1]
@@ -224,15 +259,17 @@ class ParsedSentence:
             return None
         head = self.sent.norm[clause_start : clause_start + 12].strip(" ,;:(").lower()
         if head.startswith(("which", "who", "whose", "that ")):
-            prev = [x for x in self.subj if x[0].start < clause_start]
+            prev = [x for x in cands if x[0].start < clause_start]
             if prev:
                 return prev[-1][1]
         after = [x for x in in_clause if x[0].start >= pos and not x[2]]
         if after:
             return after[0][1]
-        prev = [x for x in self.subj if x[0].start < pos and not x[2]]
+        prev = [x for x in cands if x[0].start < pos and not x[2]]
         if prev:
             return prev[-1][1]
+        if self.generic and not self.subj:
+            return None  # "The way they are trained differs from how the models are used"
         if self.gen_subject:
             return None
         if loose and not self.own_subjects:
@@ -346,6 +383,18 @@ class ParsedSentence:
                 between = self.sent.norm[g.end : h.start]
                 return not _CONTRAST_WORD.search(between)
         return False
+
+    def in_scene_opener(self, h: Hit) -> bool:
+        """`h` lies in an opening adverbial that sets the scene and names no model ("At
+        inference time for generation, the input is a prefix"): it says when, not what a
+        model does or is used for."""
+        if not SCENE_OPENER.match(self.sent.norm) or len(self.bounds) < 2:
+            return False
+        end = self.bounds[1]
+        if h.start >= end:
+            return False
+        opener = self.sent.norm[:end]
+        return not any(x.start < end for x, _, _ in self.subj) and not _BACKREF.search(opener)
 
     def clause_has(self, key: str, h: Hit) -> bool:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))

@@ -27,6 +27,7 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022\u25aa>]+|\d{1,2}[.)]|[a-z][.)]|=>|->)\s+
 # Only the first mark of a run may start a match, and the run is taken possessively: a plain
 # `[.!?]+` rescans the rest of a long "....." from every one of its positions (quadratic).
 _SENT_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s|$)")
+_FENCE = re.compile(r"^\s*```[\w+-]*\s*$")  # a fence line: ``` and at most a language name
 _LAST_WORD_WINDOW = 64  # longer than any abbreviation or initial
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
@@ -98,21 +99,45 @@ def split_sentences(text: str) -> list[Sentence]:
     Lines are joined unless the next line starts a bullet/number item, the line is blank, or
     the previous line ends a sentence. Within a line, a sentence ends at `.`, `!` or `?`
     followed by a space or the end (abbreviations such as "e.g." and single letters do not
-    end a sentence). Bullet markers are not part of a sentence.
+    end a sentence). Bullet markers are not part of a sentence. A Markdown table (a run of
+    lines starting with "|") is one sentence whatever its cells end with ("| Same as
+    training? |"): `discourse.expand_tables` reads it cell by cell. Inside a ``` code fence
+    each line is a sentence of its own, so a comment ("# masked LM: every position attends
+    to every other") is read with nothing but its own line; the fence lines are dropped.
     """
     norm = normalize(text)
     blocks: list[tuple[int, int]] = []  # spans of text that sentence punctuation splits
+    whole: set[int] = set()  # starts of blocks that are one sentence (tables, code lines)
     pos = 0
     cur_start: int | None = None
     cur_end = 0
+    in_code = in_table = False
     for line in norm.splitlines(keepends=True):
         lstart, lend = pos, pos + len(line.rstrip("\r\n"))
         pos += len(line)
         body = norm[lstart:lend]
-        if not body.strip():
-            if cur_start is not None:
+        fence = _FENCE.match(body) is not None
+        row = body.lstrip().startswith("|")
+        if fence or in_code or not body.strip() or row != in_table:
+            if cur_start is not None:  # a fence, a code line, a blank or a table edge
                 blocks.append((cur_start, cur_end))
                 cur_start = None
+            in_table = row and not in_code
+        if fence:
+            in_code = not in_code
+            continue
+        if in_code:
+            if body.strip():
+                blocks.append((lstart, lend))
+                whole.add(lstart)
+            continue
+        if not body.strip():
+            continue
+        if row:  # a table row joins its table, whatever the row before ended with
+            if cur_start is None:
+                cur_start = lstart
+                whole.add(lstart)
+            cur_end = lend
             continue
         m = _BULLET.match(body)
         starts_item = m is not None
@@ -130,6 +155,9 @@ def split_sentences(text: str) -> list[Sentence]:
 
     out: list[Sentence] = []
     for bstart, bend in blocks:
+        if bstart in whole:
+            _add(out, text, norm, bstart, bend)
+            continue
         s = bstart
         for m in _SENT_END.finditer(norm, bstart, bend):
             # only the last word counts, and the window keeps each check short (splitting the

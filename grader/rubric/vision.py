@@ -26,6 +26,9 @@ _ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 
+_CONSEQUENCE = re.compile(
+    r"\W*(?:so|therefore|thus|hence|which is why|that's why|this is why|and so)\b", re.I
+)
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
@@ -41,11 +44,36 @@ def _vision(c: ClaimContext, h: Hit, left: bool, strong: bool, direct: bool = Tr
     subj = ss.subject_at(h.start, h.end)
     if left and c.absent_near(h) and (subj in (MLM, None) or c.absent_in_clause(h)):
         return []  # "can't see the end because it hasn't been written": existence, not vision
-    out = [Claim(kind, subj, c.idx, strong, c.gen_words, h.text, direct, ss.anchored)]
-    if left and c.gen_words and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
+    # "queried on the prefix only, for which it has never been optimised": the condition the
+    # masked LM was never trained under is the generation condition, not what it trained with
+    untrained = left and subj in (MLM, None) and bool(ss.hits.get("never_trained"))
+    scene = c.gen_words and not _gen_only_after(ss, h)
+    at_gen = scene or untrained
+    out = [Claim(kind, subj, c.idx, strong, at_gen, h.text, direct, ss.anchored)]
+    if left and scene and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
         # "when generating, BERT only has the left context": the generation condition
         out.append(Claim("future_absent", subj, c.idx, True, True, h.text))
     return out
+
+
+def _gen_only_after(ss: ParsedSentence, h: Hit) -> bool:
+    """Generation is named only in a consequence drawn after `h` ("BERT only looks at the
+    left, so its generations are worse"): the consequence does not set `h` at generation."""
+    if ss.hits.get("generation_time"):
+        return False
+    gens = ss.hits.get("generation", [])
+    ci = ss.clause(h.start)
+    starts = [*ss.strong, len(ss.sent.norm)]
+    for g in gens:
+        gi = ss.clause(g.start)
+        if gi <= ci:
+            return False
+        if not any(
+            _CONSEQUENCE.match(ss.sent.norm[starts[k] : starts[k + 1]])
+            for k in range(ci + 1, gi + 1)
+        ):
+            return False
+    return bool(gens)
 
 
 def _relies(c: ClaimContext, h: Hit) -> list[Claim]:
