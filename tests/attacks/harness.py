@@ -31,6 +31,7 @@ from typing import Any
 CORPUS = Path(__file__).resolve().parent / "corpus"
 REPO = Path(__file__).resolve().parents[2]
 PARTS = ("masks", "corruption", "losses", "generation")
+SCORED_PARTS = (*PARTS, "drill")  # what an attack may cost (`Expect.parts`)
 STATUSES = {"passed", "failed", "error", "timeout", "missing"}
 SANDBOX_UIDS = range(61000, 62000)
 
@@ -125,7 +126,7 @@ def load(name: str) -> Attack:
             exp[key] = tuple(exp[key])
     expect = Expect(**exp)
     bad = set(expect.statuses) - STATUSES
-    if bad or not set(expect.parts) <= set(PARTS):
+    if bad or not set(expect.parts) <= set(SCORED_PARTS):
         raise ValueError(f"{name}/attack.toml: bad statuses or parts")
     module = spec.get("module")
     if module is not None and module not in PARTS:
@@ -244,6 +245,8 @@ def build(attack: Attack, ctx: Context) -> Path:
             target.unlink()
         if "symlink" in entry:
             target.symlink_to(substitute(entry["symlink"], mapping))
+        elif "reference" in entry:  # a file of the reference submission (its drill ...)
+            target.write_bytes((REPO / "solutions" / entry["reference"]).read_bytes())
         elif entry.get("fifo"):
             os.mkfifo(target)
         elif "depth" in entry:  # a deeply nested chain of folders, built one level at a time
