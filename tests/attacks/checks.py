@@ -228,11 +228,11 @@ def _check_written_and_feedback(attack: harness.Attack, path: Path, report) -> N
     """The written answer scored as in grading (the module Grader skips it: it costs the
     code attacks nothing) and the feedback notebook the grader writes for a notebook."""
     exp = attack.expect
-    if exp.written_max is not None:
+    if exp.written_max is not None or exp.written_flagged:
         from grader.pipeline import grade_explanation
 
         written = grade_explanation(load_submission(path))
-        assert written.score <= exp.written_max, (
+        assert exp.written_max is None or written.score <= exp.written_max, (
             f"the written answer earned {written.score}: {written.review_reasons}"
         )
         assert written.needs_review or not exp.written_flagged, "the answer was not flagged"
