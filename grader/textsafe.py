@@ -3,7 +3,8 @@
 Everything a student controls that reaches a report (exception messages, file and member
 names, the written answer and the sentences quoted from it) passes through `clean_text` on
 the trusted side: terminal escape sequences, control characters (newlines and tabs stay),
-bidi overrides and lone surrogates are removed. Names (of students, files, archive members,
+invisible characters (bidi overrides, zero-width spaces and joiners, every other format
+character) and lone surrogates are removed. Names (of students, files, archive members,
 folders) and one-line messages go through `clean_name`, which also turns line breaks and tabs
 into a space, where they are first read (loading, batch intake, a report read back), so
 nothing downstream sees a raw name. Markup is escaped later, by each renderer.
@@ -15,10 +16,20 @@ import re
 from typing import Any
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
-# control characters, bidi overrides and isolates, and lone surrogates (not encodable as UTF-8:
-# one in a message would make the report unwritable)
+# control characters, lone surrogates (not encodable as UTF-8: one in a message would make the
+# report unwritable) and invisible characters: every format character (Unicode category Cf:
+# bidi overrides and isolates, zero-width spaces and joiners, the soft hyphen, tag characters)
+# and the blanks that render as nothing (Hangul fillers, the braille blank, the combining
+# grapheme joiner, Mongolian variation selectors). An invisible character inside words hides
+# text from a reader and from the copy check (a zero-width space in every other word of the
+# published solution kept its 9.5/10 and lost the near-copy flag) without changing what shows.
 _CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff"
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+    "\u034f\u115f\u1160\u180b-\u180d\u2800\u3164\uffa0]"
 )
 # what clean_text keeps that would still break a one-line field: line and paragraph separators
 _BREAKS = re.compile(r"[\t\n\u2028\u2029]+")

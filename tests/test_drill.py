@@ -134,6 +134,23 @@ def test_rounding_within_the_written_digits_is_accepted(files, reference_rerun):
     assert q[0].matches(0.06596, 0.0, 0.0) and not q[0].matches(0.0667, 0.0, 0.0)
 
 
+def test_a_number_written_with_no_significant_digit_matches_nothing_it_does_not_say(
+    files, reference_rerun
+):
+    """A canned note that quotes no measurement: every number '0e2' (0, 'to the digits
+    written' +-50, so any loss, gap or accuracy). It earned the table's 3 points whatever the
+    rerun gave (and the prose point, which a 0 still earns: dropout 0.0 is in results.json).
+    A number never matches more loosely than an integer does (+-0.5)."""
+    note = re.sub(r"\b\d+\.\d+(?:e-?\d+)?\b", "0e2", files[NOTE])
+    assert "10.06" not in note and "| failure | 0e2 | 0e2 | 0e2 | 0e2 |" in note
+    lost = _lost(check_drill({**files, NOTE: note}, reference_rerun))
+    assert "drill.note_numbers[table]" in lost
+    assert "you wrote 0e2, the rerun gives" in lost["drill.note_numbers[table]"]
+    q = numbers("0e2, 0.0e1, 1e2 steps, 2.5e-1")
+    assert [x.resolution for x in q] == pytest.approx([0.5, 0.5, 0.5, 0.005])
+    assert q[2].matches(100.0, 0.0, 0.0) and not q[0].matches(10.06, 0.0, 0.0)
+
+
 # ----------------------------------------------------------------------------- note sections
 
 

@@ -35,6 +35,23 @@ def test_loaded_text_has_no_escapes_or_bidi_overrides(tmp_path):
     assert not CONTROLS.search(sub.name)
 
 
+def test_loaded_text_has_no_invisible_characters(tmp_path):
+    """A zero-width space, soft hyphen or tag character inside a word shows nothing, but it
+    splits the word for every reader that is not a person: the copy check, a name compare."""
+    import unicodedata
+
+    folder = tmp_path / "ann\u200b"
+    folder.mkdir()
+    for f in ("masks", "corruption", "losses", "generation"):
+        shutil.copy(ROOT / "solutions" / f"{f}.py", folder)
+    hidden = "\u200bs\u00adee\u2060s b\ufeffo\u200dth\U000e0041 si\u3164des"
+    (folder / "explanation.md").write_text(f"## Your answer\n\nBERT {hidden}.\n", "utf-8")
+    sub = load_submission(folder)
+    assert sub.written["explanation"] == "BERT sees both sides."
+    assert sub.name == "ann"
+    assert not any(unicodedata.category(ch) == "Cf" for ch in sub.written["explanation"])
+
+
 def _report(message: str, errors: tuple[str, ...] = ()) -> GradeReport:
     t = _Result(id="corruption.labels", part="corruption", name="labels", score=0.0,
                    max_score=1.0, status="error", message=message)  # fmt: skip

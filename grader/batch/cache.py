@@ -38,6 +38,8 @@ FINGERPRINT_SOURCES = (
     "grader/rubric",
     "grader/drill",
     "grader/sandbox",
+    "grader/loading",  # what is read as the answer and the code (e.g. notebook cells)
+    "grader/textsafe.py",  # the answer as scored is cleaned text (invisible characters)
     "grader/pipeline.py",
     "grader/report.py",
     "solutions",

@@ -36,6 +36,7 @@ NUMBER = re.compile(
     r"(?![\w]|\.\d)"
 )
 _WORD = re.compile(r"[A-Za-z]{2,}")
+MAX_RESOLUTION = 0.5  # a quoted number matches at most as loosely as an integer does
 _SHELL = set("|&;<>$`\\(){}")
 MAX_ARGS = 20
 
@@ -47,7 +48,7 @@ class Quoted:
     text: str
     value: float
     line: str
-    resolution: float  # half a unit of the last digit written: 0.0660 -> 0.00005
+    resolution: float  # half a unit of the last digit written: 0.0660 -> 0.00005 (<= 0.5)
 
     def matches(self, value: float, rtol: float, atol: float) -> bool:
         """Whether `value`, rounded as written, gives this number (within the tolerance)."""
@@ -156,7 +157,8 @@ def numbers(text: str) -> list[Quoted]:
             decimals = len(mantissa.partition(".")[2])
             scale = 10.0 ** int(exponent or 0) / (100.0 if m.group(2) == "%" else 1.0)
             value = float(mantissa) * scale * (-1.0 if m.group(0).startswith("-") else 1.0)
-            resolution = 0.5 * 10.0**-decimals * scale
+            # never looser than an integer: '0e2' would otherwise be 0 +-50, any measurement
+            resolution = min(0.5 * 10.0**-decimals * scale, MAX_RESOLUTION)
             found.append(Quoted(m.group(0).lstrip("+"), value, line.strip(), resolution))
     return found
 

@@ -18,6 +18,8 @@ Rules (documented for instructors in docs/instructor.md):
 * The written answer for Exercise 2 is the markdown cell(s) tagged `explanation`, or else the
   markdown under a heading containing "Exercise 2" (up to the next heading of the same or a
   higher level, or the next code cell); the text under a "Your answer" heading if there is one.
+  Markdown cells tagged `grader-feedback` are the grader's (a feedback notebook handed in
+  again) and never part of the answer: its advice is not the student's explanation.
 
 A file that is not a readable notebook raises `SubmissionError`.
 """
@@ -45,6 +47,8 @@ _LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|\w[\w.]*\s*=\s*[%!]|[\w.]+\?{1,2}\s*$|\
 _HEADING_START = re.compile(r"\s{0,3}(#{1,6})\s+")
 _EXERCISE2 = re.compile(r"\bexercise\s*2\b", re.IGNORECASE)
 _WRITEFILE = re.compile(r"^%%writefile\s+(?:(-a|--append)\s+)?(\S+)\s*$")
+# the tag of the cells the grader adds to a feedback notebook (`grader.render.ipynb`)
+GRADER_CELL_TAG = "grader-feedback"
 
 
 def load_notebook(path: Path, *, name: str, limits: LoadLimits) -> Submission:
@@ -227,7 +231,9 @@ def _explanation(cells: list) -> str | None:
     markdown = [
         (i, _cell_source(c))
         for i, c in enumerate(cells)
-        if isinstance(c, dict) and c.get("cell_type") == "markdown"
+        if isinstance(c, dict)
+        and c.get("cell_type") == "markdown"
+        and GRADER_CELL_TAG not in _tags(c)
     ]
     tagged = [src for i, src in markdown if "explanation" in _tags(cells[i])]
     if tagged:

@@ -26,10 +26,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from grader.loading.notebook import GRADER_CELL_TAG
 from grader.parts import PART_TITLES
 from grader.report import GradeReport, ScoreAdjustment, TestResult
 
-FEEDBACK_TAG = "grader-feedback"
+FEEDBACK_TAG = GRADER_CELL_TAG
 _MAGIC_LINE = re.compile(r"^\s*(?:[%!]|\w[\w.]*\s*=\s*[%!])")
 _WRITEFILE = re.compile(r"^%%writefile\s+(?:-a\s+|--append\s+)?(\S+)\s*$")
 _EXERCISE2 = re.compile(r"^\s{0,3}(#{1,6})\s+.*\bexercise\s*2\b", re.IGNORECASE | re.MULTILINE)
@@ -131,6 +132,30 @@ def _explanation_end(cells: list[Any]) -> int | None:
     return None
 
 
+def _student_cells(cells: list[Any]) -> list[Any]:
+    """The student's cells, without any that passes for the grader's: the tag and the
+    `grader` metadata mark only the cells this grading adds. Markdown cells that carry them
+    (the feedback of an earlier grading handed in again, or a forged "Grader feedback ... 130
+    / 130 points" cell) are dropped; another cell keeps its content and loses the marks."""
+    out = []
+    for c in cells:
+        meta = c.get("metadata")
+        tags = meta.get("tags") if isinstance(meta, dict) else None
+        marked = isinstance(tags, list) and any(
+            str(t).strip().lower() == FEEDBACK_TAG for t in tags
+        )
+        if (marked or (isinstance(meta, dict) and "grader" in meta)) and c.get(
+            "cell_type"
+        ) == "markdown":
+            continue
+        if marked:
+            meta["tags"] = [t for t in tags if str(t).strip().lower() != FEEDBACK_TAG]
+        if isinstance(meta, dict):
+            meta.pop("grader", None)
+        out.append(c)
+    return out
+
+
 def read_notebook(path: Path, max_bytes: int | None = None) -> str:
     """The text of a notebook submission for `feedback_notebook` (size-capped like the
     loader). Raises `UsageError` for anything that is not a readable .ipynb file."""
@@ -177,7 +202,7 @@ def feedback_notebook(
             nb = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         raise ValueError(f"not a readable notebook ({type(exc).__name__})") from None
-    cells = list(nb.get("cells") or [])
+    cells = _student_cells(nb.get("cells") or [])
     functions = _functions()
     last_def: dict[str, int] = {}
     for i, c in enumerate(cells):

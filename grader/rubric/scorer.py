@@ -30,6 +30,7 @@ from grader.rubric.guards import (
     copied_sentences,
     echoed_sentences,
     injected_sentences,
+    scrambled_sentences,
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.text import Sentence, correct_spelling, split_sentences
@@ -56,7 +57,8 @@ def score_explanation(
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
     sentences, injected, an = read_answer(text, rubric)
     copied = copied_sentences(sentences) & an.skipped - injected
-    echoed = an.skipped - injected - copied
+    scrambled = scrambled_sentences(sentences) & an.skipped - injected - copied
+    echoed = an.skipped - injected - copied - scrambled
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
@@ -67,7 +69,15 @@ def score_explanation(
             )
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
     guards = assess(
-        full_text, sentences, injected, an, rubric, any_credit=credit, echoed=echoed, copied=copied
+        full_text,
+        sentences,
+        injected,
+        an,
+        rubric,
+        any_credit=credit,
+        echoed=echoed,
+        copied=copied,
+        scrambled=scrambled,
     )
     if len(full_text) > MAX_CHARS:
         guards.reasons.append(
@@ -182,11 +192,13 @@ def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], An
     """Sentences (with common slips in domain words undone in their matching text, `norm`, and
     a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
-    that only restate the question or copy a shipped text are skipped too: `Analysis.skipped`)."""
+    that only restate the question, copy a shipped text or have their words out of English
+    order are skipped too: `Analysis.skipped`)."""
     sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
     skip = injected | echoed_sentences(sentences) | copied_sentences(sentences)
+    skip |= scrambled_sentences(sentences)
     return sentences, injected, analyse(sentences, rubric, skip=skip)
 
 

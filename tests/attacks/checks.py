@@ -170,6 +170,7 @@ def check_attack(
 
     if report is None:
         return
+    _check_written_and_feedback(attack, path, report)
 
     # -- no secret in any output
     texts = _renderings(report)
@@ -195,7 +196,7 @@ def check_attack(
         if w["part"] not in attack.parts:
             assert same, f"{tid} (not attacked) changed: {g['status']} {g['message'][:300]}"
             continue
-        if same:
+        if same or g["status"] == "passed":  # (a drill's checks pass where the baseline has none)
             continue
         affected.append(tid)
         assert g["status"] in exp.statuses, f"{tid}: {g['status']}: {g['message'][:500]}"
@@ -221,3 +222,25 @@ def check_attack(
     if attack.module is not None or attack.grade_other_first:
         again = grader.grade(load_submission(reference_dir)).to_dict()
         assert again == baseline
+
+
+def _check_written_and_feedback(attack: harness.Attack, path: Path, report) -> None:
+    """The written answer scored as in grading (the module Grader skips it: it costs the
+    code attacks nothing) and the feedback notebook the grader writes for a notebook."""
+    exp = attack.expect
+    if exp.written_max is not None or exp.written_flagged:
+        from grader.pipeline import grade_explanation
+
+        written = grade_explanation(load_submission(path))
+        assert exp.written_max is None or written.score <= exp.written_max, (
+            f"the written answer earned {written.score}: {written.review_reasons}"
+        )
+        assert written.needs_review or not exp.written_flagged, "the answer was not flagged"
+    if exp.feedback_forbidden:
+        from grader.render.ipynb import feedback_notebook
+
+        notebook = load_submission(path).notebook
+        assert notebook is not None, "feedback_forbidden needs a notebook submission"
+        text = feedback_notebook(notebook, report)
+        for s in exp.feedback_forbidden:
+            assert s not in text, f"{s!r} reached the feedback notebook"

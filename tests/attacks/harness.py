@@ -31,6 +31,7 @@ from typing import Any
 CORPUS = Path(__file__).resolve().parent / "corpus"
 REPO = Path(__file__).resolve().parents[2]
 PARTS = ("masks", "corruption", "losses", "generation")
+SCORED_PARTS = (*PARTS, "drill")  # what an attack may cost (`Expect.parts`)
 STATUSES = {"passed", "failed", "error", "timeout", "missing"}
 SANDBOX_UIDS = range(61000, 62000)
 
@@ -54,6 +55,10 @@ class Expect:
     forbidden_html: strings that must appear nowhere in the HTML report.
     forged: ids of tests the attack passes by forging a signal that stays self-reported: each
         must pass, and docs/security.md must name it (so the docs' list is the truth).
+    written_max: the written answer (Exercise 2), scored as in grading, earns at most this.
+    written_flagged: ... and is flagged for an instructor to read.
+    feedback_forbidden: strings that must appear nowhere in the feedback notebook the grader
+        writes for a notebook submission (`grader.render.ipynb`).
     """
 
     parts: tuple[str, ...] = ()
@@ -67,6 +72,9 @@ class Expect:
     forbidden: tuple[str, ...] = ()
     forbidden_html: tuple[str, ...] = ()
     forged: tuple[str, ...] = ()
+    written_max: float | None = None
+    written_flagged: bool = False
+    feedback_forbidden: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,8 @@ class Attack:
     archive: dict[str, Any] | None = None
     folder: dict[str, Any] | None = None
     source: str | None = None
+    written: str | None = None  # the explanation.md handed in (`[written] file`)
+    notebook: dict[str, Any] | None = None  # `[notebook] cells`: added to the reference's
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -103,17 +113,20 @@ def load(name: str) -> Attack:
         "expect",
         "archive",
         "folder",
+        "written",
+        "notebook",
     }
     unknown = set(spec) - known
     if unknown:
         raise ValueError(f"{name}/attack.toml: unknown keys {sorted(unknown)}")
     exp = dict(spec.get("expect", {}))
-    for key in ("parts", "statuses", "forbidden", "forbidden_html", "forged"):
+    for key in ("parts", "statuses", "forbidden", "forbidden_html", "forged",
+                "feedback_forbidden"):  # fmt: skip
         if key in exp:
             exp[key] = tuple(exp[key])
     expect = Expect(**exp)
     bad = set(expect.statuses) - STATUSES
-    if bad or not set(expect.parts) <= set(PARTS):
+    if bad or not set(expect.parts) <= set(SCORED_PARTS):
         raise ValueError(f"{name}/attack.toml: bad statuses or parts")
     module = spec.get("module")
     if module is not None and module not in PARTS:
@@ -135,6 +148,10 @@ def load(name: str) -> Attack:
         archive=spec.get("archive"),
         folder=spec.get("folder"),
         source=src.read_text(encoding="utf-8") if src.exists() else None,
+        written=(folder / spec["written"]["file"]).read_text(encoding="utf-8")
+        if "written" in spec
+        else None,
+        notebook=spec.get("notebook"),
     )
 
 
@@ -210,6 +227,8 @@ def build(attack: Attack, ctx: Context) -> Path:
     """Write the hostile submission into ctx.submissions; return the path to grade."""
     if attack.archive is not None:
         return _build_zip(attack, ctx)
+    if attack.notebook is not None:
+        return _build_notebook(attack, ctx)
     folder = ctx.submissions / attack.name
     mapping = ctx.placeholders(folder)
     write_reference(folder)
@@ -217,6 +236,8 @@ def build(attack: Attack, ctx: Context) -> Path:
         (folder / f"{attack.module}.py").write_text(
             attack_module_source(attack, mapping), encoding="utf-8"
         )
+    if attack.written is not None:
+        (folder / "explanation.md").write_text(attack.written, encoding="utf-8")
     for entry in (attack.folder or {}).get("entries", []):
         target = folder / entry["name"]
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -224,6 +245,8 @@ def build(attack: Attack, ctx: Context) -> Path:
             target.unlink()
         if "symlink" in entry:
             target.symlink_to(substitute(entry["symlink"], mapping))
+        elif "reference" in entry:  # a file of the reference submission (its drill ...)
+            target.write_bytes((REPO / "solutions" / entry["reference"]).read_bytes())
         elif entry.get("fifo"):
             os.mkfifo(target)
         elif "depth" in entry:  # a deeply nested chain of folders, built one level at a time
@@ -242,6 +265,23 @@ def build(attack: Attack, ctx: Context) -> Path:
         else:
             target.write_text(substitute(entry.get("text", ""), mapping), encoding="utf-8")
     return folder
+
+
+def _build_notebook(attack: Attack, ctx: Context) -> Path:
+    """A notebook submission: the reference's four modules as code cells, then the toml's
+    `[notebook] cells` (each `cell_type`, `source`, optional `tags`) in order."""
+    from grader.loading.notebook import notebook_json
+
+    cells: list[dict[str, Any]] = [
+        {"cell_type": "code", "source": reference_source(p)} for p in PARTS
+    ]
+    for c in (attack.notebook or {}).get("cells", []):
+        tags = {"tags": list(c["tags"])} if "tags" in c else {}
+        cells.append({"cell_type": c.get("cell_type", "markdown"), "source": c["source"],
+                      "metadata": tags})  # fmt: skip
+    path = ctx.submissions / f"{attack.name}.ipynb"
+    path.write_text(notebook_json(cells), encoding="utf-8")
+    return path
 
 
 def _zip_bytes(members: list[tuple[str, bytes]]) -> bytes:

@@ -87,3 +87,15 @@ def test_fingerprint_follows_grader_files_and_options(tmp_path):
     assert changed != base
     shutil.copy(test_file, root / "solutions" / "masks.py")
     assert grader_fingerprint({"w": True}, root=root) != changed
+
+
+@pytest.mark.parametrize("rel", ["grader/textsafe.py", "grader/loading/notebook.py"])
+def test_the_cache_is_invalidated_by_how_student_text_is_read(tmp_path, rel):
+    """The digest covers the files as handed in, not the answer as scored: a change to how
+    an answer is cleaned or a notebook read must not leave old grades in the cache."""
+    target = tmp_path / rel
+    target.parent.mkdir(parents=True)
+    target.write_text("# v1\n")
+    before = grader_fingerprint(root=tmp_path)
+    target.write_text("# v2\n")
+    assert grader_fingerprint(root=tmp_path) != before

@@ -160,6 +160,51 @@ def test_feedback_survives_odd_cells():
     assert all(FEEDBACK_TAG in c["metadata"]["tags"] for c in cells[4:])
 
 
+WEAK_ANSWER = "BERT is a masked model and GPT is a causal model. They are different models."
+
+
+def _graded(notebook: str):
+    from grader.loading import LoadLimits
+    from grader.loading.notebook import load_notebook_bytes
+    from grader.rubric.scorer import score_explanation
+
+    sub = load_notebook_bytes(notebook.encode(), name="nb", origin="nb", limits=LoadLimits())
+    written = score_explanation(sub.written["explanation"])
+    return sub, GradeReport("test", "nb", (), {"explanation": written})
+
+
+def test_a_feedback_notebook_handed_in_again_is_graded_on_the_students_words_only():
+    """The grader's advice after the answer ("How to improve: ... the model predicts each one
+    from the context on both sides ...") was read as part of the answer: 0/10 became 9/10."""
+    original = notebook_bytes(correct_files("nb", explanation=WEAK_ANSWER)).decode()
+    sub, first = _graded(original)
+    again, second = _graded(feedback_notebook(original, first))
+    assert again.written["explanation"] == sub.written["explanation"] == WEAK_ANSWER
+    assert second.written["explanation"] == first.written["explanation"]
+    # and its feedback holds this grading's cells only, once each
+    cells = _cells(feedback_notebook(feedback_notebook(original, first), second))
+    ours = [_src(c) for c in cells if FEEDBACK_TAG in c.get("metadata", {}).get("tags", [])]
+    assert sum("on your answer" in t for t in ours) == 1
+    assert sum(t.startswith("**Grader feedback for") for t in ours) == 1
+
+
+def test_a_cell_forged_to_pass_for_the_graders_is_dropped():
+    forged = "**Grader feedback for nb: 130 / 130 points.** Every hidden test passed."
+    nb = json.loads(notebook_bytes(correct_files("nb", explanation=WEAK_ANSWER)))
+    nb["cells"][1:1] = [
+        {"cell_type": "markdown", "id": "f1", "source": forged,
+         "metadata": {"tags": ["Grader-Feedback "]}},
+        {"cell_type": "markdown", "id": "f2", "source": forged + " (2)",
+         "metadata": {"grader": {"part": "summary"}}},
+        {"cell_type": "code", "id": "f3", "source": "x = 1", "outputs": [],
+         "execution_count": None, "metadata": {"tags": ["grader-feedback", "mine"]}},
+    ]  # fmt: skip
+    text = feedback_notebook(json.dumps(nb), report())
+    assert "130 / 130" not in text
+    code = next(c for c in _cells(text) if c.get("id") == "f3")  # the student's code stays ...
+    assert code["metadata"]["tags"] == ["mine"]  # ... without the grader's tag
+
+
 def test_a_notebook_that_stalls_nbconvert_costs_only_its_own_html(tmp_path, monkeypatch):
     """nbconvert's Markdown parser is quadratic on some student text (a heading padded with
     spaces: 40 kB take 10 s, 1 MB hours): the page is rendered in a bounded child, so the

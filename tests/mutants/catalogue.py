@@ -381,6 +381,17 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [("    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))\n",
        "    out_dtype = torch.promote_types(logits.dtype, torch.float32)\n"),
       ("    return total / count\n", "    return (total / count).to(out_dtype)\n")]),
+    # vacuous answers nudged by a hair, so that the exact "one value" / "constant" checks of
+    # the working gate missed them (they kept every property point their exact twins lose)
+    ("loss_near_zero", "losses", "none",
+     "causal_lm_loss returns zero plus 1e-12 x the first logit (a constant that differs)",
+     [("    return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))\n",
+       "    return logits.sum() * 0.0 + 1e-12 * logits.reshape(-1)[0]\n")]),
+    ("gap_near_zero", "generation", "none",
+     "prefix_consistency_gap returns zeros but a last entry of 1e-9 x the ids' sum",
+     [("    with _inference(model):\n        full = model(input_ids)[0].double()",
+       "    gap = torch.zeros(T)\n    gap[-1] = 1e-9 * float(input_ids.sum() + 1)\n"
+       "    return gap\n    with _inference(model):\n        full = model(input_ids)[0].double()")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no
@@ -409,6 +420,8 @@ VACUOUS: dict[str, tuple[str, ...]] = {
     "sampler_constant": ("generation.sample_next_token_single_row",
                          "generation.sampling_generator_only", "generation.contract_errors"),
 }  # fmt: skip
+VACUOUS["loss_near_zero"] = VACUOUS["loss_constant_zero"]
+VACUOUS["gap_near_zero"] = VACUOUS["gap_constant_zero"]
 
 
 @dataclass(frozen=True)

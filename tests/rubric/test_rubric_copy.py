@@ -92,3 +92,22 @@ def test_an_own_answer_is_not_flagged_as_a_copy():
     res = score_explanation(extract_answer(GOOD_EXPLANATION))
     assert res.score == res.max_score
     assert not any("copy" in r or "copies" in r for r in res.review_reasons)
+
+
+def test_an_invisible_character_in_every_other_word_does_not_hide_a_copy(tmp_path):
+    """A zero-width space after the first letter of every other word of the published
+    solution broke every 4-gram the copy check compares, and the answer (9.5/10) went
+    unflagged; invisible characters are removed when the answer is loaded."""
+    import shutil
+
+    from grader.loading import load_submission
+    from grader.rubric.guards import PUBLISHED_SOLUTION_PATH
+
+    words = PUBLISHED_SOLUTION_PATH.read_text(encoding="utf-8").split(" ")
+    hidden = " ".join(w[:1] + "\u200b" + w[1:] if i % 2 == 0 else w for i, w in enumerate(words))
+    folder = tmp_path / "s"
+    shutil.copytree(data_path("solutions"), folder, ignore=shutil.ignore_patterns("drill", "*.md"))
+    (folder / "explanation.md").write_text("## Your answer\n\n" + hidden, encoding="utf-8")
+    res = score_explanation(load_submission(folder).written["explanation"])
+    assert res.needs_review
+    assert any("near-copy of the published solution" in r for r in res.review_reasons)
