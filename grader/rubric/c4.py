@@ -8,7 +8,9 @@ generation) and the C2 link (the masked side), and finds the contradicted forms.
 
 from __future__ import annotations
 
-from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
     CONF_MET_LINKED,
     CONF_MET_SAME,
@@ -38,11 +40,41 @@ def _framed(an: Analysis, c: Claim) -> bool:
     sameness said of both models ("both are trained the same way") compares the models, not
     the conditions, unless generation is named in the same sentence."""
     pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
-    gen_in = [bool(s.hits.get("generation") or s.hits.get("generation_time")) for s in an.sentences]
     i = pos[c.sentence]
     if c.kind == "relation_same" and c.subject == BOTH:
-        return c.strong and gen_in[i]
-    return c.strong and any(gen_in[max(0, i - 2) : i + 1])
+        return c.strong and _names_generation(an.sentences[i])
+    if _TRAINS_AS_USED.match(c.text) or _USED_AS_TRAINED.search(c.text):
+        return True  # "GPT trains like it races": the phrase names both conditions itself
+    return c.strong and any(_at_generation(s) for s in an.sentences[max(0, i - 2) : i + 1])
+
+
+# a sameness phrase that names training and the use itself: "trains the way it is used", "is
+# tested on what it studied"
+_TRAINS_AS_USED = re.compile(
+    r"(?:trains?|trained|learns?|learned|practi[cs]\w*)\W+(?:\w+\W+)?(?:like|as|the way|how)\b",
+    re.IGNORECASE,
+)
+_USED_AS_TRAINED = re.compile(
+    r"\bwhat (?:it|they) (?:\w+ )?(?:practi[cs]ed|rehearsed|studied|trained|prepared)\b", re.I
+)
+
+
+def _names_generation(f: SentenceFacts) -> bool:
+    return f.has("generation") or f.has("generation_time")
+
+
+# absent-words that say by themselves that something is not there (not "yet", "missing": "the
+# missing word" is the masked LM's blank)
+_STATED_ABSENCE = re.compile(r".*\s.*|non ?existent", re.IGNORECASE)
+
+
+def _at_generation(f: SentenceFacts) -> bool:
+    """The sentence is set at generation: it names generation, or it states the generation
+    condition in other words, the later words not being there ("you add words one by one and
+    the words that would come after just aren't there")."""
+    if _names_generation(f) or f.kinds("future_absent"):
+        return True
+    return any(_STATED_ABSENCE.fullmatch(a.text.strip()) for a in f.hits.get("absent", []))
 
 
 # -- C4: training condition vs generation condition -------------------------------------------
@@ -51,11 +83,14 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     side of the comparison)."""
     same = [c for c in an.claims("relation_same") if _framed(an, c)]
     diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
+    same, diff = _one_and_the_other(an, same, diff)
+    more_same, more_diff = _elided_second_half(an, same, diff)
+    same, diff = same + more_same, diff + more_diff
     causal_side = _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff})
     mlm_side = _of(diff, MLM)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
-    contra_clm = _of(diff, CLM)
+    contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
     supported = bool(causal_side or mlm_side)
     if contra_mlm:
         return _contradicted(contra_mlm, "mlm_consistent", supported)
@@ -63,10 +98,18 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         return _contradicted(contra_clm, "clm_mismatch", supported)
 
     mentions = {s.sentence.index: s.mentions for s in an.sentences}
+    # "only GPT's training matches what it has at generation": the other model is excluded
+    for c in causal_side:
+        if _only_this_model(an, c):
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
     for c in causal_side:
         if MLM in mentions[c.sentence]:
             return Judgement("met", (c.sentence,), CONF_MET_SAME)
-    for c in mlm_side:
+    # "This is the setting GPT was trained in; BERT meets a right side it never met in
+    # pretraining": never trained for what generation gives is the masked side, next to the
+    # causal LM in its sentence. Alone it is the C2 reliance, not a comparison.
+    never = [c for c in _of(an.claims("never_trained"), MLM) if _framed(an, c)]
+    for c in mlm_side + never:
         if CLM in mentions[c.sentence]:
             return Judgement("met", (c.sentence,), CONF_MET_SAME)
     c2_linked = c2.verdict == "met"
@@ -138,3 +181,130 @@ def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
         if c.strong and c.attributed and not c.gen_ctx and lo <= c.sentence <= hi:
             return c.sentence
     return None
+
+
+# "... and the other does not": the relation said of one of the two models, its opposite of
+# the other, neither named in the sentence
+_ONE_OTHER = re.compile(
+    r"\bone(?:\s+(?:model|family|network|approach|kind|type|of them|of the two))?\b.*\bthe other\b",
+    re.IGNORECASE,
+)
+
+
+def _one_and_the_other(
+    an: Analysis, same: list[Claim], diff: list[Claim]
+) -> tuple[list[Claim], list[Claim]]:
+    """ "So one model meets at test time the conditions it was trained under and the other does
+    not": a relation said of "one" of the two models and denied of "the other" compares both
+    models, whichever is which. It is read as the comparison the rubric asks for (the causal
+    LM the same, the masked LM different), carried: it never makes a false claim."""
+    paired = {
+        f.sentence.index
+        for f in an.sentences
+        if not f.subjects and _ONE_OTHER.search(f.sentence.norm)
+    }
+    if not paired:
+        return same, diff
+    rel = [c for c in same + diff if c.sentence in paired]
+    keep_same = [c for c in same if c.sentence not in paired]
+    keep_diff = [c for c in diff if c.sentence not in paired]
+    for i in sorted({c.sentence for c in rel}):
+        text = next(c.text for c in rel if c.sentence == i)
+        keep_same.append(Claim("relation_same", CLM, i, True, True, text, attributed=False))
+        keep_diff.append(Claim("relation_diff", MLM, i, True, True, text, attributed=False))
+    return keep_same, keep_diff
+
+
+_OPEN = re.compile(r"^\W*(?:(?:but|and|while|whereas|yet|not)\W+)?(?:for\W+)?(?:the\W+)?$", re.I)
+_NEG_ELLIPSIS = re.compile(
+    r"^(?:'s)?\W*(?:(?:does|do|did|is|are|was|were|has|have|can|could|would)(?:n't|\s+not)|not|no|"
+    r"nope)\b(?:\W+\w+){0,2}\W*$",
+    re.IGNORECASE,
+)
+_MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
+
+
+def _elided(f: SentenceFacts) -> Subject | None:
+    """The model of a sentence that is only a model and a negated auxiliary ("BERT doesn't.",
+    "But BERT's is not.", "For masked LM: No."): it denies of that model what the sentence
+    before said of the other one."""
+    if len(f.mentions) != 1 or f.claims and any(c.kind.startswith("relation_") for c in f.claims):
+        return None
+    (code,) = f.mentions
+    hits = f.hits.get(_MODEL_KEYS.get(code, ""), [])
+    if len(hits) != 1:
+        return None
+    h, norm = hits[0], f.sentence.norm
+    if _OPEN.match(norm[: h.start]) and _NEG_ELLIPSIS.match(norm[h.end :]):
+        return code
+    return None
+
+
+def _elided_second_half(
+    an: Analysis, same: list[Claim], diff: list[Claim]
+) -> tuple[list[Claim], list[Claim]]:
+    """ "GPT trains the way it is used. BERT doesn't.": an elided second half inherits the
+    relation of the sentence before, denied, for the other model (the causal LM the same, so
+    the masked LM different; or the wrong way round, a false claim)."""
+    pos = {s.sentence.index: k for k, s in enumerate(an.sentences)}
+    more_same: list[Claim] = []
+    more_diff: list[Claim] = []
+    for c in same + diff:
+        if c.subject not in (CLM, MLM):
+            continue
+        k = pos[c.sentence] + 1
+        if k >= len(an.sentences):
+            continue
+        nxt = an.sentences[k]
+        other = MLM if c.subject == CLM else CLM
+        if _elided(nxt) != other:
+            continue
+        i = nxt.sentence.index
+        if c.kind == "relation_same":
+            more_diff.append(Claim("relation_diff", other, i, True, True, nxt.sentence.norm))
+        else:
+            more_same.append(Claim("relation_same", other, i, True, True, nxt.sentence.norm))
+    return more_same, more_diff
+
+
+def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
+    """ "Because of teacher forcing GPT sees the whole target sentence during training, and
+    only at inference does it have to do without it": the causal LM said to see the later
+    tokens in training, in a sentence that sets generation against it, is the causal LM with
+    the mismatch. The use side must be stated as less than training ("has to do without",
+    "is limited"); not when the sentence calls the two the same. The claim needs its model
+    named or pointed to (`attributed`)."""
+    out = []
+    for f in an.sentences:
+        if not (f.has("training") and f.has("generation_time")) or f.kinds("relation_same"):
+            continue  # "... and predicting the next word is exactly what it does at generation"
+        norm = f.sentence.norm
+        at = min(h.start for h in f.hits["generation_time"])
+        if not _LESS_AT_USE.search(norm[at:]):
+            continue  # "... only at generation time does it go left to right": no loss stated
+        for c in _of(f.kinds("see_both"), CLM, BOTH):
+            if (c.strong or c.direct) and c.attributed:
+                out.append(c)
+                break
+    return out
+
+
+# the use condition stated as less than training: "has to work without them", "is it limited",
+# "it loses that", "the mask only matters at inference"
+_LESS_AT_USE = re.compile(
+    r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|rel(?:y|ies|ying) on|no longer|"
+    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b",
+    re.IGNORECASE,
+)
+
+
+_ONLY_BEFORE = re.compile(r"\bonly\W+(?:the\W+|a\W+)?$", re.IGNORECASE)
+
+
+def _only_this_model(an: Analysis, c: Claim) -> bool:
+    """ "Only GPT's training matches generation", "only the causal LM is tested on what it
+    studied": "only" on the model itself says the other model does not, an explicit contrast.
+    (Not "GPT only sees the prefix": there "only" restricts what it sees.)"""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    return any(_ONLY_BEFORE.search(norm[: h.start]) for h in f.hits.get("causal_model", []))

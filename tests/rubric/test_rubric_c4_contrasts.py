@@ -1,0 +1,182 @@
+"""C4 in the students' own words: elided second halves, "one ... the other", "only GPT",
+the use condition stated without a generation word, analogies that name both conditions,
+and the causal LM with the mismatch (teacher forcing). Sentences written for these tests."""
+
+from __future__ import annotations
+
+from grader.rubric.scorer import score_explanation
+
+NO_READER = {"criteria": {}}  # the rules alone
+
+
+def rules(text: str) -> dict[str, str]:
+    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+
+
+def c4(text: str) -> str:
+    return rules(text)["C4"]
+
+
+# -- an elided second half inherits the relation, denied, for the other model ----------------
+def test_elided_sentence_denies_the_relation_for_the_other_model() -> None:
+    text = (
+        "BERT sees both sides of a blank, GPT sees only the earlier words. GPT learns the way "
+        "it writes. BERT doesn't."
+    )
+    assert c4(text) == "met"
+
+
+def test_elided_answer_after_a_colon() -> None:
+    text = (
+        "GPT restricts itself to the earlier tokens. For GPT, training and generation are "
+        "consistent. For BERT: no."
+    )
+    assert c4(text) == "met"
+
+
+def test_second_half_with_its_own_predicate_is_not_an_ellipsis() -> None:
+    # the BERT sentence says something else, it does not deny the relation
+    text = (
+        "GPT sees only the earlier words. GPT learns the way it writes. BERT doesn't look "
+        "at the right side when it writes."
+    )
+    assert c4(text) == "partial"
+
+
+def test_elided_half_about_the_same_model_adds_nothing() -> None:
+    text = "GPT sees only the earlier words. GPT learns the way it writes. GPT doesn't."
+    assert c4(text) == "partial"
+
+
+# -- "one ... the other" compares both models --------------------------------------------------
+def test_one_and_the_other_compares_both_models() -> None:
+    text = (
+        "BERT fills blanks from both sides, GPT predicts from only the earlier words. One of "
+        "them generates text under the conditions it was trained under, and the other does not."
+    )
+    assert c4(text) == "met"
+
+
+def test_one_and_the_other_is_never_a_false_claim() -> None:
+    # the last model named is BERT, but "one ... the other" is not a sameness said of BERT
+    text = (
+        "GPT predicts from only the earlier words, BERT fills blanks from both sides. While "
+        "writing, the later words do not exist yet. So one model writes under the conditions it "
+        "was trained under and the other does not."
+    )
+    assert c4(text) == "met"
+
+
+def test_one_model_without_the_other_stays_one_side() -> None:
+    text = (
+        "BERT fills blanks from both sides, GPT predicts from only the earlier words. One of "
+        "them generates text under the conditions it was trained under."
+    )
+    assert c4(text) == "partial"
+
+
+# -- "only GPT" excludes the other model -------------------------------------------------------
+def test_only_on_the_model_is_an_explicit_contrast() -> None:
+    text = (
+        "BERT is trained with words on both sides of each blank. Only GPT's training matches "
+        "the generation condition."
+    )
+    assert c4(text) == "met"
+
+
+def test_only_on_what_the_model_does_is_no_contrast() -> None:
+    text = (
+        "BERT is trained with words on both sides of each blank. GPT's training only matches "
+        "the generation condition."
+    )
+    assert c4(text) == "partial"
+
+
+# -- the generation condition stated without a generation word ---------------------------------
+def test_absence_of_the_later_words_sets_the_comparison_at_generation() -> None:
+    text = (
+        "During training BERT fills each blank using the words on both sides. You extend a "
+        "sentence word after word, and the words that would come later just aren't there. For "
+        "GPT that is nothing new, its training examples all looked like that. For BERT it is "
+        "an unfamiliar situation, because in training there was always a right side."
+    )
+    assert c4(text) == "met"
+
+
+def test_a_missing_blank_is_not_the_generation_condition() -> None:
+    # "missing" is the masked word; nothing here is set at generation
+    text = (
+        "BERT is trained to recover the missing word from both sides. Its training is "
+        "consistent: the blank always has neighbours."
+    )
+    assert c4(text) != "contradicted"
+
+
+# -- never trained for what generation gives, next to the causal LM ----------------------------
+def test_never_met_in_pretraining_with_the_causal_lm_in_the_sentence() -> None:
+    text = (
+        "BERT attends to the words on both sides of a blank. GPT attends only to earlier "
+        "words. When text is generated, the words to the right do not exist yet. Unlike GPT, "
+        "BERT never met that situation in pretraining."
+    )
+    assert c4(text) == "met"
+
+
+def test_never_trained_alone_is_the_c2_reliance_not_a_comparison() -> None:
+    text = (
+        "BERT attends to the words on both sides of a blank. When text is generated the words "
+        "to the right do not exist yet, and BERT was never trained without them."
+    )
+    v = rules(text)
+    assert v["C2"] == "met"
+    assert v["C4"] == "missing"
+
+
+# -- a phrase that names training and the use itself -----------------------------------------------
+def test_analogy_verb_compares_training_with_use() -> None:
+    text = (
+        "A swimmer who only practises in a calm pool panics in the open sea. GPT trains like "
+        "it swims. BERT doesn't."
+    )
+    assert c4(text) == "met"
+
+
+def test_doing_what_it_practised_with_only_on_the_model() -> None:
+    text = (
+        "BERT practises with the words on both sides of each gap; GPT practises with only the "
+        "words before. So only GPT is asked to do what it practised."
+    )
+    assert c4(text) == "met"
+
+
+def test_trains_the_way_its_designers_wanted_is_no_relation() -> None:
+    assert c4("GPT trains the way its designers wanted. BERT doesn't.") == "missing"
+
+
+# -- the causal LM with the mismatch ------------------------------------------------------------
+def test_teacher_forcing_gives_the_causal_lm_the_mismatch() -> None:
+    text = (
+        "Thanks to teacher forcing, GPT attends to the future tokens during training, and only "
+        "at inference time must it manage without them. BERT sees both sides."
+    )
+    v = rules(text)
+    assert v["C3"] == "contradicted"
+    assert v["C4"] == "contradicted"
+
+
+def test_full_sentence_in_training_called_the_same_as_generation_is_no_mismatch() -> None:
+    text = (
+        "In training GPT sees the whole sentence at once, and at generation time it predicts "
+        "the next word exactly as it did in training."
+    )
+    assert c4(text) != "contradicted"
+
+
+def test_a_procedure_at_generation_is_no_loss() -> None:
+    text = (
+        "Thanks to teacher forcing, GPT attends to the future tokens during training, and at "
+        "inference time it goes left to right. BERT sees both sides."
+    )
+    v = rules(text)
+    assert v["C3"] == "contradicted"  # a false claim about training, but no mismatch stated
+    assert v["C4"] != "contradicted"
