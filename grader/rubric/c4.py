@@ -133,6 +133,10 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     partial = causal_side + mlm_side + general
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
+    # The C2 link said with its training condition ("at generation the words on the right do
+    # not exist, and BERT was never trained without them") is the masked side on its own
+    if c2_linked and any(an_s.has("training") or an_s.has("never_trained") for an_s in _at(an, c2)):
+        return Judgement("partial", c2.evidence[:1], CONF_PARTIAL - 0.05)
     return _missing(an, ("same_relation", "diff_relation"))
 
 
@@ -280,7 +284,7 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
             continue  # "... and predicting the next word is exactly what it does at generation"
         norm = f.sentence.norm
         at = min(h.start for h in f.hits["generation_time"])
-        if not _LESS_AT_USE.search(norm[at:]):
+        if not _LESS_AT_USE.search(norm[max(0, at - 25) :]):
             continue  # "... only at generation time does it go left to right": no loss stated
         for c in _of(f.kinds("see_both"), CLM, BOTH):
             if (c.strong or c.direct) and c.attributed:
@@ -308,3 +312,7 @@ def _only_this_model(an: Analysis, c: Claim) -> bool:
     f = next(s for s in an.sentences if s.sentence.index == c.sentence)
     norm = f.sentence.norm
     return any(_ONLY_BEFORE.search(norm[: h.start]) for h in f.hits.get("causal_model", []))
+
+
+def _at(an: Analysis, j: Judgement) -> list[SentenceFacts]:
+    return [f for f in an.sentences if f.sentence.index in j.evidence]

@@ -51,7 +51,9 @@ _REJECT = (
 # "Contrary to the popular belief that": everything after the frame is the denied view.
 _DENY_PREFIX = re.compile(
     r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:\w+\s+)?"
-    r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think))"
+    r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think)|"
+    r"(?:should|can|could|would|must)\s+(?:conclude|infer|think|assume|believe|say|claim)"
+    r"(?:\s+from\s+(?:this|that|it))?)"
     r"(?:\s+that)?|"
     r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?" + _REJECT + r"\s+"
     r"(?:to\s+(?:say|think|claim|believe|assume)\s+)?(?:that\b)?|"

@@ -122,10 +122,21 @@ def test_never_met_in_pretraining_with_the_causal_lm_in_the_sentence() -> None:
     assert c4(text) == "met"
 
 
-def test_never_trained_alone_is_the_c2_reliance_not_a_comparison() -> None:
+def test_never_trained_alone_is_the_masked_side_only() -> None:
+    # the C2 link said with its training condition: one side of the comparison, not both
     text = (
         "BERT attends to the words on both sides of a blank. When text is generated the words "
         "to the right do not exist yet, and BERT was never trained without them."
+    )
+    v = rules(text)
+    assert v["C2"] == "met"
+    assert v["C4"] == "partial"
+
+
+def test_the_c2_link_without_training_compares_nothing() -> None:
+    text = (
+        "BERT relies on the words on both sides of a blank. When text is generated the words to "
+        "the right do not exist yet, so BERT has nothing to rely on."
     )
     v = rules(text)
     assert v["C2"] == "met"
@@ -180,3 +191,52 @@ def test_a_procedure_at_generation_is_no_loss() -> None:
     v = rules(text)
     assert v["C3"] == "contradicted"  # a false claim about training, but no mismatch stated
     assert v["C4"] != "contradicted"
+
+
+# -- polarity and attribution of the relation -------------------------------------------------
+def test_trained_differently_from_how_it_is_used_said_of_gpt_is_the_mismatch() -> None:
+    text = (
+        "BERT attends to both sides of a blank; GPT attends only to the earlier tokens. "
+        "Surprisingly it is GPT that is trained differently from how it is used, since its "
+        "training inputs are the gold tokens."
+    )
+    assert c4(text) == "contradicted"
+
+
+def test_trained_differently_without_the_use_is_no_relation() -> None:
+    text = "BERT attends to both sides of a blank. GPT is trained differently, on the next word."
+    assert c4(text) != "contradicted"
+
+
+def test_a_modal_denial_frame_is_not_the_students_claim() -> None:
+    text = (
+        "BERT predicts each blank from the words to its left and right. No one should conclude "
+        "from this that BERT has no training/generation mismatch: when it writes, the words to "
+        "the right have not been written yet. GPT is trained exactly the way it generates."
+    )
+    assert c4(text) == "met"
+
+
+def test_the_models_in_plural_are_not_the_last_model_named() -> None:
+    text = (
+        "BERT fills in blanks. GPT predicts the next word. The way the models are trained is "
+        "different from how they are used at generation."
+    )
+    assert c4(text) == "partial"
+
+
+def test_they_after_one_model_still_refers_to_it() -> None:
+    text = (
+        "BERT fills in blanks from both sides. Causal models like GPT predict the next word, and "
+        "the way they are trained is different from how they are used at generation."
+    )
+    assert c4(text) == "contradicted"
+
+
+def test_normal_training_situation_and_a_situation_never_met() -> None:
+    text = (
+        "BERT is trained to fill blanks from both sides; GPT only ever sees the earlier words. "
+        "Start writing: the rest of the sentence has not been written. For GPT that's the normal "
+        "training situation. For BERT it is a situation it has really never met."
+    )
+    assert c4(text) == "met"
