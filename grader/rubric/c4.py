@@ -45,6 +45,8 @@ def _framed(an: Analysis, c: Claim) -> bool:
         return c.strong and _names_generation(an.sentences[i])
     if _TRAINS_AS_USED.match(c.text) or _USED_AS_TRAINED.search(c.text):
         return True  # "GPT trains like it races": the phrase names both conditions itself
+    if _TRAIN_TEST.match(c.text):
+        return True  # "a train-test discrepancy", "a training/inference mismatch"
     return c.strong and any(_at_generation(s) for s in an.sentences[max(0, i - 2) : i + 1])
 
 
@@ -54,6 +56,7 @@ _TRAINS_AS_USED = re.compile(
     r"(?:trains?|trained|learns?|learned|practi[cs]\w*)\W+(?:\w+\W+)?(?:like|as|the way|how)\b",
     re.IGNORECASE,
 )
+_TRAIN_TEST = re.compile(r"train\w*\W+(?:test|inference|generation|use)\b", re.I)
 _USED_AS_TRAINED = re.compile(
     r"\bwhat (?:it|they) (?:\w+ )?(?:practi[cs]ed|rehearsed|studied|trained|prepared)\b", re.I
 )
@@ -221,8 +224,9 @@ def _one_and_the_other(
 
 _OPEN = re.compile(r"^\W*(?:(?:but|and|while|whereas|yet|not)\W+)?(?:for\W+)?(?:the\W+)?$", re.I)
 _NEG_ELLIPSIS = re.compile(
-    r"^(?:'s)?\W*(?:(?:does|do|did|is|are|was|were|has|have|can|could|would)(?:n't|\s+not)|not|no|"
-    r"nope)\b(?:\W+\w+){0,2}\W*$",
+    r"^(?:'s)?\W*(?:(?:it|they|this|that|those|these)\s+)?"
+    r"(?:(?:does|do|did|is|are|was|were|has|have|can|could|would)(?:n't|\s+not)|not|no|"
+    r"nope)\b(?:\W+(?:though|really|either|anymore|at all|here|there))?\W*$",
     re.IGNORECASE,
 )
 _MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
@@ -230,8 +234,8 @@ _MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
 
 def _elided(f: SentenceFacts) -> Subject | None:
     """The model of a sentence that is only a model and a negated auxiliary ("BERT doesn't.",
-    "But BERT's is not.", "For masked LM: No."): it denies of that model what the sentence
-    before said of the other one."""
+    "But BERT's is not.", "For masked LM: No.", "For BERT they don't."): it denies of that
+    model what the sentence before said of the other one."""
     if len(f.mentions) != 1 or f.claims and any(c.kind.startswith("relation_") for c in f.claims):
         return None
     (code,) = f.mentions

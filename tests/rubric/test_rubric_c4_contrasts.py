@@ -240,3 +240,63 @@ def test_normal_training_situation_and_a_situation_never_met() -> None:
         "training situation. For BERT it is a situation it has really never met."
     )
     assert c4(text) == "met"
+
+
+# -- more of the students' words for the two conditions ------------------------------------
+def test_elided_half_with_a_pronoun() -> None:
+    text = (
+        "BERT looks both ways, GPT only looks back. Training and writing line up for GPT. For "
+        "BERT they don't."
+    )
+    assert c4(text) == "met"
+
+
+def test_elided_half_with_its_own_verb_phrase_is_no_ellipsis() -> None:
+    text = "Training and writing line up for GPT. For BERT they don't use the same data."
+    assert c4(text) == "partial"
+
+
+def test_exactly_its_generation_situation() -> None:
+    text = (
+        "BERT learns from both sides of a blank. The causal model's training situation is "
+        "exactly its generation situation, unlike BERT's."
+    )
+    assert c4(text) == "met"
+
+
+def test_a_relation_word_that_names_both_conditions_frames_itself() -> None:
+    # no generation word anywhere: "train-test" names the use condition itself
+    text = (
+        "Masked models are optimised to reconstruct corrupted tokens. Causal models are "
+        "optimised to predict the next token. This is known as a train-test discrepancy."
+    )
+    assert c4(text) == "partial"
+
+
+def test_a_difference_between_the_objectives_alone_is_no_relation() -> None:
+    text = (
+        "Masked models are optimised to reconstruct corrupted tokens. Causal models are "
+        "optimised to predict the next token. The two objectives differ."
+    )
+    assert c4(text) == "missing"
+
+
+def test_the_way_you_use_it_is_the_use_condition() -> None:
+    text = (
+        "BERT covers words and guesses them from the whole sentence. The way you train a model "
+        "should be the way you use it, and for BERT those are different."
+    )
+    assert c4(text) == "partial"
+
+
+def test_the_exam_of_an_analogy_is_the_use_condition() -> None:
+    text = (
+        "BERT is like a pupil who practised with the answer key and then sits a closed-book "
+        "exam, while GPT practised closed-book all along."
+    )
+    assert c4(text) == "met"
+
+
+def test_an_exam_without_a_comparison_earns_nothing() -> None:
+    text = "BERT is like a pupil who sits an exam. GPT is like another pupil."
+    assert c4(text) == "missing"
