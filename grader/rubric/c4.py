@@ -138,8 +138,12 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
     # not exist, and BERT was never trained without them") is the masked side on its own
-    if c2_linked and any(an_s.has("training") or an_s.has("never_trained") for an_s in _at(an, c2)):
-        return Judgement("partial", c2.evidence[:1], CONF_PARTIAL - 0.05)
+    trained_in_link = [
+        f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
+    ]
+    if c2_linked and trained_in_link:
+        # quote the sentence that says the training condition
+        return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)
     return _missing(an, ("same_relation", "diff_relation"))
 
 

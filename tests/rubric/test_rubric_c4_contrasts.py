@@ -300,3 +300,18 @@ def test_the_exam_of_an_analogy_is_the_use_condition() -> None:
 def test_an_exam_without_a_comparison_earns_nothing() -> None:
     text = "BERT is like a pupil who sits an exam. GPT is like another pupil."
     assert c4(text) == "missing"
+
+
+def test_feedback_quotes_the_sentences_that_earned_the_verdict() -> None:
+    text = (
+        "BERT attends to the words on both sides of a blank. When text is generated the words "
+        "to the right do not exist yet. BERT was never trained without them."
+    )
+    res = {c.id: c for c in score_explanation(text, reader_weights=NO_READER).criteria}
+    assert res["C4"].verdict == "partial"
+    assert "never trained without them" in res["C4"].evidence
+    elided = "GPT sees only the earlier words. GPT learns the way it writes. BERT doesn't."
+    res = {c.id: c for c in score_explanation(elided, reader_weights=NO_READER).criteria}
+    assert res["C4"].verdict == "met"
+    assert "GPT learns the way it writes" in res["C4"].evidence
+    assert "BERT doesn't" in res["C4"].evidence
