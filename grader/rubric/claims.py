@@ -248,9 +248,13 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
     """ "GPT only sees earlier tokens, in training and when it generates": the same
     restriction stated for both conditions is the consistency point itself."""
     ss = c.ss
+    # "in training GPT attends to the future tokens too, and only at inference is it limited
+    # to the past": a restriction said for one condition only is no sameness
+    sees_more = any(f.kind == "see_both" and f.subject in (CLM, BOTH) for f in found)
     if (
         _has_train(ss)
         and ss.hits.get("generation_time")
+        and not sees_more
         and not any(f.kind.startswith("relation_") for f in found)
     ):
         for f in found:

@@ -52,7 +52,7 @@ def test_elided_half_about_the_same_model_adds_nothing() -> None:
 def test_one_and_the_other_compares_both_models() -> None:
     text = (
         "BERT fills blanks from both sides, GPT predicts from only the earlier words. One of "
-        "them generates text under the conditions it was trained under, and the other does not."
+        "them writes in the same setting it was trained in, and the other does not."
     )
     assert c4(text) == "met"
 
@@ -61,8 +61,8 @@ def test_one_and_the_other_is_never_a_false_claim() -> None:
     # the last model named is BERT, but "one ... the other" is not a sameness said of BERT
     text = (
         "GPT predicts from only the earlier words, BERT fills blanks from both sides. While "
-        "writing, the later words do not exist yet. So one model writes under the conditions it "
-        "was trained under and the other does not."
+        "writing, the later words do not exist yet. So one of the two writes in the same setting "
+        "it practised in; the other one is not so lucky."
     )
     assert c4(text) == "met"
 
@@ -70,7 +70,7 @@ def test_one_and_the_other_is_never_a_false_claim() -> None:
 def test_one_model_without_the_other_stays_one_side() -> None:
     text = (
         "BERT fills blanks from both sides, GPT predicts from only the earlier words. One of "
-        "them generates text under the conditions it was trained under."
+        "them writes in the same setting it was trained in."
     )
     assert c4(text) == "partial"
 
@@ -78,16 +78,16 @@ def test_one_model_without_the_other_stays_one_side() -> None:
 # -- "only GPT" excludes the other model -------------------------------------------------------
 def test_only_on_the_model_is_an_explicit_contrast() -> None:
     text = (
-        "BERT is trained with words on both sides of each blank. Only GPT's training matches "
-        "the generation condition."
+        "BERT is trained with words on both sides of each blank. Only GPT has training that "
+        "lines up with generation."
     )
     assert c4(text) == "met"
 
 
 def test_only_on_what_the_model_does_is_no_contrast() -> None:
     text = (
-        "BERT is trained with words on both sides of each blank. GPT's training only matches "
-        "the generation condition."
+        "BERT is trained with words on both sides of each blank. GPT has training that only "
+        "lines up with generation."
     )
     assert c4(text) == "partial"
 
@@ -96,9 +96,9 @@ def test_only_on_what_the_model_does_is_no_contrast() -> None:
 def test_absence_of_the_later_words_sets_the_comparison_at_generation() -> None:
     text = (
         "During training BERT fills each blank using the words on both sides. You extend a "
-        "sentence word after word, and the words that would come later just aren't there. For "
-        "GPT that is nothing new, its training examples all looked like that. For BERT it is "
-        "an unfamiliar situation, because in training there was always a right side."
+        "sentence word after word, and the words that would come later just aren't there. GPT "
+        "finds itself on familiar ground, as its training examples all looked like that. For "
+        "BERT the situation is unfamiliar, because in training there was always a right side."
     )
     assert c4(text) == "met"
 
@@ -167,8 +167,8 @@ def test_trains_the_way_its_designers_wanted_is_no_relation() -> None:
 # -- the causal LM with the mismatch ------------------------------------------------------------
 def test_teacher_forcing_gives_the_causal_lm_the_mismatch() -> None:
     text = (
-        "Thanks to teacher forcing, GPT attends to the future tokens during training, and only "
-        "at inference time must it manage without them. BERT sees both sides."
+        "In training GPT attends to the future tokens as well, and only at inference time is "
+        "it limited to the past. BERT sees both sides."
     )
     v = rules(text)
     assert v["C3"] == "contradicted"
@@ -197,8 +197,8 @@ def test_a_procedure_at_generation_is_no_loss() -> None:
 def test_trained_differently_from_how_it_is_used_said_of_gpt_is_the_mismatch() -> None:
     text = (
         "BERT attends to both sides of a blank; GPT attends only to the earlier tokens. "
-        "Surprisingly it is GPT that is trained differently from how it is used, since its "
-        "training inputs are the gold tokens."
+        "Surprisingly, GPT's training runs differently from how it is used, since its training "
+        "inputs are the gold tokens."
     )
     assert c4(text) == "contradicted"
 
@@ -210,17 +210,18 @@ def test_trained_differently_without_the_use_is_no_relation() -> None:
 
 def test_a_modal_denial_frame_is_not_the_students_claim() -> None:
     text = (
-        "BERT predicts each blank from the words to its left and right. No one should conclude "
-        "from this that BERT has no training/generation mismatch: when it writes, the words to "
-        "the right have not been written yet. GPT is trained exactly the way it generates."
+        "BERT predicts each blank from the words to its left and right. No one could infer "
+        "from this that BERT shows no mismatch between training and generation: when it writes, "
+        "the words to the right have not been written yet. GPT is trained exactly the way it "
+        "generates."
     )
     assert c4(text) == "met"
 
 
 def test_the_models_in_plural_are_not_the_last_model_named() -> None:
     text = (
-        "BERT fills in blanks. GPT predicts the next word. The way the models are trained is "
-        "different from how they are used at generation."
+        "BERT fills in blanks. GPT predicts the next word. For these models, training them and "
+        "using them at generation are different things."
     )
     assert c4(text) == "partial"
 
@@ -228,16 +229,16 @@ def test_the_models_in_plural_are_not_the_last_model_named() -> None:
 def test_they_after_one_model_still_refers_to_it() -> None:
     text = (
         "BERT fills in blanks from both sides. Causal models like GPT predict the next word, and "
-        "the way they are trained is different from how they are used at generation."
+        "training them is different from using them at generation."
     )
     assert c4(text) == "contradicted"
 
 
-def test_normal_training_situation_and_a_situation_never_met() -> None:
+def test_usual_training_setting_and_a_setting_never_met() -> None:
     text = (
         "BERT is trained to fill blanks from both sides; GPT only ever sees the earlier words. "
-        "Start writing: the rest of the sentence has not been written. For GPT that's the normal "
-        "training situation. For BERT it is a situation it has really never met."
+        "Start writing: the rest of the sentence has not been written. For GPT this is the usual "
+        "training setting. For BERT it is a setting it has honestly never met."
     )
     assert c4(text) == "met"
 
@@ -315,3 +316,22 @@ def test_feedback_quotes_the_sentences_that_earned_the_verdict() -> None:
     assert res["C4"].verdict == "met"
     assert "GPT learns the way it writes" in res["C4"].evidence
     assert "BERT doesn't" in res["C4"].evidence
+
+
+# -- a match of tasks is one side at most -----------------------------------------------------
+def test_the_objective_is_what_generation_is() -> None:
+    assert c4("GPT learns to guess the next word, which is exactly what generating is.") == (
+        "partial"
+    )
+
+
+def test_a_task_match_stays_partial_with_both_models_named() -> None:
+    text = (
+        "GPT learns to guess the next word, which is just what writing needs, while BERT learns "
+        "to fill blanks."
+    )
+    assert c4(text) == "partial"
+
+
+def test_a_task_match_for_another_use_is_no_c4() -> None:
+    assert c4("BERT learns to fill blanks, which is what classification needs.") == "missing"
