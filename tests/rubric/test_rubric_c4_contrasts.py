@@ -335,3 +335,37 @@ def test_a_task_match_stays_partial_with_both_models_named() -> None:
 
 def test_a_task_match_for_another_use_is_no_c4() -> None:
     assert c4("BERT learns to fill blanks, which is what classification needs.") == "missing"
+
+
+# -- "both" as a subject; trained under the condition just stated ------------------------------
+def test_bare_both_as_the_subject_is_both_models() -> None:
+    text = (
+        "BERT and GPT each see part of the text when they learn. Both are therefore trained "
+        "under generation-like conditions."
+    )
+    assert c4(text) == "contradicted"
+
+
+def test_both_sides_is_not_both_models() -> None:
+    text = (
+        "BERT uses the words on both sides of a blank. At generation the words on the right do "
+        "not exist yet; GPT is trained the same way it generates."
+    )
+    assert c4(text) == "met"
+
+
+def test_trained_under_that_constraint_refers_to_the_generation_condition() -> None:
+    text = (
+        "Encoders attend everywhere; decoders attend to earlier positions only. When sampling, "
+        "the positions after the current one are empty. Only the decoder was ever optimised "
+        "under that constraint."
+    )
+    assert c4(text) == "met"
+
+
+def test_under_that_constraint_without_a_generation_condition_is_no_comparison() -> None:
+    text = (
+        "Decoders attend to earlier positions only, which is a constraint. Only the decoder was "
+        "ever optimised under that constraint."
+    )
+    assert c4(text) != "met"
