@@ -369,3 +369,16 @@ def test_under_that_constraint_without_a_generation_condition_is_no_comparison()
         "ever optimised under that constraint."
     )
     assert c4(text) != "met"
+
+
+# -- what the student does not assert earns nothing through the new readings ------------------
+def test_reported_denied_or_asked_comparisons_earn_nothing() -> None:
+    for text in (
+        "People think that one of them writes in the same setting it was trained in and the "
+        "other does not, but that is a myth.",
+        "It is false that only GPT has training that lines up with generation.",
+        "Does GPT learn the way it writes? BERT doesn't.",
+        "Nobody thinks that GPT trains like it swims. BERT doesn't.",
+        "If GPT were trained the way it writes, BERT would not be needed.",
+    ):
+        assert c4(text) == "missing", text
