@@ -89,7 +89,9 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same, diff = _one_and_the_other(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     same, diff = same + more_same, diff + more_diff
-    causal_side = _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff})
+    causal_side = (
+        _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff}) + _never_had(an)
+    )
     mlm_side = _of(diff, MLM)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
@@ -116,8 +118,8 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if CLM in mentions[c.sentence]:
             return Judgement("met", (c.sentence,), CONF_MET_SAME)
     c2_linked = c2.verdict == "met"
-    if causal_side and (mlm_side or c2_linked):
-        ev = _first(causal_side) + _first(mlm_side)
+    if causal_side and (mlm_side or never or c2_linked):
+        ev = _first(causal_side) + _first(mlm_side or never)
         return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
     # The C2 link is the masked side of the comparison (generation lacks what its training
     # gave it); the causal restriction stated in the same passage is the causal side, "the
@@ -354,4 +356,30 @@ def _task_match(an: Analysis) -> list[Claim]:
         about = max(named)[1] if named else (prev if not f.subjects else None)
         if about == CLM:
             out.append(Claim("relation_same", CLM, f.sentence.index, False, True, m.group(0)))
+    return out
+
+
+# "GPT never used them in training", "it was never allowed to look right during training": the
+# causal LM did without, in training, what the generation condition just said is missing
+_NEVER_HAD = re.compile(
+    r"\b(?:never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|sees|"
+    r"needs?|needed|relied|rely|look|looked)\b(?:\W+\w+){0,2}?\W+"
+    r"(?:them|those|these|it|right|ahead|the future|later ones)\b",
+    re.IGNORECASE,
+)
+
+
+def _never_had(an: Analysis) -> list[Claim]:
+    """The causal side said as the causal LM never having had, in training, what generation
+    lacks ("For GPT this is no problem, because it never used them in training."): a sentence
+    about the causal LM (named or pointed to), with a training word and a negated use of what
+    the sentence just before or the one before that says is not there at generation."""
+    out = []
+    for k, f in enumerate(an.sentences):
+        if not (f.has("training") and _NEVER_HAD.search(f.asserted or f.sentence.norm)):
+            continue
+        if f.subjects != {CLM} and not (not f.subjects and f.primary == CLM):
+            continue
+        if any(_at_generation(g) for g in an.sentences[max(0, k - 2) : k]):
+            out.append(Claim("relation_same", CLM, f.sentence.index, True, True, ""))
     return out

@@ -382,3 +382,21 @@ def test_reported_denied_or_asked_comparisons_earn_nothing() -> None:
         "If GPT were trained the way it writes, BERT would not be needed.",
     ):
         assert c4(text) == "missing", text
+
+
+# -- the causal LM never had, in training, what generation lacks -------------------------------
+def test_never_had_them_in_training_answers_the_generation_condition() -> None:
+    text = (
+        "BERT learns from the words on both sides of a gap. When you write, the words after the "
+        "cursor aren't there yet. GPT does not mind, since it never saw them in training "
+        "either. BERT was never trained without them."
+    )
+    assert c4(text) == "met"
+
+
+def test_never_had_them_before_the_generation_condition_answers_nothing() -> None:
+    text = (
+        "BERT learns from the words on both sides of a gap. GPT never saw later words in "
+        "training. When you write, the words after the cursor aren't there yet."
+    )
+    assert c4(text) != "met"
