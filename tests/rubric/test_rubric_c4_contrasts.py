@@ -4,7 +4,10 @@ and the causal LM with the mismatch (teacher forcing). Sentences written for the
 
 from __future__ import annotations
 
+from grader.rubric.discourse import aliases
+from grader.rubric.model import load_rubric
 from grader.rubric.scorer import score_explanation
+from grader.rubric.text import split_sentences
 
 NO_READER = {"criteria": {}}  # the rules alone
 
@@ -400,3 +403,29 @@ def test_never_had_them_before_the_generation_condition_answers_nothing() -> Non
         "training. When you write, the words after the cursor aren't there yet."
     )
     assert c4(text) != "met"
+
+
+# -- an analogy mapped onto the models by position ------------------------------------------
+RUNNERS = (
+    "Picture two runners. The first one practises on a track where the whole course is marked "
+    "out ahead; the second one practises in fog, seeing only the ground already covered. On "
+    "race day there is fog. Only the second one is asked to do what it practised."
+)
+
+
+def test_an_ordinal_pair_maps_the_analogy_onto_the_models() -> None:
+    assert c4(RUNNERS + " The first runner is BERT, the second is GPT.") == "met"
+
+
+def test_half_a_pair_maps_nothing() -> None:
+    assert c4(RUNNERS + " The first runner is BERT.") != "met"
+
+
+def test_an_ordinal_with_another_noun_is_not_the_alias() -> None:
+    rubric = load_rubric()
+    sents = split_sentences("The first pupil is BERT and the second is GPT. The first word is 'a'.")
+    names = aliases(sents, rubric)
+    pats = names.get("masked_model", ())
+    assert any(p.search("the first one") for p in pats)
+    assert any(p.search("the first pupil") for p in pats)
+    assert not any(p.search("the first word") for p in pats)
