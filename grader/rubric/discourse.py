@@ -318,7 +318,7 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
     if not any("|" in s.norm for s in sentences):
         return sentences
     out: list[Sentence] = []
-    for s in sentences:
+    for s in _rejoin_rows(sentences):
         stated = table_statements(s.norm, rubric) if "|" in s.norm else []
         parts: list[tuple[str, str]] = []
         for text, norm in stated:
@@ -328,6 +328,27 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
                 parts.append((text, norm))
         for text, norm in parts or [(s.text, s.norm)]:
             out.append(Sentence(len(out), s.start, s.end, text, norm))
+    return out
+
+
+def _rejoin_rows(sentences: list[Sentence]) -> list[Sentence]:
+    """The sentence splitter ends a sentence at a "?" or "." inside a table cell ("| Same as
+    training? | no | yes |"): a sentence holding a table rule that stops inside a row is
+    joined with the sentences after it that go on with cells."""
+    out: list[Sentence] = []
+    for s in sentences:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and _TABLE_RULE.search(prev.norm)
+            and not prev.norm.rstrip().endswith("|")
+            and "|" in s.norm
+        ):
+            out[-1] = Sentence(
+                prev.index, prev.start, s.end, f"{prev.text} {s.text}", f"{prev.norm} {s.norm}"
+            )
+        else:
+            out.append(s)
     return out
 
 

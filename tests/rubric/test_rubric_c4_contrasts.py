@@ -429,3 +429,17 @@ def test_an_ordinal_with_another_noun_is_not_the_alias() -> None:
     assert any(p.search("the first one") for p in pats)
     assert any(p.search("the first pupil") for p in pats)
     assert not any(p.search("the first word") for p in pats)
+
+
+# -- a table row whose label is a question --------------------------------------------------------
+def test_a_question_mark_inside_a_table_row_does_not_end_the_table() -> None:
+    table = (
+        "| | BERT | GPT |\n|---|---|---|\n"
+        "| Context in training | both sides of the blank | only the earlier words |\n"
+        "| Is that what it gets at generation? | no, the later words are not written yet, they "
+        "always were there in training | yes, only the earlier words, exactly as in training |\n"
+        "| Typical use | classification | chatbots |"
+    )
+    v = rules(table)
+    assert v["C2"] == "met"
+    assert v["C4"] == "met"
