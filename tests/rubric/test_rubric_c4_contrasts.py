@@ -443,3 +443,17 @@ def test_a_question_mark_inside_a_table_row_does_not_end_the_table() -> None:
     v = rules(table)
     assert v["C2"] == "met"
     assert v["C4"] == "met"
+
+
+# -- a view someone told the student is reported, not asserted ---------------------------------
+def test_what_a_flatmate_told_me_is_a_reported_view() -> None:
+    text = (
+        'My flatmate told me "BERT is great at writing essays." I disagree: BERT is used for '
+        "classification, GPT for chatbots."
+    )
+    assert rules(text)["C5"] != "contradicted"
+
+
+def test_the_students_own_claim_after_the_report_still_counts() -> None:
+    text = "My tutor told me BERT is weak at writing, but actually BERT is great at writing essays."
+    assert rules(text)["C5"] == "contradicted"
