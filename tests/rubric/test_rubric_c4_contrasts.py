@@ -457,3 +457,13 @@ def test_what_a_flatmate_told_me_is_a_reported_view() -> None:
 def test_the_students_own_claim_after_the_report_still_counts() -> None:
     text = "My tutor told me BERT is weak at writing, but actually BERT is great at writing essays."
     assert rules(text)["C5"] == "contradicted"
+
+
+def test_queried_with_a_prefix_is_the_use_condition_not_a_claim_about_training() -> None:
+    text = (
+        "BERT fills each blank from the words on both sides. When it is then queried with a "
+        "prefix only, it meets a condition its training never had."
+    )
+    v = rules(text)
+    assert v["C1"] == "met"  # the prefix only is what it is given at use, not what it learns
+    assert v["C4"] == "partial"
