@@ -106,8 +106,11 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
             ss.sent.norm[max(0, h.start - 30) : h.start]
         ):
             cands.append(h)
+    # "append a [MASK] at the end and BERT will predict the next word": the next word is the
+    # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective
+    trailing = bool(mlm_trailing_mask(ss))
     for h in cands:
-        if at_gen and h.key != "causal_mask":
+        if (at_gen or trailing) and h.key != "causal_mask":
             continue  # "when BERT generates it must predict the next word": the scenario
         if _blamed(ss, h, MLM) and not any(
             n.start < h.end and h.start < n.end for n in ss.hits.get("masked_model", [])

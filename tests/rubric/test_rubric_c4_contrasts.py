@@ -467,3 +467,19 @@ def test_queried_with_a_prefix_is_the_use_condition_not_a_claim_about_training()
     v = rules(text)
     assert v["C1"] == "met"  # the prefix only is what it is given at use, not what it learns
     assert v["C4"] == "partial"
+
+
+# -- the trailing-[MASK] experiment owns its "next word" -----------------------------------------
+def test_trailing_mask_next_word_is_a_c2_claim_not_the_objective() -> None:
+    text = (
+        "Put a [MASK] at the end of the text and BERT will predict the next word, exactly like "
+        "GPT. BERT uses the words on both sides of each blank."
+    )
+    v = rules(text)
+    assert v["C2"] == "contradicted"
+    assert v["C1"] == "met"
+
+
+def test_next_word_objective_said_of_bert_stays_a_c1_claim() -> None:
+    text = "BERT predicts the next word, like GPT. BERT uses the words on both sides of a blank."
+    assert rules(text)["C1"] == "contradicted"
