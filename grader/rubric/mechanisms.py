@@ -151,6 +151,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
         used = [
             u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
         ]
+        if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
+            continue  # "at inference time for generation": a time, not a use of the model
         if (
             not used
             or ss.negated(used[0])

@@ -483,3 +483,16 @@ def test_trailing_mask_next_word_is_a_c2_claim_not_the_objective() -> None:
 def test_next_word_objective_said_of_bert_stays_a_c1_claim() -> None:
     text = "BERT predicts the next word, like GPT. BERT uses the words on both sides of a blank."
     assert rules(text)["C1"] == "contradicted"
+
+
+# -- "for generation" after a time phrase is the time, not a use ----------------------------------
+def test_inference_time_for_generation_is_no_use_of_the_masked_lm() -> None:
+    text = (
+        "Masked LMs learn to fill blanks from both sides. At inference time for generation, the "
+        "input is a prefix with nothing after it."
+    )
+    assert rules(text)["C5"] != "contradicted"
+
+
+def test_used_for_generation_said_of_encoders_stays_a_false_claim() -> None:
+    assert rules("Encoders such as BERT are used for text generation.")["C5"] == "contradicted"
