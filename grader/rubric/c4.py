@@ -236,12 +236,20 @@ _NEG_ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
+# an elided half that agrees: "So does BERT('s).", "BERT too.", "..., and BERT's does too"
+_AUX = r"(?:does|do|did|is|are|was|were|has|have|can)"
+_SO_AUX = re.compile(rf"\bso\s+{_AUX}\s+(?:the\s+)?$", re.IGNORECASE)
+_AUX_TOO = re.compile(rf"^(?:'s)?\s+(?:{_AUX}\s+)?(?:too|as well)\b", re.IGNORECASE)
+_SO_OPEN = re.compile(rf"^\W*(?:and\W+)?so\W+{_AUX}\W+(?:the\W+)?$", re.IGNORECASE)
+_TOO_TAIL = re.compile(rf"^(?:'s)?\s+(?:{_AUX}\s+)?(?:too|as well)\W*$", re.IGNORECASE)
+_BARE_TAIL = re.compile(r"^(?:'s)?\W*$")
 
 
-def _elided(f: SentenceFacts) -> Subject | None:
-    """The model of a sentence that is only a model and a negated auxiliary ("BERT doesn't.",
-    "But BERT's is not.", "For masked LM: No.", "For BERT they don't."): it denies of that
-    model what the sentence before said of the other one."""
+def _elided(f: SentenceFacts) -> tuple[Subject, bool] | None:
+    """The model of a sentence that is only a model and an auxiliary, and whether it denies
+    (True: "BERT doesn't.", "But BERT's is not.", "For masked LM: No.", "For BERT they
+    don't.") or repeats (False: "So does BERT.", "BERT too.") of that model what the sentence
+    before said of the other one."""
     if len(f.mentions) != 1 or f.claims and any(c.kind.startswith("relation_") for c in f.claims):
         return None
     (code,) = f.mentions
@@ -249,9 +257,25 @@ def _elided(f: SentenceFacts) -> Subject | None:
     if len(hits) != 1:
         return None
     h, norm = hits[0], f.sentence.norm
-    if _OPEN.match(norm[: h.start]) and _NEG_ELLIPSIS.match(norm[h.end :]):
-        return code
+    before, after = norm[: h.start], norm[h.end :]
+    if _OPEN.match(before) and _NEG_ELLIPSIS.match(after):
+        return code, True
+    if (_SO_OPEN.match(before) and _BARE_TAIL.match(after)) or (
+        _OPEN.match(before) and _TOO_TAIL.match(after)
+    ):
+        return code, False
     return None
+
+
+def _agrees_in_sentence(an: Analysis, c: Claim, other: Subject) -> bool:
+    """ "GPT's training lines up with generation, and so does BERT's": the other model named
+    with an elided half that repeats the relation, in the relation's own sentence."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    return any(
+        _SO_AUX.search(norm[: h.start]) or _AUX_TOO.match(norm[h.end :])
+        for h in f.hits.get(_MODEL_KEYS[other], [])
+    )
 
 
 def _elided_second_half(
@@ -259,25 +283,29 @@ def _elided_second_half(
 ) -> tuple[list[Claim], list[Claim]]:
     """ "GPT trains the way it is used. BERT doesn't.": an elided second half inherits the
     relation of the sentence before, denied, for the other model (the causal LM the same, so
-    the masked LM different; or the wrong way round, a false claim)."""
+    the masked LM different; or the wrong way round, a false claim). One that agrees ("So
+    does BERT.", "..., and so does BERT's") repeats the relation for the other model."""
     pos = {s.sentence.index: k for k, s in enumerate(an.sentences)}
     more_same: list[Claim] = []
     more_diff: list[Claim] = []
     for c in same + diff:
         if c.subject not in (CLM, MLM):
             continue
-        k = pos[c.sentence] + 1
-        if k >= len(an.sentences):
-            continue
-        nxt = an.sentences[k]
         other = MLM if c.subject == CLM else CLM
-        if _elided(nxt) != other:
-            continue
-        i = nxt.sentence.index
-        if c.kind == "relation_same":
-            more_diff.append(Claim("relation_diff", other, i, True, True, nxt.sentence.norm))
+        k = pos[c.sentence] + 1
+        nxt = an.sentences[k] if k < len(an.sentences) else None
+        half = _elided(nxt) if nxt is not None else None
+        if half is not None and half[0] == other and nxt is not None:
+            i, text, denied = nxt.sentence.index, nxt.sentence.norm, half[1]
+        elif _agrees_in_sentence(an, c, other):
+            i, text, denied = c.sentence, c.text, False
         else:
-            more_same.append(Claim("relation_same", other, i, True, True, nxt.sentence.norm))
+            continue
+        same_kind = (c.kind == "relation_same") != denied
+        target = more_same if same_kind else more_diff
+        target.append(
+            Claim("relation_same" if same_kind else "relation_diff", other, i, True, True, text)
+        )
     return more_same, more_diff
 
 
@@ -312,7 +340,7 @@ _LESS_AT_USE = re.compile(
 )
 
 
-_ONLY_BEFORE = re.compile(r"\bonly\W+(?:the\W+|a\W+)?$", re.IGNORECASE)
+_ONLY_BEFORE = re.compile(r"(?<!\bnot )\bonly\W+(?:the\W+|a\W+)?$", re.IGNORECASE)
 
 
 def _only_this_model(an: Analysis, c: Claim) -> bool:

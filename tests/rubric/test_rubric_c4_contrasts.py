@@ -51,6 +51,25 @@ def test_elided_half_about_the_same_model_adds_nothing() -> None:
     assert c4(text) == "partial"
 
 
+def test_an_agreeing_elided_half_repeats_the_relation_for_the_other_model() -> None:
+    # the masked LM then has no mismatch: a false claim
+    assert c4("GPT learns the way it writes. So does BERT.") == "contradicted"
+    assert c4("GPT's training lines up with generation, and so does BERT's.") == "contradicted"
+    text = (
+        "BERT is trained with words on both sides of each blank. Not only GPT has training that "
+        "lines up with generation, BERT has too."
+    )
+    assert c4(text) == "contradicted"
+
+
+def test_also_with_a_predicate_of_its_own_is_no_agreeing_ellipsis() -> None:
+    text = (
+        "BERT sees both sides, GPT only the left. GPT learns the way it writes, and BERT also "
+        "learns from both sides."
+    )
+    assert c4(text) == "met"
+
+
 # -- "one ... the other" compares both models --------------------------------------------------
 def test_one_and_the_other_compares_both_models() -> None:
     text = (
