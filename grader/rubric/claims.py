@@ -48,6 +48,7 @@ _CONTEXT = re.compile(
 # "masked language modelling", "the masked objective": the objective is named, not only the model
 _OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
 _COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
+_PLURAL_MODELS = re.compile(r"\b(?:the|these|those|such|both|all) (?:two )?models\b", re.I)
 
 
 def wrong_mechanism_claims(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -218,6 +219,10 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             carried = False
+            if subj is not None and not ss.own_subjects and _PLURAL_MODELS.search(norm):
+                # "the way the models are trained differs from how they are used": both
+                # models, in general, not the last one named
+                subj = None
             if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
             elif subj is None and not ss.own_subjects and ss.inherited == _RIGHT_SIDE[rel]:
@@ -243,9 +248,13 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
     """ "GPT only sees earlier tokens, in training and when it generates": the same
     restriction stated for both conditions is the consistency point itself."""
     ss = c.ss
+    # "in training GPT attends to the future tokens too, and only at inference is it limited
+    # to the past": a restriction said for one condition only is no sameness
+    sees_more = any(f.kind == "see_both" and f.subject in (CLM, BOTH) for f in found)
     if (
         _has_train(ss)
         and ss.hits.get("generation_time")
+        and not sees_more
         and not any(f.kind.startswith("relation_") for f in found)
     ):
         for f in found:

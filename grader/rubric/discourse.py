@@ -90,6 +90,8 @@ def aliases(
                 if np:
                     found.setdefault(np, set()).add(key)
     out: dict[str, list[re.Pattern[str]]] = {}
+    for key, pat in _ordinal_pair(sentences, rubric):
+        out.setdefault(key, []).append(pat)
     for np, keys in sorted(found.items()):
         if len(keys) != 1:
             continue  # two students, one per model: the name decides nothing
@@ -101,6 +103,48 @@ def aliases(
             suffix += r"(?=\s*[^\w\s]|\s*$)"
         out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){body}{suffix}", flags))
     return {k: tuple(v) for k, v in out.items()}
+
+
+_ORD = r"(?P<ord>first|second)(?: (?P<noun>[a-z]+))?"
+_ORD_MAPS = (
+    # "The first musician is BERT", "the second is GPT"
+    re.compile(
+        rf"\bthe {_ORD} (?:is|=|would be|stands for|represents|plays) (?P<target>[\w-]+)", re.I
+    ),
+    # "BERT is the first student", "and GPT the second"
+    re.compile(rf"(?P<target>[\w-]+) (?:is|=|would be|plays) the {_ORD}\b", re.I),
+    re.compile(rf"\band (?P<target>[\w-]+) the {_ORD}\b", re.I),
+)
+
+
+def _ordinal_pair(
+    sentences: Iterable[Sentence], rubric: Rubric
+) -> list[tuple[str, re.Pattern[str]]]:
+    """An analogy's two figures mapped by position ("The first musician is BERT, the second is
+    GPT"): "the first one" / "the second musician" then stand for those models in this answer.
+    Only a complete pair of different models with a figure's noun counts (a bare "the first is
+    BERT" names by position), and only the ordinal with "one", "of them" or the mapping's own
+    noun ("the first token" is still a token)."""
+    keys: dict[str, set[str]] = {}
+    nouns: set[str] = set()
+    for s in sentences:
+        for rx in _ORD_MAPS:
+            for m in rx.finditer(s.norm):
+                key = _concept(m.group("target"), rubric, whole=False, glosses=False)
+                if key in _MODEL_KEYS:
+                    keys.setdefault(m.group("ord").lower(), set()).add(key)
+                    noun = (m.group("noun") or "").lower()
+                    if noun and noun not in _STOP:
+                        nouns.add(noun)
+    first, second = keys.get("first", set()), keys.get("second", set())
+    # a figure of an analogy ("the first musician"), not a bare position ("the first is BERT")
+    if len(first) != 1 or len(second) != 1 or first == second or not nouns:
+        return []
+    tail = "|".join(["one", r"of (?:them|the two)", *sorted(re.escape(n) for n in nouns)])
+    return [
+        (next(iter(k)), re.compile(rf"(?<![\w-])the {o}[\s-]+(?:{tail})(?![\w-])", re.I))
+        for o, k in (("first", first), ("second", second))
+    ]
 
 
 def question_frame(question: Sentence, answer: Sentence, rubric: Rubric) -> tuple[str, ...]:
@@ -302,7 +346,7 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
     if not any("|" in s.norm for s in sentences):
         return sentences
     out: list[Sentence] = []
-    for s in sentences:
+    for s in _rejoin_rows(sentences):
         stated = table_statements(s.norm, rubric) if "|" in s.norm else []
         parts: list[tuple[str, str]] = []
         for text, norm in stated:
@@ -312,6 +356,27 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
                 parts.append((text, norm))
         for text, norm in parts or [(s.text, s.norm)]:
             out.append(Sentence(len(out), s.start, s.end, text, norm))
+    return out
+
+
+def _rejoin_rows(sentences: list[Sentence]) -> list[Sentence]:
+    """The sentence splitter ends a sentence at a "?" or "." inside a table cell ("| Same as
+    training? | no | yes |"): a sentence holding a table rule that stops inside a row is
+    joined with the sentences after it that go on with cells."""
+    out: list[Sentence] = []
+    for s in sentences:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and _TABLE_RULE.search(prev.norm)
+            and not prev.norm.rstrip().endswith("|")
+            and "|" in s.norm
+        ):
+            out[-1] = Sentence(
+                prev.index, prev.start, s.end, f"{prev.text} {s.text}", f"{prev.norm} {s.norm}"
+            )
+        else:
+            out.append(s)
     return out
 
 

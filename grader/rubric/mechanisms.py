@@ -117,8 +117,11 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
             ss.sent.norm[max(0, h.start - 30) : h.start]
         ):
             cands.append(h)
+    # "append a [MASK] at the end and BERT will predict the next word": the next word is the
+    # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective
+    trailing = bool(mlm_trailing_mask(ss))
     for h in cands:
-        if at_gen and h.key != "causal_mask":
+        if (at_gen or trailing) and h.key != "causal_mask":
             continue  # "when BERT generates it must predict the next word": the scenario
         if _blamed(ss, h, MLM) and not any(
             n.start < h.end and h.start < n.end for n in ss.hits.get("masked_model", [])
@@ -159,6 +162,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
         used = [
             u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
         ]
+        if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
+            continue  # "at inference time for generation": a time, not a use of the model
         if (
             not used
             or ss.negated(used[0])

@@ -39,11 +39,14 @@ FLOORS = {
     "heldout2": ({"C1": 0.9, "C2": 0.85, "C3": 0.85, "C4": 0.9, "C5": 0.9}, 0.35, 0.95),
     # C1 0.74 -> 0.72 when the second reader stopped raising C1 (third issue-19 round): it had
     # raised labels to met; C1 kappa over the nine tuning sets rose 0.882 -> 0.888
-    "heldout3": ({"C1": 0.7, "C2": 0.7, "C3": 0.6, "C4": 0.43, "C5": 0.9}, 1.65, 2.0),
+    # C4 0.50 -> 0.89 (issue-19 C4 round: elided halves, "one ... the other", analogies'
+    # own verbs and ordinal pairs, the teacher-forcing mismatch)
+    "heldout3": ({"C1": 0.7, "C2": 0.7, "C3": 0.6, "C4": 0.85, "C5": 0.9}, 1.65, 2.0),
     # C3 0.77 -> 0.69, C4 0.69 -> 0.80 (third issue-19 round): "doesnt have this problem bc it
     # trains the same way it gets used" is no longer a false C4 mismatch, and that consistency
     # plus the absent later tokens implies the C3 restriction, which its labels do not credit
-    "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.66, "C4": 0.75, "C5": 0.86}, 0.9, 1.25),
+    # C4 0.80 -> 0.86 (issue-19 C4 round)
+    "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.66, "C4": 0.84, "C5": 0.86}, 0.9, 1.25),
     # heldout5 (issue 19) was frozen before that round and measured once at its end
     "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.68, "C5": 0.9}, 0.85, 1.05),
     # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
@@ -53,12 +56,12 @@ FLOORS = {
     "heldout7": ({"C1": 0.84, "C2": 0.88, "C3": 0.92, "C4": 0.76, "C5": 0.86}, 0.8, 1.0),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
-# measured: none on the first two sets; one on heldout3 (C4); two on heldout4 (C1, C4); two on
-# heldout5; one on heldout6 (C4).
+# measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
+# before, on C4); two on heldout4 (C1, C4); two on heldout5; one on heldout6 (C4).
 FALSE_CONTRADICTIONS = {
     "heldout": 0,
     "heldout2": 0,
-    "heldout3": 1,
+    "heldout3": 0,  # its one (C4, "one meets the conditions ... the other does not") is gone
     "heldout4": 2,
     "heldout5": 2,
     "heldout6": 1,

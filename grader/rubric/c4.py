@@ -1,0 +1,413 @@
+"""C4: the training condition compared with the generation condition, for both models.
+
+The causal LM trains under the condition it generates under; the masked LM trains under one
+generation never gives. `judge_c4` reads the relation words ("the same conditions",
+"mismatch"), the conditions themselves (the causal restriction said for training and for
+generation) and the C2 link (the masked side), and finds the contradicted forms.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
+from grader.rubric.judgement import (
+    CONF_MET_LINKED,
+    CONF_MET_SAME,
+    CONF_PARTIAL,
+    LINK_WINDOW,
+    Judgement,
+    _contradicted,
+    _first,
+    _missing,
+    _of,
+)
+
+
+def _clm_trains_as_generates(an: Analysis) -> Claim | None:
+    """Implication rule: the answer says generation lacks the later tokens AND that the causal
+    LM trains under the same conditions it generates under. Together they state that the causal
+    LM trains without the later tokens: the C3 restriction, said in other words."""
+    if not an.claims("future_absent"):
+        return None
+    same = [c for c in _of(an.claims("relation_same"), CLM) if _framed(an, c)]
+    return same[0] if same else None
+
+
+def _framed(an: Analysis, c: Claim) -> bool:
+    """The relation compares training with generation: a training word (or stated condition)
+    in its sentence and a generation word there or in one of the two sentences before. A
+    sameness said of both models ("both are trained the same way") compares the models, not
+    the conditions, unless generation is named in the same sentence."""
+    pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
+    i = pos[c.sentence]
+    if c.kind == "relation_same" and c.subject == BOTH:
+        return c.strong and _names_generation(an.sentences[i])
+    if _TRAINS_AS_USED.match(c.text) or _USED_AS_TRAINED.search(c.text):
+        return True  # "GPT trains like it races": the phrase names both conditions itself
+    if _TRAIN_TEST.match(c.text):
+        return True  # "a train-test discrepancy", "a training/inference mismatch"
+    return c.strong and any(_at_generation(s) for s in an.sentences[max(0, i - 2) : i + 1])
+
+
+# a sameness phrase that names training and the use itself: "trains the way it is used", "is
+# tested on what it studied"
+_TRAINS_AS_USED = re.compile(
+    r"(?:trains?|trained|learns?|learned|practi[cs]\w*)\W+(?:\w+\W+)?(?:like|as|the way|how)\b",
+    re.IGNORECASE,
+)
+_TRAIN_TEST = re.compile(r"train\w*\W+(?:test|inference|generation|use)\b", re.I)
+_USED_AS_TRAINED = re.compile(
+    r"\bwhat (?:it|they) (?:\w+ )?(?:practi[cs]ed|rehearsed|studied|trained|prepared)\b", re.I
+)
+
+
+def _names_generation(f: SentenceFacts) -> bool:
+    return f.has("generation") or f.has("generation_time")
+
+
+# absent-words that say by themselves that something is not there (not "yet", "missing": "the
+# missing word" is the masked LM's blank)
+_STATED_ABSENCE = re.compile(r".*\s.*|non ?existent", re.IGNORECASE)
+
+
+def _at_generation(f: SentenceFacts) -> bool:
+    """The sentence is set at generation: it names generation, or it states the generation
+    condition in other words, the later words not being there ("you add words one by one and
+    the words that would come after just aren't there")."""
+    if _names_generation(f) or f.kinds("future_absent"):
+        return True
+    return any(_STATED_ABSENCE.fullmatch(a.text.strip()) for a in f.hits.get("absent", []))
+
+
+# -- C4: training condition vs generation condition -------------------------------------------
+def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
+    """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
+    side of the comparison)."""
+    same = [c for c in an.claims("relation_same") if _framed(an, c)]
+    diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
+    same, diff = _one_and_the_other(an, same, diff)
+    more_same, more_diff = _elided_second_half(an, same, diff)
+    same, diff = same + more_same, diff + more_diff
+    causal_side = (
+        _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff}) + _never_had(an)
+    )
+    mlm_side = _of(diff, MLM)
+    general = _of(same + diff, None)
+    contra_mlm = _of(same, MLM, BOTH)
+    contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
+    supported = bool(causal_side or mlm_side)
+    if contra_mlm:
+        return _contradicted(contra_mlm, "mlm_consistent", supported)
+    if contra_clm:
+        return _contradicted(contra_clm, "clm_mismatch", supported)
+
+    mentions = {s.sentence.index: s.mentions for s in an.sentences}
+    # "only GPT's training matches what it has at generation": the other model is excluded
+    for c in causal_side:
+        if _only_this_model(an, c):
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    for c in causal_side:
+        if MLM in mentions[c.sentence]:
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    # "This is the setting GPT was trained in; BERT meets a right side it never met in
+    # pretraining": never trained for what generation gives is the masked side, next to the
+    # causal LM in its sentence. Alone it is the C2 reliance, not a comparison.
+    never = [c for c in _of(an.claims("never_trained"), MLM) if _framed(an, c)]
+    for c in mlm_side + never:
+        if CLM in mentions[c.sentence]:
+            return Judgement("met", (c.sentence,), CONF_MET_SAME)
+    c2_linked = c2.verdict == "met"
+    if causal_side and (mlm_side or never or c2_linked):
+        ev = _first(causal_side) + _first(mlm_side or never)
+        return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
+    # The C2 link is the masked side of the comparison (generation lacks what its training
+    # gave it); the causal restriction stated in the same passage is the causal side, "the
+    # same restriction generation has". Together, with no relation word, they compare the
+    # two models' training and generation conditions ("BERT was trained with words on both
+    # sides and here the right side is empty. GPT only ever used the left side.").
+    if c2_linked and c3.verdict == "met" and not mlm_side and not causal_side:
+        near = _restriction_near(an, c2.evidence)
+        trained = {
+            s.sentence.index for s in an.sentences if s.has("training") or s.has("never_trained")
+        }
+        # without a word about training the passage compares the models, not the conditions
+        if near is not None and trained & {*c2.evidence, near}:
+            ev = tuple(sorted({*c2.evidence, near}))
+            return Judgement("met", ev, CONF_MET_LINKED - 0.05)
+    partial = causal_side + mlm_side + general + _task_match(an)
+    if partial:
+        return Judgement("partial", _first(partial), CONF_PARTIAL)
+    # The C2 link said with its training condition ("at generation the words on the right do
+    # not exist, and BERT was never trained without them") is the masked side on its own
+    trained_in_link = [
+        f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
+    ]
+    if c2_linked and trained_in_link:
+        # quote the sentence that says the training condition
+        return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)
+    return _missing(an, ("same_relation", "diff_relation"))
+
+
+def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
+    """The causal side without a relation word: one sentence about the causal LM puts its
+    only-earlier restriction in training next to the generation condition ("GPT was always
+    trained looking only backwards, so writing forward is just what it always did"; "... since
+    from the first training step it was restricted to the tokens on its left, which is all that
+    generation offers"). The generation condition is named there, or stated in the sentence
+    just before ("... the next words are not written yet. GPT was trained on the left only.").
+    Sentences with a difference relation (`skip`) are read by the relation instead."""
+    absent_at = {c.sentence for c in an.claims("future_absent")}
+    # the same restriction said of the causal LM at generation, in a sentence of its own
+    # ("What does it look at when it generates? Also only the tokens to its left.")
+    at_gen = {
+        c.sentence
+        for c in _of(an.claims("see_left"), CLM)
+        if c.strong and c.attributed and c.gen_ctx
+    }
+    out: list[Claim] = []
+    for f in an.sentences:
+        i = f.sentence.index
+        trained = f.has("training") or f.has("never_trained")
+        if i in skip or not trained:
+            continue
+        gen = f.has("generation") or f.has("generation_time") or (i - 1) in absent_at
+        near = any(0 < abs(j - i) <= LINK_WINDOW for j in at_gen)
+        for c in _of(f.kinds("see_left"), CLM):
+            if c.strong and c.attributed and (gen or c.gen_ctx or (near and not c.gen_ctx)):
+                out.append(Claim("relation_same", CLM, i, True, True, c.text))
+                break
+    return out
+
+
+def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
+    """A sentence stating the causal LM's only-earlier restriction in answer to the generation
+    condition of the C2 link: in that sentence or up to `LINK_WINDOW` after it ("... the right
+    side is empty. GPT has no such problem since it only ever used the left side."), with its
+    model named in its own sentence. The same restriction stated before the generation
+    condition describes the causal LM; it does not compare it with generation."""
+    gen = [c.sentence for c in an.claims("future_absent") if c.sentence in link]
+    if not gen:
+        return None
+    lo, hi = min(gen), min(gen) + LINK_WINDOW
+    for c in _of(an.claims("see_left"), CLM, BOTH):
+        if c.strong and c.attributed and not c.gen_ctx and lo <= c.sentence <= hi:
+            return c.sentence
+    return None
+
+
+# "... and the other does not": the relation said of one of the two models, its opposite of
+# the other, neither named in the sentence
+_ONE_OTHER = re.compile(
+    r"\bone(?:\s+(?:model|family|network|approach|kind|type|of them|of the two))?\b.*\bthe other\b",
+    re.IGNORECASE,
+)
+
+
+def _one_and_the_other(
+    an: Analysis, same: list[Claim], diff: list[Claim]
+) -> tuple[list[Claim], list[Claim]]:
+    """ "So one model meets at test time the conditions it was trained under and the other does
+    not": a relation said of "one" of the two models and denied of "the other" compares both
+    models, whichever is which. It is read as the comparison the rubric asks for (the causal
+    LM the same, the masked LM different), carried: it never makes a false claim."""
+    paired = {
+        f.sentence.index
+        for f in an.sentences
+        if not f.subjects and _ONE_OTHER.search(f.sentence.norm)
+    }
+    if not paired:
+        return same, diff
+    rel = [c for c in same + diff if c.sentence in paired]
+    keep_same = [c for c in same if c.sentence not in paired]
+    keep_diff = [c for c in diff if c.sentence not in paired]
+    for i in sorted({c.sentence for c in rel}):
+        text = next(c.text for c in rel if c.sentence == i)
+        keep_same.append(Claim("relation_same", CLM, i, True, True, text, attributed=False))
+        keep_diff.append(Claim("relation_diff", MLM, i, True, True, text, attributed=False))
+    return keep_same, keep_diff
+
+
+_OPEN = re.compile(r"^\W*(?:(?:but|and|while|whereas|yet|not)\W+)?(?:for\W+)?(?:the\W+)?$", re.I)
+_NEG_ELLIPSIS = re.compile(
+    r"^(?:'s)?\W*(?:(?:it|they|this|that|those|these)\s+)?"
+    r"(?:(?:does|do|did|is|are|was|were|has|have|can|could|would)(?:n't|\s+not)|not|no|"
+    r"nope)\b(?:\W+(?:though|really|either|anymore|at all|here|there))?\W*$",
+    re.IGNORECASE,
+)
+_MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
+# an elided half that agrees: "So does BERT('s).", "BERT too.", "..., and BERT's does too"
+_AUX = r"(?:does|do|did|is|are|was|were|has|have|can)"
+_SO_AUX = re.compile(rf"\bso\s+{_AUX}\s+(?:the\s+)?$", re.IGNORECASE)
+_AUX_TOO = re.compile(rf"^(?:'s)?\s+(?:{_AUX}\s+)?(?:too|as well)\b", re.IGNORECASE)
+_SO_OPEN = re.compile(rf"^\W*(?:and\W+)?so\W+{_AUX}\W+(?:the\W+)?$", re.IGNORECASE)
+_TOO_TAIL = re.compile(rf"^(?:'s)?\s+(?:{_AUX}\s+)?(?:too|as well)\W*$", re.IGNORECASE)
+_BARE_TAIL = re.compile(r"^(?:'s)?\W*$")
+
+
+def _elided(f: SentenceFacts) -> tuple[Subject, bool] | None:
+    """The model of a sentence that is only a model and an auxiliary, and whether it denies
+    (True: "BERT doesn't.", "But BERT's is not.", "For masked LM: No.", "For BERT they
+    don't.") or repeats (False: "So does BERT.", "BERT too.") of that model what the sentence
+    before said of the other one."""
+    if len(f.mentions) != 1 or f.claims and any(c.kind.startswith("relation_") for c in f.claims):
+        return None
+    (code,) = f.mentions
+    hits = f.hits.get(_MODEL_KEYS.get(code, ""), [])
+    if len(hits) != 1:
+        return None
+    h, norm = hits[0], f.sentence.norm
+    before, after = norm[: h.start], norm[h.end :]
+    if _OPEN.match(before) and _NEG_ELLIPSIS.match(after):
+        return code, True
+    if (_SO_OPEN.match(before) and _BARE_TAIL.match(after)) or (
+        _OPEN.match(before) and _TOO_TAIL.match(after)
+    ):
+        return code, False
+    return None
+
+
+def _agrees_in_sentence(an: Analysis, c: Claim, other: Subject) -> bool:
+    """ "GPT's training lines up with generation, and so does BERT's": the other model named
+    with an elided half that repeats the relation, in the relation's own sentence."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    return any(
+        _SO_AUX.search(norm[: h.start]) or _AUX_TOO.match(norm[h.end :])
+        for h in f.hits.get(_MODEL_KEYS[other], [])
+    )
+
+
+def _elided_second_half(
+    an: Analysis, same: list[Claim], diff: list[Claim]
+) -> tuple[list[Claim], list[Claim]]:
+    """ "GPT trains the way it is used. BERT doesn't.": an elided second half inherits the
+    relation of the sentence before, denied, for the other model (the causal LM the same, so
+    the masked LM different; or the wrong way round, a false claim). One that agrees ("So
+    does BERT.", "..., and so does BERT's") repeats the relation for the other model."""
+    pos = {s.sentence.index: k for k, s in enumerate(an.sentences)}
+    more_same: list[Claim] = []
+    more_diff: list[Claim] = []
+    for c in same + diff:
+        if c.subject not in (CLM, MLM):
+            continue
+        other = MLM if c.subject == CLM else CLM
+        k = pos[c.sentence] + 1
+        nxt = an.sentences[k] if k < len(an.sentences) else None
+        half = _elided(nxt) if nxt is not None else None
+        if half is not None and half[0] == other and nxt is not None:
+            i, text, denied = nxt.sentence.index, nxt.sentence.norm, half[1]
+        elif _agrees_in_sentence(an, c, other):
+            i, text, denied = c.sentence, c.text, False
+        else:
+            continue
+        same_kind = (c.kind == "relation_same") != denied
+        target = more_same if same_kind else more_diff
+        target.append(
+            Claim("relation_same" if same_kind else "relation_diff", other, i, True, True, text)
+        )
+    return more_same, more_diff
+
+
+def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
+    """ "Because of teacher forcing GPT sees the whole target sentence during training, and
+    only at inference does it have to do without it": the causal LM said to see the later
+    tokens in training, in a sentence that sets generation against it, is the causal LM with
+    the mismatch. The use side must be stated as less than training ("has to do without",
+    "is limited"); not when the sentence calls the two the same. The claim needs its model
+    named or pointed to (`attributed`)."""
+    out = []
+    for f in an.sentences:
+        if not (f.has("training") and f.has("generation_time")) or f.kinds("relation_same"):
+            continue  # "... and predicting the next word is exactly what it does at generation"
+        norm = f.sentence.norm
+        at = min(h.start for h in f.hits["generation_time"])
+        if not _LESS_AT_USE.search(norm[max(0, at - 25) :]):
+            continue  # "... only at generation time does it go left to right": no loss stated
+        for c in _of(f.kinds("see_both"), CLM, BOTH):
+            if (c.strong or c.direct) and c.attributed:
+                out.append(c)
+                break
+    return out
+
+
+# the use condition stated as less than training: "has to work without them", "is it limited",
+# "it loses that", "the mask only matters at inference"
+_LESS_AT_USE = re.compile(
+    r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|rel(?:y|ies|ying) on|no longer|"
+    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b",
+    re.IGNORECASE,
+)
+
+
+_ONLY_BEFORE = re.compile(r"(?<!\bnot )\bonly\W+(?:the\W+|a\W+)?$", re.IGNORECASE)
+
+
+def _only_this_model(an: Analysis, c: Claim) -> bool:
+    """ "Only GPT's training matches generation", "only the causal LM is tested on what it
+    studied": "only" on the model itself says the other model does not, an explicit contrast.
+    (Not "GPT only sees the prefix": there "only" restricts what it sees.)"""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    return any(_ONLY_BEFORE.search(norm[: h.start]) for h in f.hits.get("causal_model", []))
+
+
+def _at(an: Analysis, j: Judgement) -> list[SentenceFacts]:
+    return [f for f in an.sentences if f.sentence.index in j.evidence]
+
+
+# "GPT is trained precisely for continuing text, which is what generation is", "so GPT matches
+# the task": the causal LM's objective is the generation task. A match of tasks, not of the
+# information conditions: one side, partial at most, whichever models the sentence names.
+_TASK_MATCH = re.compile(
+    r"\b(?:which|that|this|it)(?: is|'s) (?:just |exactly |precisely |basically )?what "
+    r"(?:text )?(?:generation|generating|writing|sampling|decoding) (?:is|needs|requires|means)\b|"
+    r"\bmatch(?:es)? (?:the|this|that) (?:task|job|use)\b",
+    re.IGNORECASE,
+)
+
+
+def _task_match(an: Analysis) -> list[Claim]:
+    out = []
+    for k, f in enumerate(an.sentences):
+        m = _TASK_MATCH.search(f.asserted or f.sentence.norm)
+        if m is None:
+            continue
+        # the model named last before the phrase, else the one the sentence before was about
+        named = [
+            (h.start, code)
+            for code, key in _MODEL_KEYS.items()
+            for h in f.hits.get(key, [])
+            if h.start < m.start()
+        ]
+        prev = an.sentences[k - 1].primary if k else None
+        about = max(named)[1] if named else (prev if not f.subjects else None)
+        if about == CLM:
+            out.append(Claim("relation_same", CLM, f.sentence.index, False, True, m.group(0)))
+    return out
+
+
+# "GPT never used them in training", "it was never allowed to look right during training": the
+# causal LM did without, in training, what the generation condition just said is missing
+_NEVER_HAD = re.compile(
+    r"\b(?:never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|sees|"
+    r"needs?|needed|relied|rely|look|looked)\b(?:\W+\w+){0,2}?\W+"
+    r"(?:them|those|these|it|right|ahead|the future|later ones)\b",
+    re.IGNORECASE,
+)
+
+
+def _never_had(an: Analysis) -> list[Claim]:
+    """The causal side said as the causal LM never having had, in training, what generation
+    lacks ("For GPT this is no problem, because it never used them in training."): a sentence
+    about the causal LM (named or pointed to), with a training word and a negated use of what
+    the sentence just before or the one before that says is not there at generation."""
+    out = []
+    for k, f in enumerate(an.sentences):
+        if not (f.has("training") and _NEVER_HAD.search(f.asserted or f.sentence.norm)):
+            continue
+        if f.subjects != {CLM} and not (not f.subjects and f.primary == CLM):
+            continue
+        if any(_at_generation(g) for g in an.sentences[max(0, k - 2) : k]):
+            out.append(Claim("relation_same", CLM, f.sentence.index, True, True, ""))
+    return out
