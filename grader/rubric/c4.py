@@ -221,10 +221,17 @@ def _one_and_the_other(
     rel = [c for c in same + diff if c.sentence in paired]
     keep_same = [c for c in same if c.sentence not in paired]
     keep_diff = [c for c in diff if c.sentence not in paired]
+    # "one" and "the other" can be told apart only when the answer names both models: with
+    # one of them named, which is which is left to the reader (a vague comparison)
+    named = set().union(*(f.mentions for f in an.sentences)) if an.sentences else set()
+    both = MLM in named and CLM in named
     for i in sorted({c.sentence for c in rel}):
         text = next(c.text for c in rel if c.sentence == i)
-        keep_same.append(Claim("relation_same", CLM, i, True, True, text, attributed=False))
-        keep_diff.append(Claim("relation_diff", MLM, i, True, True, text, attributed=False))
+        if both:
+            keep_same.append(Claim("relation_same", CLM, i, True, True, text, attributed=False))
+            keep_diff.append(Claim("relation_diff", MLM, i, True, True, text, attributed=False))
+        else:
+            keep_diff.append(Claim("relation_diff", None, i, True, True, text, attributed=False))
     return keep_same, keep_diff
 
 
