@@ -110,9 +110,18 @@ def _test_lines(tests: list[TestResult]) -> list[str]:
 
 
 def _cell(text: str, **meta: Any) -> Any:
-    import nbformat
+    """A feedback cell: what ``nbformat.v4.new_markdown_cell(text, metadata=...)`` builds,
+    without its check of each new cell against the schema (a jsonschema run per cell, most
+    of a notebook's feedback cost): a str source and str metadata are valid by construction,
+    and `nbformat.writes` validates the whole notebook anyway."""
+    from nbformat import NotebookNode
+    from nbformat.v4.nbbase import random_cell_id
 
-    return nbformat.v4.new_markdown_cell(text, metadata={"tags": [FEEDBACK_TAG], "grader": meta})
+    cell = NotebookNode(
+        id=random_cell_id(), cell_type="markdown", source=text, metadata=NotebookNode()
+    )
+    cell.update(metadata={"tags": [FEEDBACK_TAG], "grader": meta})
+    return cell
 
 
 def _explanation_end(cells: list[Any]) -> int | None:
