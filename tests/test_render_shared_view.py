@@ -85,3 +85,17 @@ def test_batch_feedback_files_are_rendered_from_one_view_per_report(tmp_path, mo
     for o in graded:
         for fmt in ("md", "html"):
             assert files[tmp_path / f"{o.key}.{fmt}"] == render_report(o.report, fmt)
+
+
+def test_a_check_without_a_message_gets_the_general_views_values():
+    from grader.render import view
+
+    quiet = _Result("masks.causal[3]", "masks", "causal", 1.0, 1.0, "passed", "", ("x",))
+    got = view._test_view(quiet)
+    # the general case, spelled out for an empty message
+    assert got == {
+        "id": "masks.causal[3]", "name": "causal", "status": "passed", "tag": "PASS",
+        "score": "1", "max_score": "1", "message": "", "message_lines": [""], "summary": "",
+        "more": False, "fence": "```", "diagnoses": ["x"],
+    }  # fmt: skip
+    assert list(got) == list(view._test_view(_report("ada", "m").tests[1]))  # same keys, order
