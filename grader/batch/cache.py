@@ -111,6 +111,8 @@ class Journal:
         self._lock_fd: int | None = None
         self._fh = None
         self.entries: dict[str, dict[str, Any]] = {}
+        # the reports read from the file, parsed once (reading validates them by parsing)
+        self._parsed: dict[str, GradeReport] = {}
         self.discarded_lines = 0
 
     # -- lifecycle
@@ -183,6 +185,7 @@ class Journal:
 
     def _read(self) -> None:
         self.entries = {}
+        self._parsed = {}
         if not self.path.exists():
             return
         with open(self.path, encoding="utf-8", errors="replace") as f:
@@ -191,16 +194,24 @@ class Journal:
                     rec = json.loads(line)
                     key = rec["key"]
                     report = rec["report"]
-                    GradeReport.from_dict(report)  # refuse anything that is not a report
+                    parsed = GradeReport.from_dict(report)  # refuse what is not a report
                 except (ValueError, KeyError, TypeError):
                     self.discarded_lines += 1
                     continue
                 self.entries[str(key)] = rec
+                self._parsed[str(key)] = parsed
 
     # -- access
     def get(self, key: str) -> dict[str, Any] | None:
         rec = self.entries.get(key)
         return None if rec is None else rec["report"]
+
+    def get_report(self, key: str) -> GradeReport | None:
+        """`get`'s report as the `GradeReport` it was parsed into when the journal was read
+        (None for a key appended since, or not known): frozen, so callers share it."""
+        rec = self.entries.get(key)
+        parsed = self._parsed.get(key)
+        return parsed if rec is not None and parsed is not None else None
 
     def append(self, key: str, report: dict[str, Any], **meta: Any) -> None:
         """Durably record one result (flush + fsync before returning)."""
@@ -210,6 +221,7 @@ class Journal:
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self.entries[key] = rec
+        self._parsed.pop(key, None)  # `get_report` never answers with an older report
 
     def compact(self, keep: set[str]) -> int:
         """Rewrite the journal atomically with only the `keep` keys; returns lines dropped."""
@@ -227,4 +239,5 @@ class Journal:
         write_atomic(self.path, text)
         self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         self.entries = {r["key"]: r for r in kept}
+        self._parsed = {k: p for k, p in self._parsed.items() if k in self.entries}
         return on_disk - len(kept)

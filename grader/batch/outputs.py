@@ -302,16 +302,21 @@ def _feedback(
 ) -> set[str]:
     """Render each student's feedback into `files`; returns the file names wanted.
     `render(report, fmt, adjustment=...)` gets the entry's late penalty, if any."""
-    if render is None:
-        from grader.render import render_report as render
+    from grader.render import render_report
 
     wanted: set[str] = set()
     for o in graded:
+        shared: dict[str, Any] = {}  # this report's format-free view, made once for both
         for fmt in ("md", "html"):
             name = f"{o.key}.{fmt}"
             wanted.add(name)
+            adjustment = adjusted.get(o.key)
             try:
-                files[folder / name] = render(o.report, fmt, adjustment=adjusted.get(o.key))
+                if render is None:
+                    text = render_report(o.report, fmt, adjustment=adjustment, shared=shared)
+                else:
+                    text = render(o.report, fmt, adjustment=adjustment)
+                files[folder / name] = text
             except Exception as exc:  # noqa: BLE001 - one broken render must not stop the rest
                 result.errors.append(f"{FEEDBACK_DIR}/{name}: {type(exc).__name__}: {exc}")
     return wanted

@@ -154,7 +154,7 @@ def run_batch(opts: BatchOptions) -> BatchResult:
             outcome.prints = known_prints.get(key) or fingerprints(sub, opts.similarity)
             outcome.notebook = sub.notebook
             sub = replace(sub, notebook="")  # the sandbox needs only the code
-            cached = None if opts.force else journal.get(key)
+            cached = None if opts.force else journal.get_report(key)
             if cached is not None:
                 _attach(outcome, cached, cached=True)
             else:
@@ -187,9 +187,10 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                 nonlocal graded_now
                 group = waiting.get(done.key, [])
                 label = ", ".join(o.key for o in group[:3]) + (" ..." if len(group) > 3 else "")
+                parsed = None
                 if done.report is not None:
                     try:
-                        GradeReport.from_dict(done.report)
+                        parsed = GradeReport.from_dict(done.report)
                     except (KeyError, TypeError, ValueError) as exc:
                         done = Done(
                             done.key, None, f"malformed report ({exc})", done.seconds, done.worker
@@ -217,7 +218,7 @@ def run_batch(opts: BatchOptions) -> BatchResult:
                         )
                     )
                 for o in group:
-                    _attach(o, done.report, cached=False)
+                    _attach(o, parsed, cached=False)
                 graded_now += 1
                 detail = f"{done.report['score']:g}/{done.report['max_score']:g}"
                 progress.advance(label, detail)
@@ -286,9 +287,8 @@ def run_batch(opts: BatchOptions) -> BatchResult:
     )
 
 
-def _attach(outcome: EntryOutcome, report: dict[str, Any], *, cached: bool) -> None:
-    data = dict(report)
-    data["submission"] = outcome.key  # one content may belong to several students
-    outcome.report = GradeReport.from_dict(data)
+def _attach(outcome: EntryOutcome, report: GradeReport, *, cached: bool) -> None:
+    # one content may belong to several students: each outcome's report is named by its key
+    outcome.report = replace(report, submission=outcome.key)
     outcome.status = "graded"
     outcome.cached = cached

@@ -7,6 +7,7 @@ answer's section is rendered by `grader.rubric.render` from `feedback_templates/
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import jinja2
 
@@ -44,6 +45,7 @@ def render_report(
     color: bool = False,
     title: str | None = None,
     adjustment: ScoreAdjustment | None = None,
+    shared: dict[str, Any] | None = None,
 ) -> str:
     """Render `report` as "text", "json", "md", "html" (a full standalone page), or with
     default options as "gradescope" (results.json), "junit" (XML) or "github" (annotations;
@@ -51,6 +53,7 @@ def render_report(
 
     `adjustment`: the total that counts when it is not the report's own (a batch's late
     penalty); text, md and html show it as the score, with the report's own and the reason.
+    `shared`: one dict per report for rendering it in several formats (see `report_view`).
     """
     if fmt == "json":
         return report.to_json() + "\n"
@@ -68,7 +71,7 @@ def render_report(
         return annotations(report)
     if fmt not in _FILES:
         raise ValueError(f"unknown format {fmt!r}")
-    view = report_view(report, fmt, title=title, adjustment=adjustment)
+    view = report_view(report, fmt, title=title, adjustment=adjustment, shared=shared)
     template = environment(fmt == "html").get_template(_FILES[fmt])
     text = template.render(**view, color=color)
     if fmt == "text" and color:

@@ -46,6 +46,21 @@ def _summary(message: str) -> str:
 
 
 def _test_view(t: TestResult) -> dict[str, Any]:
+    if not t.message:  # most checks: what the general case below gives an empty message
+        return {
+            "id": t.id,
+            "name": t.name,
+            "status": t.status,
+            "tag": _STATUS_TAG.get(t.status, "????"),
+            "score": f"{t.score:g}",
+            "max_score": f"{t.max_score:g}",
+            "message": "",
+            "message_lines": [""],
+            "summary": "",
+            "more": False,
+            "fence": "```",
+            "diagnoses": list(t.diagnoses),
+        }
     message = strip_explanations(t.message)
     summary = _summary(message)
     return {
@@ -177,30 +192,25 @@ def report_view(
     *,
     title: str | None = None,
     adjustment: ScoreAdjustment | None = None,
+    shared: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the report templates use: the totals, `feedback_view`'s groups, and per part
     the compact evidence (`evidence`: its failed checks that were attempted).
 
     With an `adjustment`, `score` and `pct` are the adjusted total and `adjustment` holds
-    `label`, `reason` and the report's own total (`raw_score`); else `adjustment` is None."""
-    parts = []
-    for pid, ps in report.parts.items():
-        tests = [_test_view(t) for t in report.tests if t.part == pid]
-        failed = [t for t in tests if t["status"] != "passed"]
-        parts.append(
-            {
-                "id": pid,
-                "title": PART_TITLES.get(pid, pid),
-                "score": f"{ps.score:g}",
-                "max_score": f"{ps.max_score:g}",
-                "pct": _pct(ps.score, ps.max_score),
-                "tests": tests,
-                "failed": failed,
-                "evidence": [t for t in failed if t["status"] != "missing"],
-                "passed_count": sum(1 for t in tests if t["status"] == "passed"),
-            }
-        )
-    feedback = feedback_view(report)
+    `label`, `reason` and the report's own total (`raw_score`); else `adjustment` is None.
+
+    `shared`: a dict the caller keeps while it renders this one `report` in several formats
+    (a batch writes .md and .html): the parts and the feedback groups, the same in every
+    format, are computed for the first and reused by the others. The templates only read
+    them. Never share one dict between two reports."""
+    if shared is None:
+        shared = {}
+    if "report" in shared and shared["report"] is not report:
+        raise ValueError("a shared view belongs to one report")
+    if "parts" not in shared:
+        shared.update(report=report, parts=_parts_view(report), feedback=feedback_view(report))
+    parts, feedback = shared["parts"], shared["feedback"]
     written = {}
     if report.written:
         from grader.rubric.render import render_written
@@ -229,3 +239,28 @@ def report_view(
         "written": written,
         "errors": list(report.errors),
     }
+
+
+def _parts_view(report: GradeReport) -> list[dict[str, Any]]:
+    """Per part: its totals, every check's view, the failed ones and the compact evidence."""
+    parts = []
+    by_part: dict[str, list[dict[str, Any]]] = {}
+    for t in report.tests:
+        by_part.setdefault(t.part, []).append(_test_view(t))
+    for pid, ps in report.parts.items():
+        tests = by_part.get(pid, [])
+        failed = [t for t in tests if t["status"] != "passed"]
+        parts.append(
+            {
+                "id": pid,
+                "title": PART_TITLES.get(pid, pid),
+                "score": f"{ps.score:g}",
+                "max_score": f"{ps.max_score:g}",
+                "pct": _pct(ps.score, ps.max_score),
+                "tests": tests,
+                "failed": failed,
+                "evidence": [t for t in failed if t["status"] != "missing"],
+                "passed_count": sum(1 for t in tests if t["status"] == "passed"),
+            }
+        )
+    return parts
