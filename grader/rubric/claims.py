@@ -342,12 +342,37 @@ def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
     and has no claims."""
     c = ClaimContext.of(ss, False)
     named = {code for _, code, _ in ss.subj} & {MLM, CLM}
-    if len(named) != 1:
+    if not named:
         return []
     out: list[Claim] = []
     for extract in (used_for_understanding, used_for_generation):
         out.extend(extract(c, out))
-    return [x for x in out if x.subject in named]
+    if len(named) == 1:
+        return [x for x in out if x.subject in named]
+    # "BERT = encoder, NER; GPT = decoder, generation": one family per ";"-separated item is
+    # a pair of telegraphic claims, not a salad; a use in an item naming both is nothing
+    return [x for x in out if x.subject in named and _one_family_item(ss, x)]
+
+
+_ITEM_SEP = re.compile(r";|\s[|\u2022]\s")
+
+
+def _one_family_item(ss: ParsedSentence, x: Claim) -> bool:
+    """The use `x` lies in a ";"-separated item of the line whose only model family is its
+    subject."""
+    s = ss.sent.norm
+    cuts = [0, *(m.end() for m in _ITEM_SEP.finditer(s)), len(s) + 1]
+    if len(cuts) < 3:
+        return False
+    for key in ("understanding", "generation_use"):
+        for h in ss.hits.get(key, []):
+            if h.text != x.text:
+                continue
+            k = max(i for i in range(len(cuts) - 1) if cuts[i] <= h.start)
+            fams = {code for m, code, _ in ss.subj if cuts[k] <= m.start < cuts[k + 1]}
+            if fams & {MLM, CLM} == {x.subject}:
+                return True
+    return False
 
 
 def _context_words(ss: ParsedSentence) -> list[Hit]:

@@ -46,6 +46,13 @@ _MODEL_IS_NP = re.compile(
     rf"(?: like)? {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
     re.I,
 )
+# "Think of BERT as a student who ...", "picture GPT as the pianist": an analogy's figure
+# named by a verb of imagining
+_MODEL_AS_NP = re.compile(
+    rf"\b(?:think of|imagine|picture|view|regard|treat|see|consider)\s+(?P<target>[\w-]+)"
+    rf" as {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
+    re.I,
+)
 _STOP = frozenset(
     """a an the and or but of to in on at by for with from as is are was were be it its this that
     these those who which what how when where while so than then only just also very more most
@@ -81,7 +88,7 @@ def aliases(
                 continue
             if key and np:
                 found.setdefault(np, set()).add(key)
-        for rx in (_NP_IS_MODEL, _MODEL_IS_NP):
+        for rx in (_NP_IS_MODEL, _MODEL_IS_NP, _MODEL_AS_NP):
             for m in rx.finditer(text):
                 key = _concept(m.group("target"), rubric, whole=False, glosses=False)
                 if key not in _MODEL_KEYS:
