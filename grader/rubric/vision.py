@@ -202,7 +202,7 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             later = [
                 f
                 for f in ss.hits.get("future_ref", [])
-                if ss.same_clause(f, h) and not ss.negated(f) and _BOTH_JOIN.match(_between(ss, h, f))
+                if not ss.negated(f) and _BOTH_JOIN.match(_between(ss, h, f))
             ]
             if later and not ss.negated(h):
                 # "conditioned on x_<i and x_>i": one side of a both-sides statement
@@ -211,7 +211,7 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     return []
 
 
-# "x_<i and x_>i", "positions < i as well as > i": the two sides joined, nothing in between
+# "x_<i and x_>i", "x_<i, x_>i": the two sides joined, nothing else in between
 _BOTH_JOIN = re.compile(r"^\W*(?:and|as well as|plus|&|\+|,)\W*(?:(?:the|its|all|also)\s+)?$", re.I)
 
 
