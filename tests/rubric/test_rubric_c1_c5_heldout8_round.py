@@ -77,7 +77,7 @@ def test_a_plain_negated_both_sides_is_still_one_sided() -> None:
 
 # -- C1: a token put "at the end of the sentence" is a place, not context used ---------------
 def test_mask_placed_at_the_end_is_no_both_sides_claim() -> None:
-    text = "Just put a [MASK] at the end of the sentence and BERT predicts it."
+    text = "BERT copes: you put a [MASK] at the end of the sentence and it predicts that token."
     assert rules(text)["C1"] != "met"
 
 
@@ -108,7 +108,7 @@ def test_a_figure_mapped_to_one_model_still_names_it() -> None:
     [
         "Suppose BERT could only read leftward words: then it would be a causal LM and generating "
         "would be fine. It really fills blanks from both sides.",
-        "If the masked model were trained on prefixes only; it would generate well.",
+        "If BERT could only see the left context; then its generations would come out fine.",
     ],
 )
 def test_consequence_of_a_supposition_is_no_false_claim(text: str) -> None:
@@ -125,7 +125,7 @@ def test_a_fact_after_the_supposition_still_counts() -> None:
     "text",
     [
         "BERT-like encoders get fine-tuned for tagging instead of being used to write text.",
-        "The masked model is kept for ranking rather than being put to generation.",
+        "The masked model is kept for ranking rather than being used for generation.",
         "BERT was trained differently from how you'd use it for writing.",
     ],
 )
@@ -155,7 +155,10 @@ def test_generative_as_a_label_is_no_use() -> None:
 
 # -- C5: a telegraphic line with one family per item ------------------------------------------
 def test_one_family_per_item_is_a_pair_of_claims() -> None:
-    assert rules("=> BERT = encoder, NER / cls; GPT = decoder, chat")["C5"] == "met"
+    assert (
+        rules("BERT: encoder, sentiment, NER, retrieval; GPT: decoder, chat, summarisation")["C5"]
+        == "met"
+    )
 
 
 def test_a_salad_through_both_families_earns_no_c5() -> None:
