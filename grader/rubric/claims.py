@@ -37,6 +37,11 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
+# "trained for generation", "works for generation": the objective or the question restated,
+# not generation named as what the family is chosen for (the labelling guide's C5 rule)
+_NOT_A_CHOICE = re.compile(
+    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
+)
 _ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
 _REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
@@ -286,6 +291,7 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         usage = [
             u for u in ss.hits.get("usage", [])
             if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
         ]  # fmt: skip
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)

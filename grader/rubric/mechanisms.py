@@ -75,6 +75,8 @@ _NOT_CONTEXT = re.compile(
     r"(?:context|tokens|words|information)",
     re.IGNORECASE,
 )
+# "puts a [MASK] on the next token", "masks the next word": the blank is the next word
+_MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
 
 
@@ -108,7 +110,10 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     # family (C2), whether it is claimed to work or not: no claim about BERT's objective
     trailing = _trailing_mask(ss) is not None
     cands = [
-        h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text) and not trailing
+        h
+        for h in ss.hits.get("predict_next", [])
+        if (_OBJECTIVE.match(h.text) or _MASKS_NEXT.search(ss.sent.norm[: h.start]))
+        and not trailing
     ]
     cands += ss.hits.get("causal_mask", [])
     for h in ss.hits.get("left_to_right", []):
