@@ -164,3 +164,73 @@ def test_one_family_per_item_is_a_pair_of_claims() -> None:
 def test_a_salad_through_both_families_earns_no_c5() -> None:
     text = "BERT, GPT, bidirectional, causal mask, generation, classification, NER"
     assert rules(text)["C5"] != "met"
+
+
+# -- an analogy's figure mapped to a model by the next sentence -------------------------------
+def test_figure_mapped_by_the_next_sentence_is_that_model() -> None:
+    text = (
+        "A chef who only ever learned by restoring a missing ingredient in a recipe, with the "
+        "steps before and after it written down, cannot invent a dish from nothing. That is the "
+        "masked LM."
+    )
+    assert rules(text)["C1"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the next sentence draws a consequence, it maps nothing
+        "A chef restores missing steps with the steps before and after in view. That's why "
+        "BERT fails.",
+        # the mapping is not right after the figure's sentence
+        "A chef restores missing steps with the steps before and after in view. Cooking is "
+        "hard. That is the masked LM.",
+    ],
+)
+def test_no_mapping_sentence_no_model(text: str) -> None:
+    assert rules(text)["C1"] != "met"
+
+
+# -- "the text around the blank" -----------------------------------------------------------------
+def test_text_around_the_blanks_is_both_sides() -> None:
+    assert rules("BERT hides some words. It guesses them from the text around them.")["C1"] == "met"
+
+
+def test_moving_around_is_no_context() -> None:
+    assert rules("BERT hides words and jumps around the text.")["C1"] != "met"
+
+
+# -- a [MASK] on the next token is the causal objective said of the masked LM ------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The masked LM always puts a [MASK] over the next word and predicts it from the words on "
+        "its left.",
+        "BERT masks the next token and guesses it.",
+    ],
+)
+def test_masking_the_next_token_is_a_wrong_mechanism(text: str) -> None:
+    assert rules(text)["C1"] == "contradicted"
+
+
+def test_masking_random_tokens_not_the_next_is_no_wrong_mechanism() -> None:
+    assert rules("BERT masks random tokens, not the next token.")["C1"] != "contradicted"
+
+
+# -- "trained for / works for generation" restates the question (no C5 credit) -----------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Causal LMs are trained for generation, so they generate well.",
+        "GPT works for generation because it was trained that way.",
+    ],
+)
+def test_restating_that_gpt_generates_earns_no_c5(text: str) -> None:
+    assert rules(text)["C5"] == "missing"
+
+
+@pytest.mark.parametrize(
+    "text", ["GPT is used for generation.", "Decoders are the standard choice for generation."]
+)
+def test_choosing_gpt_for_generation_is_half_of_c5(text: str) -> None:
+    assert rules(text)["C5"] == "partial"
