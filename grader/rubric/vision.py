@@ -22,12 +22,19 @@ _PERCEPTION = re.compile(
     r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view)", re.I
 )
 _ELLIPSIS = re.compile(
-    r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
+    r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
+    r"cannot|won't)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,
 )
 
 _CONSEQUENCE = re.compile(
     r"\W*(?:so|therefore|thus|hence|which is why|that's why|this is why|and so)\b", re.I
+)
+_LATER_ONLY = re.compile(
+    r"^(?!.*\b(?:both|bi ?directional\w*|before|left|earlier|previous|preceding|around|"
+    r"surround\w*|whole|entire|full|all|every)\b).*\b(?:after|later|future|following|right|"
+    r"upcoming|subsequent|ahead|rest|end)\b",
+    re.I,
 )
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
@@ -268,6 +275,10 @@ def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
         for c in claims:
             if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
                 flipped = "see_left" if c.kind == "see_both" else "see_both"
-                out.append(Claim(flipped, code, c.sentence, False, c.gen_ctx, h.text))
+                # "BERT sees the words after the blank, GPT doesn't" denies the later words
+                # themselves (the restriction stated); "..., GPT doesn't" after "both sides"
+                # or a label only implies it
+                strong = flipped == "see_left" and c.strong and _LATER_ONLY.search(c.text)
+                out.append(Claim(flipped, code, c.sentence, bool(strong), c.gen_ctx, h.text))
                 break
     return out

@@ -234,3 +234,26 @@ def test_restating_that_gpt_generates_earns_no_c5(text: str) -> None:
 )
 def test_choosing_gpt_for_generation_is_half_of_c5(text: str) -> None:
     assert rules(text)["C5"] == "partial"
+
+
+# -- C3: an elided denial of the later words states the restriction ---------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT can also use the words after the blank, while GPT can't.",
+        "The masked model reads the future tokens; the causal one does not.",
+    ],
+)
+def test_elided_denial_of_the_later_words_meets_c3(text: str) -> None:
+    assert rules(text)["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT sees both sides, GPT doesn't.",
+        "BERT sees the words before and after the blank, GPT doesn't.",
+    ],
+)
+def test_elided_denial_of_both_sides_stays_partial(text: str) -> None:
+    assert rules(text)["C3"] == "partial"
