@@ -37,6 +37,11 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
+# "trained for generation", "works for generation": the objective or the question restated,
+# not generation named as what the family is chosen for (the labelling guide's C5 rule)
+_NOT_A_CHOICE = re.compile(
+    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
+)
 _ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
 _REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
@@ -286,6 +291,7 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         usage = [
             u for u in ss.hits.get("usage", [])
             if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
         ]  # fmt: skip
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
@@ -342,12 +348,37 @@ def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
     and has no claims."""
     c = ClaimContext.of(ss, False)
     named = {code for _, code, _ in ss.subj} & {MLM, CLM}
-    if len(named) != 1:
+    if not named:
         return []
     out: list[Claim] = []
     for extract in (used_for_understanding, used_for_generation):
         out.extend(extract(c, out))
-    return [x for x in out if x.subject in named]
+    if len(named) == 1:
+        return [x for x in out if x.subject in named]
+    # "BERT = encoder, NER; GPT = decoder, generation": one family per ";"-separated item is
+    # a pair of telegraphic claims, not a salad; a use in an item naming both is nothing
+    return [x for x in out if x.subject in named and _one_family_item(ss, x)]
+
+
+_ITEM_SEP = re.compile(r";|\s[|\u2022]\s")
+
+
+def _one_family_item(ss: ParsedSentence, x: Claim) -> bool:
+    """The use `x` lies in a ";"-separated item of the line whose only model family is its
+    subject."""
+    s = ss.sent.norm
+    cuts = [0, *(m.end() for m in _ITEM_SEP.finditer(s)), len(s) + 1]
+    if len(cuts) < 3:
+        return False
+    for key in ("understanding", "generation_use"):
+        for h in ss.hits.get(key, []):
+            if h.text != x.text:
+                continue
+            k = max(i for i in range(len(cuts) - 1) if cuts[i] <= h.start)
+            fams = {code for m, code, _ in ss.subj if cuts[k] <= m.start < cuts[k + 1]}
+            if fams & {MLM, CLM} == {x.subject}:
+                return True
+    return False
 
 
 def _context_words(ss: ParsedSentence) -> list[Hit]:

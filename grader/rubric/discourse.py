@@ -46,6 +46,13 @@ _MODEL_IS_NP = re.compile(
     rf"(?: like)? {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
     re.I,
 )
+# "Think of BERT as a student who ...", "picture GPT as the pianist": an analogy's figure
+# named by a verb of imagining
+_MODEL_AS_NP = re.compile(
+    rf"\b(?:think of|imagine|picture|view|regard|treat|see|consider)\s+(?P<target>[\w-]+)"
+    rf" as {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
+    re.I,
+)
 _STOP = frozenset(
     """a an the and or but of to in on at by for with from as is are was were be it its this that
     these those who which what how when where while so than then only just also very more most
@@ -81,7 +88,7 @@ def aliases(
                 continue
             if key and np:
                 found.setdefault(np, set()).add(key)
-        for rx in (_NP_IS_MODEL, _MODEL_IS_NP):
+        for rx in (_NP_IS_MODEL, _MODEL_IS_NP, _MODEL_AS_NP):
             for m in rx.finditer(text):
                 key = _concept(m.group("target"), rubric, whole=False, glosses=False)
                 if key not in _MODEL_KEYS:
@@ -89,6 +96,8 @@ def aliases(
                 np = _head_name(m.group("np"), rubric, whole=True)
                 if np:
                     found.setdefault(np, set()).add(key)
+    for np, key in _mapped_back(list(sentences), rubric):
+        found.setdefault(np, set()).add(key)
     out: dict[str, list[re.Pattern[str]]] = {}
     for key, pat in _ordinal_pair(sentences, rubric):
         out.setdefault(key, []).append(pat)
@@ -103,6 +112,39 @@ def aliases(
             suffix += r"(?=\s*[^\w\s]|\s*$)"
         out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){body}{suffix}", flags))
     return {k: tuple(v) for k, v in out.items()}
+
+
+# "That's the masked LM." / "This is GPT." right after an analogy's sentence: the figure just
+# described is that model
+_MAPS_BACK = re.compile(
+    r"^\W*(?:that|this)(?:'s|\s+is|\s+was|\s+would be|\s+describes|\s+represents)\s+"
+    r"(?:exactly |basically |just |essentially )?(?:the |a |an |our |your )?"
+    r"(?P<target>[\w -]{2,30}?)\W*$",
+    re.I,
+)
+
+
+# the figure an analogy opens with: "A pianist who ...", "The chef in this story ..."
+_FIGURE = re.compile(rf"^\W*{_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}", re.I)
+
+
+def _mapped_back(sentences: list[Sentence], rubric: Rubric) -> list[tuple[str, str]]:
+    """(figure, model key) for a sentence that opens with a figure, names no model, and is
+    mapped to a model by the next one ("A pianist who only filled in missing bars ...
+    That's the masked LM.")."""
+    out: list[tuple[str, str]] = []
+    for k in range(len(sentences) - 1):
+        m = _MAPS_BACK.match(sentences[k + 1].norm)
+        fig = _FIGURE.match(sentences[k].norm)
+        if m is None or fig is None:
+            continue
+        if any(_mentions(sentences[k].norm, key, rubric) for key in _MODEL_KEYS):
+            continue  # a sentence naming a model is about that model
+        key = _concept(m.group("target"), rubric, whole=False, glosses=False)
+        np = _head_name(fig.group("np"), rubric, whole=True)
+        if key in _MODEL_KEYS and np:
+            out.append((np, key))
+    return out
 
 
 _ORD = r"(?P<ord>first|second)(?: (?P<noun>[a-z]+))?"

@@ -75,14 +75,16 @@ _NOT_CONTEXT = re.compile(
     r"(?:context|tokens|words|information)",
     re.IGNORECASE,
 )
+# "puts a [MASK] on the next token", "masks the next word": the blank is the next word
+_MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
 
 
 def _framed(ss: ParsedSentence, h: Hit) -> bool:
     """Under a modal, purpose or conditional frame within the four words before `h`."""
     before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
-    if any(t in _MODAL for t in before):
-        return True
+    if any(t in _MODAL or t.endswith(("'d", "\u2019d")) for t in before):
+        return True  # "how you'd use it for writing": "'d" is "would"
     if before[-1:] == ["to"] and any(t in _USE_VERB for t in before[:-1]):
         return True  # "using BERT to predict the next word": a use supposed, not its objective
     return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
@@ -108,7 +110,10 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     # family (C2), whether it is claimed to work or not: no claim about BERT's objective
     trailing = _trailing_mask(ss) is not None
     cands = [
-        h for h in ss.hits.get("predict_next", []) if _OBJECTIVE.match(h.text) and not trailing
+        h
+        for h in ss.hits.get("predict_next", [])
+        if (_OBJECTIVE.match(h.text) or _MASKS_NEXT.search(ss.sent.norm[: h.start]))
+        and not trailing
     ]
     cands += ss.hits.get("causal_mask", [])
     for h in ss.hits.get("left_to_right", []):
@@ -146,7 +151,13 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
 _DENIED_BEFORE = re.compile(
     r"\b(?:nobody|no one|never|not|cannot|can't|n't|hardly|rarely)\b|n't\b", re.I
 )
-_NOT_THIS = re.compile(r"(?:rather than|instead of|than|not|over|unlike|but not)\s+$", re.I)
+_NOT_THIS = re.compile(
+    r"(?:rather than|instead of|than|not|over|unlike|but not)\s+"
+    # "instead of being used to write text": the use set aside, through its own verb
+    r"(?:(?:being|been|be|getting|used|using|put|employed|deployed|applied)\s+){0,2}"
+    r"(?:(?:to|for|in)\s+)?$",
+    re.I,
+)
 
 
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
@@ -157,7 +168,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     for g in ss.hits.get("generation_use", []):
         if any(t.start < g.end and g.start < t.end for t in timed):
             continue
-        if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 14) : g.start]):
+        if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 40) : g.start]):
             continue  # "for understanding rather than generation"
         used = [
             u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4

@@ -210,7 +210,10 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         for m in pat.finditer(s):
             if pat is _REPORTED and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
-            spans.append((m.start(), _scope_end(s, m.end())))
+            end = _scope_end(s, m.end())
+            if pat is _SUPPOSE:
+                end = _consequence_end(s, end)
+            spans.append((m.start(), end))
     for m in _WOULD_THINK.finditer(s):
         stop = _RETURN.search(s, m.end())
         if stop is not None and stop.group(0) not in ";:":
@@ -259,6 +262,18 @@ def conceded_spans(s: str) -> list[tuple[int, int]]:
 def _scope_end(s: str, start: int) -> int:
     stop = _RETURN.search(s, start)
     return stop.start() if stop else len(s)
+
+
+# The consequence of a supposition: "...: then it would be a causal LM", "; it would work"
+_CONSEQUENCE = re.compile(r"[;:]\s*(?:then\b|(?:[\w']+\s+){0,4}?(?:would|could|might)\b)", re.I)
+
+
+def _consequence_end(s: str, end: int) -> int:
+    """A supposition's scope runs on through the consequence drawn from it ("Suppose BERT
+    could only see the left: then it would ..."), which is as hypothetical as the premise."""
+    while end < len(s) and _CONSEQUENCE.match(s, end):
+        end = _scope_end(s, end + 1)
+    return end
 
 
 def inside(pos: int, spans: list[tuple[int, int]]) -> bool:

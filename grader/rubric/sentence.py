@@ -48,6 +48,9 @@ _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
 _SCENE_KEYS = ("generation", "generation_time", "left_to_right")
+# "not restricted / limited in either direction" negates the restriction, not the context
+# phrase after it (the double negative states the unrestricted view)
+_RESTRICTED = frozenset("restricted limited confined constrained bound".split())
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -342,6 +345,8 @@ class ParsedSentence:
                 continue  # "not only ... but also" is not a negation of what follows
             if nxt in _HEDGES:
                 continue  # "not perfectly consistent" concedes a degree, it is no mismatch
+            if nxt in _RESTRICTED and h.key != "only":
+                continue  # "not restricted in any direction": the restriction is negated
             n += 1
         return n % 2 == 1
 

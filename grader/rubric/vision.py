@@ -22,12 +22,19 @@ _PERCEPTION = re.compile(
     r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view)", re.I
 )
 _ELLIPSIS = re.compile(
-    r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)\b[\s\w]{0,8}?[.!?]?\s*$",
+    r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
+    r"cannot|won't)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,
 )
 
 _CONSEQUENCE = re.compile(
     r"\W*(?:so|therefore|thus|hence|which is why|that's why|this is why|and so)\b", re.I
+)
+_LATER_ONLY = re.compile(
+    r"^(?!.*\b(?:both|bi ?directional\w*|before|left|earlier|previous|preceding|around|"
+    r"surround\w*|whole|entire|full|all|every)\b).*\b(?:after|later|future|following|right|"
+    r"upcoming|subsequent|ahead|rest|end)\b",
+    re.I,
 )
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
@@ -108,6 +115,8 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT sees both sides / bidirectional context" (negated: only one side)."""
     ss, out = c.ss, []
     for h in ss.hits.get("both_sides", []):
+        if _placed_at_end(ss, h):
+            continue
         out += _available(c, h)
         if c.absent_in_clause(h):
             out += _relies(c, h)
@@ -115,6 +124,19 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue  # "with future context it will never have": not a claim of vision
         out += _vision(c, h, ss.negated(h), not _bare_label(ss, h))
     return out
+
+
+_AT_END = re.compile(r"\b(?:at|on|to)\s+$", re.I)
+_SEEN_UP_TO = re.compile(r"\b(?:look\w*|glanc\w*|peek\w*|up|way|right)\s+(?:at|to)\s+$", re.I)
+
+
+def _placed_at_end(ss: ParsedSentence, h: Hit) -> bool:
+    """ "a [MASK] at the end of the sentence" is where a token is put, not context the model
+    uses (unlike "it looks at / sees up to the end of the sentence")."""
+    if not h.text.lower().startswith("the end"):
+        return False
+    before = ss.sent.norm[max(0, h.start - 30) : h.start]
+    return bool(_AT_END.search(before)) and not _SEEN_UP_TO.search(before)
 
 
 def sees_later_tokens(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -184,8 +206,25 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         return []
     for h in ss.hits.get("earlier_ref", []):
         if _RANGE.search(h.text):  # "tokens <= i", "x_<t", "positions 1 to t-1", "up to i"
+            later = [
+                f
+                for f in ss.hits.get("future_ref", [])
+                if not ss.negated(f) and _BOTH_JOIN.match(_between(ss, h, f))
+            ]
+            if later and not ss.negated(h):
+                # "conditioned on x_<i and x_>i": one side of a both-sides statement
+                return _vision(c, later[0], False, True)
             return _vision(c, h, not ss.negated(h), True)
     return []
+
+
+# "x_<i and x_>i", "x_<i, x_>i": the two sides joined, nothing else in between
+_BOTH_JOIN = re.compile(r"^\W*(?:and|as well as|plus|&|\+|,)\W*(?:(?:the|its|all|also)\s+)?$", re.I)
+
+
+def _between(ss: ParsedSentence, a: Hit, b: Hit) -> str:
+    lo, hi = (a, b) if a.start < b.start else (b, a)
+    return ss.sent.norm[lo.end : hi.start]
 
 
 def sees_one_direction(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -236,6 +275,10 @@ def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
         for c in claims:
             if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
                 flipped = "see_left" if c.kind == "see_both" else "see_both"
-                out.append(Claim(flipped, code, c.sentence, False, c.gen_ctx, h.text))
+                # "BERT sees the words after the blank, GPT doesn't" denies the later words
+                # themselves (the restriction stated); "..., GPT doesn't" after "both sides"
+                # or a label only implies it
+                strong = flipped == "see_left" and c.strong and _LATER_ONLY.search(c.text)
+                out.append(Claim(flipped, code, c.sentence, bool(strong), c.gen_ctx, h.text))
                 break
     return out

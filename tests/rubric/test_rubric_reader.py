@@ -69,8 +69,8 @@ def test_without_weights_the_scorer_is_the_rules_alone():
 
 def test_a_large_expected_shortfall_is_flagged_with_a_reason():
     # a reader certain of "met" wherever it has evidence of its own, but never allowed to raise:
-    # C1 (partial by the rules: "words around them") is doubted, and the answer goes to a person
-    # with the reason
+    # C1 (partial by the rules: "from the whole sentence", no side named) is doubted, and the
+    # answer goes to a person with the reason
     sure = {"bias": 9.0, "coef": {"S mlm+fut": 1.0}}
     w = {
         "raise_at": 1.01,
@@ -78,7 +78,7 @@ def test_a_large_expected_shortfall_is_flagged_with_a_reason():
         "criteria": dict.fromkeys(CRITERIA, {"partial": sure, "met": sure}),
     }
     text = (
-        "BERT predicts masked words from the words around them. GPT predicts the next word. "
+        "BERT predicts masked words from the whole sentence. GPT predicts the next word. "
         "That is the whole difference between the two models that matters for writing text."
     )
     res = score_explanation(text, reader_weights=w)
