@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
     CONF_MET_LINKED,
@@ -30,7 +31,13 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
     LM trains without the later tokens: the C3 restriction, said in other words."""
     if not an.claims("future_absent"):
         return None
-    same = [c for c in _of(an.claims("relation_same"), CLM) if _framed(an, c)]
+    # a relation that only points back ("no such shift") borrows its framing from the
+    # sentence before; it states no condition of its own to imply the restriction from
+    same = [
+        c
+        for c in _of(an.claims("relation_same"), CLM)
+        if _framed(an, c) and not _POINTS_BACK.search(c.text)
+    ]
     return same[0] if same else None
 
 

@@ -168,6 +168,34 @@ def _has_train(ss: ParsedSentence) -> bool:
 
 
 _RIGHT_SIDE = {"same": CLM, "diff": MLM}
+# a verb of losing right before the sameness phrase (at most one word between)
+_LOSS_BEFORE = re.compile(
+    r"\b(?:los(?:e|es|t|ing)|lack(?:s|ed|ing)?|miss(?:es|ed|ing)|(?:is|are|was|were) "
+    r"deprived of|(?:gives?|gave|giving) up|(?:is|are|was|were) robbed of|forfeits?)"
+    r"\W+(?:\w+\W+)?$",
+    re.IGNORECASE,
+)
+
+
+def _lost(ss: ParsedSentence, r: Hit) -> bool:
+    """A loss verb right before the sameness phrase `r`, in its clause; one that is also a
+    negation cue ("lacks") already reverses it through `negated`."""
+    m = _LOSS_BEFORE.search(ss.sent.norm[: r.start])
+    if m is None or ss.clause(m.start()) != ss.clause(r.start):
+        return False
+    return not any(g.start <= m.start() < g.end for g in ss.hits.get("negation", []))
+
+
+_POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
+
+
+def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
+    """The sameness word only modifies a difference noun right after it in a compound ("a
+    large consistency gap", "the matching difference"): the phrase names the difference."""
+    return any(
+        0 <= d.tok - r.tok_end <= 0 and ss.same_clause(d, r)
+        for d in ss.hits.get("diff_relation", [])
+    )
 
 
 def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -215,7 +243,15 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 a.end <= r.start and ss.same_clause(a, r) and 0 <= r.tok - a.tok_end <= 1
                 for a in c.absent
             )
+            # "it loses exactly the information it had in training": what a loss verb takes
+            # away is the training condition, so the sameness phrase states a difference
+            lacking = lacking or (base == "same" and _lost(ss, r))
+            if base == "same" and _modifies_difference(ss, r):
+                continue  # "the prefix-consistency gap": the phrase names a difference
             flip = (ss.negated(r) != after) != lacking
+            # "The causal LM has no such shift.": the relation points back at the one just
+            # stated about training and generation, so it compares the same conditions
+            framed = conditioned or (c.prev_train and bool(_POINTS_BACK.search(r.text)))
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             carried = False
@@ -235,7 +271,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                     f"relation_{rel}",
                     subj,
                     c.idx,
-                    conditioned,
+                    framed,
                     c.gen_any,
                     r.text,
                     attributed=not carried,

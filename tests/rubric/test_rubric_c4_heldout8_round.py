@@ -1,0 +1,142 @@
+"""C4 and C2 read from how the argument is stated (issue 19, heldout8 round): a loss verb in
+front of a sameness phrase, a sameness word that only modifies a difference noun, a relation
+that points back ("no such shift"), the condition stated by the causal mask or by the
+restriction in the sentence (or question) before, "nothing about ... changes", "a training
+step is a sampling step", generation that "never shows" the later words, and "both
+neighbours" / "to the right as well as to the left" as both sides. Sentences written for
+these tests."""
+
+from __future__ import annotations
+
+from grader.rubric.scorer import score_explanation
+
+NO_READER = {"criteria": {}}  # the rules alone
+
+
+def rules(text: str) -> dict[str, str]:
+    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+
+
+# -- a loss verb before a sameness phrase states a difference ----------------------------------
+def test_losing_exactly_what_training_gave_is_the_masked_mismatch_not_a_false_claim() -> None:
+    texts = [
+        "When it has to write, BERT loses exactly the context it always had during training.",
+        "At sampling time the masked model lacks precisely the words it was trained with.",
+        "Generating, BERT misses the same information it relied on in pretraining.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] != "contradicted", text
+
+
+def test_keeping_the_same_context_is_still_a_false_claim() -> None:
+    # near miss: no loss verb, the masked LM is said to keep its training condition
+    text = "When it writes, BERT has exactly the context it always had during training."
+    assert rules(text)["C4"] == "contradicted"
+
+
+# -- a sameness word that modifies a difference noun names the difference --------------------
+def test_consistency_gap_is_a_difference() -> None:
+    texts = [
+        "We measured a large consistency gap for BERT between training and sampling.",
+        "The masked model shows a big matching gap between training and generation.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] != "contradicted", text
+
+
+def test_consistency_alone_said_of_bert_is_still_a_false_claim() -> None:
+    text = "BERT keeps full consistency between training and generation."
+    assert rules(text)["C4"] == "contradicted"
+
+
+# -- the condition stated by the causal mask or the restriction just before -------------------
+def test_relation_after_a_causal_mask_sentence_compares_the_conditions() -> None:
+    texts = [
+        "GPT has a causal mask that hides every later token. When it generates it is the same "
+        "situation for it.",
+        "The causal mask in GPT blocks all positions to the right. When it writes, nothing "
+        "changes for it.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+
+
+def test_relation_after_a_question_inherits_the_stated_restriction() -> None:
+    text = (
+        "GPT is only ever shown the tokens to its left. Does that change when it writes? "
+        "No, at generation time it is the same situation."
+    )
+    assert rules(text)["C4"] == "partial"
+
+
+def test_relation_without_any_condition_before_stays_vague() -> None:
+    # near misses: nothing about training, a mask or what the model sees comes before
+    text = "GPT writes stories. When it generates it is the same situation for it."
+    assert rules(text)["C4"] == "missing"
+    text = "GPT is popular. Is it good? When it generates, nothing changes for it."
+    assert rules(text)["C4"] == "missing"
+
+
+# -- a relation that points back ("no such shift") --------------------------------------------
+def test_no_such_shift_inherits_the_comparison_before() -> None:
+    text = (
+        "BERT is trained with words on both sides of each blank, while at inference it only "
+        "gets a prefix, a distribution shift. The causal LM has no such shift."
+    )
+    assert rules(text)["C4"] == "met"
+
+
+def test_no_such_shift_without_training_before_stays_vague() -> None:
+    text = "BERT is popular for search. The causal LM has no such shift."
+    assert rules(text)["C4"] == "missing"
+
+
+def test_pointing_back_does_not_imply_the_causal_restriction() -> None:
+    # C3 is not implied: the causal LM's own condition is never stated
+    text = (
+        "BERT is trained with words on both sides of each blank, while at inference it only "
+        "gets a prefix, a distribution shift. The causal LM has no such shift."
+    )
+    assert rules(text)["C3"] != "met"
+
+
+# -- other sameness phrasings ------------------------------------------------------------------
+def test_nothing_about_the_context_changes_between_training_and_sampling() -> None:
+    texts = [
+        "GPT only attends to earlier tokens. Nothing about what it can see changes between "
+        "training and sampling.",
+        "GPT only attends to earlier tokens, so each training step is effectively a sampling step.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+
+
+def test_something_changes_is_no_sameness() -> None:
+    # near miss: a change is stated, not denied
+    text = "GPT only attends to earlier tokens. Its speed changes between training and sampling."
+    assert rules(text)["C4"] == "missing"
+
+
+# -- C2: generation that never shows the later words; both neighbours -------------------------
+def test_generation_never_shows_them_is_the_generation_condition() -> None:
+    texts = [
+        "BERT learned with the upcoming words in view, but decoding never shows them.",
+        "BERT is trained with both neighbours visible; sampling never provides the later words.",
+        "The masked LM sees context to the right of the blank as well as to the left, and "
+        "generation never gives you the future words.",
+    ]
+    for text in texts:
+        assert rules(text)["C2"] == "met", text
+
+
+def test_never_gives_it_information_is_not_the_later_words() -> None:
+    # near miss: what generation never gives is not said to be the later words
+    text = "BERT is trained with information that generation will never give it."
+    assert rules(text)["C2"] != "met"
+
+
+def test_both_neighbours_is_both_sides() -> None:
+    assert rules("BERT fills each blank with both neighbours visible.")["C1"] == "met"
+    assert rules("BERT uses the words to the right as well as to the left.")["C1"] == "met"
+    # near miss: one neighbour only
+    assert rules("BERT fills each blank with the left neighbour visible.")["C1"] != "met"
