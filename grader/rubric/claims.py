@@ -186,6 +186,33 @@ def _lost(ss: ParsedSentence, r: Hit) -> bool:
     return not any(g.start <= m.start() < g.end for g in ss.hits.get("negation", []))
 
 
+# what the relation word is said of is the output or the use, not the conditions: "keeps it
+# consistent", "makes the text coherent and consistent" (the text agrees with itself), "for
+# different things / tasks" (the two models have different uses)
+_OUTPUT_BEFORE = re.compile(
+    r"\b(?:keeps?|keeping|kept|makes?|making|made)\W+(?:it|them|the\W+\w+|its\W+\w+|"
+    r"their\W+\w+)\W+(?:\w+\W+and\W+)?$",
+    re.IGNORECASE,
+)
+_USE_AFTER = re.compile(
+    r"^\W+(?:things|tasks|jobs|purposes|uses|applications|use cases|problems|stuff)\b", re.I
+)
+
+
+# "maybe with more compute it would be different": a supposed outcome, no stated relation
+_SUPPOSED_BEFORE = re.compile(
+    r"\b(?:would|might|could|may)(?:\W+\w+ly)?\W+(?:be|look|turn out)\W+(?:\w+\W+)?$", re.I
+)
+
+
+def _about_output_or_use(norm: str, r: Hit) -> bool:
+    if _OUTPUT_BEFORE.search(norm[: r.start]):
+        return True
+    if not r.text.lower().startswith("differ"):
+        return False
+    return bool(_USE_AFTER.match(norm[r.end :]) or _SUPPOSED_BEFORE.search(norm[: r.start]))
+
+
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
 
 
@@ -235,6 +262,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             generic = r.text.lower().startswith("differ")
             if generic and not (has_train and has_gen_here):
                 continue  # "a different task": only a relation when both conditions are named
+            if _about_output_or_use(norm, r):
+                continue  # "it keeps the story consistent", "it's just for different things"
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
             # "missing the context it was trained with": what is absent is the training

@@ -140,3 +140,57 @@ def test_both_neighbours_is_both_sides() -> None:
     assert rules("BERT uses the words to the right as well as to the left.")["C1"] == "met"
     # near miss: one neighbour only
     assert rules("BERT fills each blank with the left neighbour visible.")["C1"] != "met"
+
+
+# -- the C2 link's training condition said in the sentence before it -------------------------
+def test_masked_training_condition_just_before_the_link_is_one_side() -> None:
+    texts = [
+        "BERT is pretrained to recover hidden words from the text on both sides. When we "
+        "generate, since BERT needs words that are not written yet, it breaks down.",
+        "The masked model learns with the whole sentence around each blank. It depends on the "
+        "words to the right. At generation time those words do not exist yet.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+
+
+def test_link_without_any_training_word_stays_missing() -> None:
+    # near misses: the masked LM's condition is described, never as its training
+    text = (
+        "BERT reads the text on both sides of a blank. When we generate, since BERT needs "
+        "words that are not written yet, it breaks down."
+    )
+    assert rules(text)["C4"] == "missing"
+    text = (
+        "GPT is trained on a prefix. BERT reads both sides of a blank. When we generate, since "
+        "BERT needs words that are not written yet, it breaks down."
+    )
+    assert rules(text)["C4"] != "met"
+
+
+# -- a relation word said of the output, the use or a supposed outcome ------------------------
+def test_consistent_output_is_no_relation_between_conditions() -> None:
+    texts = [
+        "BERT only sees the past, while GPT sees everything when it writes and can keep the "
+        "story consistent.",
+        "GPT writes one word at a time, which makes its paragraphs coherent and consistent.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] != "met", text
+
+
+def test_different_uses_or_a_supposed_difference_is_no_mismatch() -> None:
+    texts = [
+        "GPT is trained to predict the next word and it writes text, it is just for different "
+        "things.",
+        "GPT was trained for ten minutes and wrote nonsense, maybe with more compute it would "
+        "be different.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] != "contradicted", text
+
+
+def test_a_stated_mismatch_of_the_causal_lm_is_still_a_false_claim() -> None:
+    # near miss: training and generation are named and the difference is asserted
+    text = "GPT is trained in a way that is different from how it generates text."
+    assert rules(text)["C4"] == "contradicted"
