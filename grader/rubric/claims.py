@@ -188,12 +188,14 @@ def _lost(ss: ParsedSentence, r: Hit) -> bool:
 
 # what the relation word is said of is the output or the use, not the conditions: "keeps it
 # consistent", "makes the text coherent and consistent" (the text agrees with itself), "for
-# different things / tasks" (the two models have different uses)
+# different things / tasks" (the two models have different uses; not "training and using it
+# are different things")
 _OUTPUT_BEFORE = re.compile(
     r"\b(?:keeps?|keeping|kept|makes?|making|made)\W+(?:it|them|the\W+\w+|its\W+\w+|"
     r"their\W+\w+)\W+(?:\w+\W+and\W+)?$",
     re.IGNORECASE,
 )
+_FOR_BEFORE = re.compile(r"\b(?:for|at)\W+(?:(?:two|very|quite|completely)\W+)?$", re.I)
 _USE_AFTER = re.compile(
     r"^\W+(?:things|tasks|jobs|purposes|uses|applications|use cases|problems|stuff)\b", re.I
 )
@@ -210,7 +212,8 @@ def _about_output_or_use(norm: str, r: Hit) -> bool:
         return True
     if not r.text.lower().startswith("differ"):
         return False
-    return bool(_USE_AFTER.match(norm[r.end :]) or _SUPPOSED_BEFORE.search(norm[: r.start]))
+    used_for = _FOR_BEFORE.search(norm[: r.start]) and _USE_AFTER.match(norm[r.end :])
+    return bool(used_for or _SUPPOSED_BEFORE.search(norm[: r.start]))
 
 
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
