@@ -194,3 +194,23 @@ def test_a_stated_mismatch_of_the_causal_lm_is_still_a_false_claim() -> None:
     # near miss: training and generation are named and the difference is asserted
     text = "GPT is trained in a way that is different from how it generates text."
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- two ranges of positions together are both sides ------------------------------------------
+def test_both_ranges_of_positions_are_both_sides_not_the_left_only() -> None:
+    texts = [
+        "The masked LM predicts each blank x_i from x_{<i} and x_{>i}.",
+        "BERT: p(x_j | x_{>j}, x_{<j}) for every masked j.",
+    ]
+    for text in texts:
+        assert rules(text)["C1"] == "met", text
+    text = (
+        "The masked LM predicts each blank x_i from x_{<i} and x_{>i}. When sampling at step t "
+        "only x_{<t} exists, x_{>t} is not written yet."
+    )
+    assert rules(text)["C2"] == "met"
+
+
+def test_one_range_of_the_masked_lm_is_still_the_left_only_claim() -> None:
+    # near miss: the masked LM given only the earlier range
+    assert rules("The masked LM predicts each blank x_i from x_{<i}.")["C1"] == "contradicted"
