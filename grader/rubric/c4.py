@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.c4_masked import gone_at_use, masked_training_before
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
@@ -99,7 +100,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     causal_side = (
         _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff}) + _never_had(an)
     )
-    mlm_side = _of(diff, MLM)
+    mlm_side = _of(diff, MLM) + gone_at_use(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
     contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
@@ -149,7 +150,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     # not exist, and BERT was never trained without them") is the masked side on its own
     trained_in_link = [
         f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
-    ] or _masked_training_before(an, c2)
+    ] or masked_training_before(an, c2)
     if c2_linked and trained_in_link:
         # quote the sentence that says the training condition
         return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)
@@ -364,24 +365,6 @@ def _only_this_model(an: Analysis, c: Claim) -> bool:
     f = next(s for s in an.sentences if s.sentence.index == c.sentence)
     norm = f.sentence.norm
     return any(_ONLY_BEFORE.search(norm[: h.start]) for h in f.hits.get("causal_model", []))
-
-
-def _masked_training_before(an: Analysis, c2: Judgement) -> list[int]:
-    """The training condition of the C2 link said just before it, about the masked LM ("BERT
-    is trained with blanks and reads both sides. ... At generation, since BERT needs the words
-    that are not there yet, it fails."): a sentence about the masked LM with a training word,
-    up to `LINK_WINDOW` before the link."""
-    if not c2.evidence:
-        return []
-    lo = min(c2.evidence)
-    return [
-        f.sentence.index
-        for f in an.sentences
-        if lo - LINK_WINDOW <= f.sentence.index < lo
-        and f.primary == MLM
-        and CLM not in f.mentions
-        and (f.has("training") or f.has("never_trained"))
-    ][:1]
 
 
 def _at(an: Analysis, j: Judgement) -> list[SentenceFacts]:

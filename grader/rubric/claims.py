@@ -238,7 +238,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     # generation time
     conditioned = (
         has_train
-        or any(f.kind in ("see_left", "see_both", "uses_earlier") for f in found)
+        or any(f.kind in ("see_left", "see_both", "uses_earlier", "mlm_relies") for f in found)
         or (c.prev_train and bool(ss.hits.get("generation_time")))
     )
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))

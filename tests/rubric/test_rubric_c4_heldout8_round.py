@@ -214,3 +214,46 @@ def test_both_ranges_of_positions_are_both_sides_not_the_left_only() -> None:
 def test_one_range_of_the_masked_lm_is_still_the_left_only_claim() -> None:
     # near miss: the masked LM given only the earlier range
     assert rules("The masked LM predicts each blank x_i from x_{<i}.")["C1"] == "contradicted"
+
+
+# -- analogies: a rehearsal of generation, what training had that is gone at use --------------
+def test_training_as_a_rehearsal_of_generation_is_the_causal_side() -> None:
+    texts = [
+        "For GPT, pretraining is basically a dry run of sampling.",
+        "GPT's training is a faithful simulation of generation.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+
+
+def test_a_rehearsal_of_something_else_is_no_relation() -> None:
+    # near miss: what is rehearsed is not generation
+    assert rules("GPT's training is a rehearsal for the benchmark season.")["C4"] == "missing"
+
+
+def test_help_gone_at_use_is_the_masked_side() -> None:
+    texts = [
+        "BERT trains with a crutch that disappears at test time.",
+        "BERT's training leans on a hint from the right that is gone once it has to write.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+    text = (
+        "GPT's training is a faithful simulation of generation. BERT trains with a crutch that "
+        "disappears at test time."
+    )
+    assert rules(text)["C4"] == "met"
+
+
+def test_words_gone_from_the_input_in_training_are_the_masking() -> None:
+    # near miss: what is gone is the masked words, in training itself
+    assert rules("BERT is trained with some of the words gone from the input.")["C4"] == "missing"
+
+
+def test_reliance_frames_a_difference_phrase() -> None:
+    # "relied on" states the condition, so the analogy's difference compares conditions
+    text = (
+        "When we generate, we add one token at a time. For BERT it is like a student who did "
+        "open-book exams and now gets a closed-book one: the support it relied on is gone."
+    )
+    assert rules(text)["C4"] == "partial"
