@@ -257,3 +257,20 @@ def test_reliance_frames_a_difference_phrase() -> None:
         "open-book exams and now gets a closed-book one: the support it relied on is gone."
     )
     assert rules(text)["C4"] == "partial"
+
+
+# -- a guess a sentence ends on with "?" is asked, not claimed --------------------------------
+def test_a_guess_ending_in_a_question_mark_is_not_a_claim() -> None:
+    texts = [
+        "I don't see why BERT fails at writing, perhaps because it was trained differently "
+        "from how it generates?",
+        "No idea why GPT writes better; maybe its training matches generation?",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "missing", text
+
+
+def test_a_guess_stated_with_a_full_stop_stays_a_claim() -> None:
+    # near miss: the same guess without the question mark is the student's claim
+    text = "GPT writes better, perhaps because its training matches generation."
+    assert rules(text)["C4"] == "partial"
