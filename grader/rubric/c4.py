@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.c4_masked import gone_at_use, masked_training_before
+from grader.rubric.c4_sides import gone_at_use, masked_training_before, same_range_twice
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
@@ -98,7 +98,10 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     more_same, more_diff = _elided_second_half(an, same, diff)
     same, diff = same + more_same, diff + more_diff
     causal_side = (
-        _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff}) + _never_had(an)
+        _of(same, CLM)
+        + _conditions_together(an, {c.sentence for c in diff})
+        + _never_had(an)
+        + same_range_twice(an)
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an)
     general = _of(same + diff, None)

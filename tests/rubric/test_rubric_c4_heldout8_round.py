@@ -274,3 +274,29 @@ def test_a_guess_stated_with_a_full_stop_stays_a_claim() -> None:
     # near miss: the same guess without the question mark is the student's claim
     text = "GPT writes better, perhaps because its training matches generation."
     assert rules(text)["C4"] == "partial"
+
+
+# -- the causal LM's training restriction repeated word for word for generation ---------------
+def test_the_same_restriction_said_for_training_and_generation_is_the_causal_side() -> None:
+    texts = [
+        "GPT is trained to guess word t from the words before t only. At sampling time you "
+        "only have the words before t, so GPT copes.",
+        "The decoder learns from positions < j alone. When it writes, there are only "
+        "positions < j anyway.",
+    ]
+    for text in texts:
+        assert rules(text)["C4"] == "partial", text
+
+
+def test_a_different_phrase_at_generation_is_no_repetition() -> None:
+    # near misses: the generation sentence names another range, or no restriction at all
+    text = (
+        "GPT is trained to guess word t from the words before t only. At sampling time you "
+        "only have the prompt, so GPT copes."
+    )
+    assert rules(text)["C4"] == "missing"
+    text = (
+        "GPT is trained to guess word t from the words before t only. At sampling time the "
+        "words before t are shown on screen."
+    )
+    assert rules(text)["C4"] == "missing"

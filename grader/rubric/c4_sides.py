@@ -1,14 +1,15 @@
-"""C4's masked side said in other words: the training condition of the C2 link stated just
-before it, and what training had that is gone when the model is used.
+"""C4's two sides said in other words: the training condition of the C2 link stated just
+before it and what training had that is gone when the model is used (the masked side); the
+causal LM's training restriction repeated word for word for generation (the causal side).
 
-Both read `Analysis` only and return sentence indices or claims for `c4.judge_c4`.
+Each reads `Analysis` only and returns sentence indices or claims for `c4.judge_c4`.
 """
 
 from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import CLM, MLM, Analysis, Claim
+from grader.rubric.facts import CLM, MLM, Analysis, Claim, SentenceFacts
 from grader.rubric.judgement import LINK_WINDOW, Judgement
 
 
@@ -52,4 +53,33 @@ def gone_at_use(an: Analysis) -> list[Claim]:
         m = _GONE_LATER.search(f.asserted or f.sentence.norm)
         if m is not None:
             out.append(Claim("relation_diff", MLM, f.sentence.index, True, True, m.group(0)))
+    return out
+
+
+def _trains(f: SentenceFacts) -> bool:
+    return f.has("training") or f.has("never_trained")
+
+
+def same_range_twice(an: Analysis) -> list[Claim]:
+    """The causal side as one restriction said twice in the same words: the causal LM's
+    earlier context in a training sentence ("GPT learns to predict token i+1 from tokens <= i
+    only") and the same phrase as all there is at generation, restricted ("When you sample
+    you only have tokens <= i anyway"). The generation sentence must not be about the masked
+    LM."""
+    trained = {
+        c.text.lower()
+        for f in an.sentences
+        if _trains(f) and not f.has("generation_time")
+        for c in f.claims
+        if c.kind == "uses_earlier" and c.subject == CLM and c.strong and len(c.text) > 4
+    }
+    out = []
+    for f in an.sentences:
+        if _trains(f) or not f.has("only") or MLM in f.subjects:
+            continue
+        for c in f.claims:
+            if c.kind == "uses_earlier" and c.gen_ctx and c.subject in (None, CLM):
+                if c.text.lower() in trained:
+                    out.append(Claim("relation_same", CLM, f.sentence.index, True, True, c.text))
+                    break
     return out
