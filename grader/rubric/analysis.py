@@ -96,7 +96,16 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             inherited = None
         f.primary = inherited
         f.claims = sentence_claims(ss, prev_train) if not f.list_like else telegraphic_claims(ss)
-        prev_train = bool(ss.hits.get("training") or ss.hits.get("never_trained"))
+        # the condition a relation in the next sentence compares generation with: training,
+        # the causal mask (the training condition as a device: "the mask puts -inf on every
+        # later position. That's also all it has when it generates.") or the only-earlier
+        # restriction stated ("It is only ever shown the words before. Is that any different
+        # when it generates? No, the same situation."); a bare question passes it on
+        asks = not f.claims and sent.norm.rstrip().endswith("?")
+        prev_train = (prev_train and asks) or any(
+            ss.hits.get(k) for k in ("training", "never_trained", "causal_mask")
+        )
+        prev_train = prev_train or any(c.kind == "see_left" and c.strong for c in f.claims)
         prev_gen = bool(ss.hits.get("generation_time"))
         facts.append(f)
     return Analysis(facts, frozenset(skip))

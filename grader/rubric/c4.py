@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.c4_sides import gone_at_use, masked_training_before, same_range_twice
+from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
     CONF_MET_LINKED,
@@ -30,7 +32,13 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
     LM trains without the later tokens: the C3 restriction, said in other words."""
     if not an.claims("future_absent"):
         return None
-    same = [c for c in _of(an.claims("relation_same"), CLM) if _framed(an, c)]
+    # a relation that only points back ("no such shift") borrows its framing from the
+    # sentence before; it states no condition of its own to imply the restriction from
+    same = [
+        c
+        for c in _of(an.claims("relation_same"), CLM)
+        if _framed(an, c) and not _POINTS_BACK.search(c.text)
+    ]
     return same[0] if same else None
 
 
@@ -90,9 +98,12 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     more_same, more_diff = _elided_second_half(an, same, diff)
     same, diff = same + more_same, diff + more_diff
     causal_side = (
-        _of(same, CLM) + _conditions_together(an, {c.sentence for c in diff}) + _never_had(an)
+        _of(same, CLM)
+        + _conditions_together(an, {c.sentence for c in diff})
+        + _never_had(an)
+        + same_range_twice(an)
     )
-    mlm_side = _of(diff, MLM)
+    mlm_side = _of(diff, MLM) + gone_at_use(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
     contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
@@ -142,7 +153,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     # not exist, and BERT was never trained without them") is the masked side on its own
     trained_in_link = [
         f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
-    ]
+    ] or masked_training_before(an, c2)
     if c2_linked and trained_in_link:
         # quote the sentence that says the training condition
         return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)

@@ -173,6 +173,64 @@ def _has_train(ss: ParsedSentence) -> bool:
 
 
 _RIGHT_SIDE = {"same": CLM, "diff": MLM}
+# a verb of losing right before the sameness phrase (at most one word between)
+_LOSS_BEFORE = re.compile(
+    r"\b(?:los(?:e|es|t|ing)|lack(?:s|ed|ing)?|miss(?:es|ed|ing)|(?:is|are|was|were) "
+    r"deprived of|(?:gives?|gave|giving) up|(?:is|are|was|were) robbed of|forfeits?)"
+    r"\W+(?:\w+\W+)?$",
+    re.IGNORECASE,
+)
+
+
+def _lost(ss: ParsedSentence, r: Hit) -> bool:
+    """A loss verb right before the sameness phrase `r`, in its clause; one that is also a
+    negation cue ("lacks") already reverses it through `negated`."""
+    m = _LOSS_BEFORE.search(ss.sent.norm[: r.start])
+    if m is None or ss.clause(m.start()) != ss.clause(r.start):
+        return False
+    return not any(g.start <= m.start() < g.end for g in ss.hits.get("negation", []))
+
+
+# what the relation word is said of is the output or the use, not the conditions: "keeps it
+# consistent", "makes the text coherent and consistent" (the text agrees with itself), "for
+# different things / tasks" (the two models have different uses; not "training and using it
+# are different things")
+_OUTPUT_BEFORE = re.compile(
+    r"\b(?:keeps?|keeping|kept|makes?|making|made)\W+(?:it|them|the\W+\w+|its\W+\w+|"
+    r"their\W+\w+)\W+(?:\w+\W+and\W+)?$",
+    re.IGNORECASE,
+)
+_FOR_BEFORE = re.compile(r"\b(?:for|at)\W+(?:(?:two|very|quite|completely)\W+)?$", re.I)
+_USE_AFTER = re.compile(
+    r"^\W+(?:things|tasks|jobs|purposes|uses|applications|use cases|problems|stuff)\b", re.I
+)
+
+
+# "maybe with more compute it would be different": a supposed outcome, no stated relation
+_SUPPOSED_BEFORE = re.compile(
+    r"\b(?:would|might|could|may)(?:\W+\w+ly)?\W+(?:be|look|turn out)\W+(?:\w+\W+)?$", re.I
+)
+
+
+def _about_output_or_use(norm: str, r: Hit) -> bool:
+    if _OUTPUT_BEFORE.search(norm[: r.start]):
+        return True
+    if not r.text.lower().startswith("differ"):
+        return False
+    used_for = _FOR_BEFORE.search(norm[: r.start]) and _USE_AFTER.match(norm[r.end :])
+    return bool(used_for or _SUPPOSED_BEFORE.search(norm[: r.start]))
+
+
+_POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
+
+
+def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
+    """The sameness word only modifies a difference noun right after it in a compound ("a
+    large consistency gap", "the matching difference"): the phrase names the difference."""
+    return any(
+        0 <= d.tok - r.tok_end <= 0 and ss.same_clause(d, r)
+        for d in ss.hits.get("diff_relation", [])
+    )
 
 
 def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -185,7 +243,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     # generation time
     conditioned = (
         has_train
-        or any(f.kind in ("see_left", "see_both", "uses_earlier") for f in found)
+        or any(f.kind in ("see_left", "see_both", "uses_earlier", "mlm_relies") for f in found)
         or (c.prev_train and bool(ss.hits.get("generation_time")))
     )
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
@@ -212,6 +270,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             generic = r.text.lower().startswith("differ")
             if generic and not (has_train and has_gen_here):
                 continue  # "a different task": only a relation when both conditions are named
+            if _about_output_or_use(norm, r):
+                continue  # "it keeps the story consistent", "it's just for different things"
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
             # "missing the context it was trained with": what is absent is the training
@@ -220,7 +280,15 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 a.end <= r.start and ss.same_clause(a, r) and 0 <= r.tok - a.tok_end <= 1
                 for a in c.absent
             )
+            # "it loses exactly the information it had in training": what a loss verb takes
+            # away is the training condition, so the sameness phrase states a difference
+            lacking = lacking or (base == "same" and _lost(ss, r))
+            if base == "same" and _modifies_difference(ss, r):
+                continue  # "the prefix-consistency gap": the phrase names a difference
             flip = (ss.negated(r) != after) != lacking
+            # "The causal LM has no such shift.": the relation points back at the one just
+            # stated about training and generation, so it compares the same conditions
+            framed = conditioned or (c.prev_train and bool(_POINTS_BACK.search(r.text)))
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             carried = False
@@ -240,7 +308,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                     f"relation_{rel}",
                     subj,
                     c.idx,
-                    conditioned,
+                    framed,
                     c.gen_any,
                     r.text,
                     attributed=not carried,

@@ -13,7 +13,8 @@ neither evidence nor error:
 - quoted claims the sentence rejects: '"BERT can generate" is wrong', '"GPT sees the entire
   sentence" - that is what I thought, but it is not true';
 - questions: a sentence that opens like a question and ends with "?" ("Does GPT see them?");
-  a statement with a rising "?" ("... so they don't have that problem?") stays a statement;
+  a statement with a rising "?" ("... so they don't have that problem?") stays a statement,
+  but a guess it ends on ("I'm not sure why, maybe because ...?") is asked;
 - someone else's words: a speaker who is not the student and a verb of saying ("My flatmate
   told me "...""; "One tutorial says ..."; "At first I thought ..."), a quotation to its
   closing quote; words cited in agreement ("As my teacher said", "..., which is right") are
@@ -187,6 +188,9 @@ _SUPPOSE = re.compile(
 )
 
 
+# a guess the sentence ends on with a "?": "I'm not sure why, maybe because X?"
+_GUESS = re.compile(r"[,;:(]\s*(?:or\s+)?(?:maybe|perhaps|possibly)\b(?!.*[.!;:]\s)", re.I)
+
 _YES = re.compile(r"^\W*(?:yes|yep|yeah|exactly|indeed|it does|they do|it can|correct)\b", re.I)
 
 
@@ -206,6 +210,9 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if affirmed:
             return []
         return [(0, len(s))]
+    guess = _GUESS.search(s) if stripped.endswith("?") else None
+    if guess is not None:
+        spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
         for m in pat.finditer(s):
             if pat is _REPORTED and _AGREED.search(s, m.end()):

@@ -204,7 +204,10 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     ss = c.ss
     if ss.hits.get("only"):
         return []
+    pairs = ss.hits.get("both_sides", [])
     for h in ss.hits.get("earlier_ref", []):
+        if any(p.start <= h.start < p.end for p in pairs):
+            continue  # "x_{<i} and x_{>i}": one of two ranges, both sides together
         if _RANGE.search(h.text):  # "tokens <= i", "x_<t", "positions 1 to t-1", "up to i"
             later = [
                 f
