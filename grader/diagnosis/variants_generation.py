@@ -83,6 +83,16 @@ for _mid, _kw in _GEN_KNOBS:
     variant("generation.sample_generate", _mid)(_sampled)
 
 
+def _eos_is_zero(*args: Any, eos_token_id: int | None = None, **kwargs: Any) -> bool:
+    return eos_token_id == 0
+
+
+# `if eos_token_id:` is False for the valid id 0: the loop runs as if no eos was given
+@variant("generation.greedy_generate", "eos_id_zero_ignored", applies=_eos_is_zero)
+def _greedy_eos_zero_ignored(model, input_ids, max_new_tokens, eos_token_id=None):
+    return generate(model, input_ids, max_new_tokens, lambda x: x.argmax(-1), None)
+
+
 def _argmax_of_divided(logits: Tensor) -> Tensor:
     """The greedy pick of logits divided by a temperature of 0 (x / 0: +-inf, NaN for 0)."""
     x = logits.to(torch.promote_types(logits.dtype, torch.float32))

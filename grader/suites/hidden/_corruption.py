@@ -110,6 +110,10 @@ def _selection_diagnosis(
     lo, hi = binomial_band(n, p, ALPHA)
     if lo <= k <= hi:
         return None
+    if _other_ignore_label(case["ids"], labels):
+        return ["wrong_ignore_label"]
+    if _ordinary_ids_never_selected(case["ids"], labels, p):
+        return ["ordinary_ids_treated_as_special"]
     if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
         return ["labels_not_ignored"]
     if inputs is not None and bool(((labels == IGNORE) & (inputs != case["ids"])).any()):
@@ -126,6 +130,8 @@ def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_s
     left unchanged: labels were written everywhere. Changed without a label: the replacement
     step ignored the selection.
     """
+    if _other_ignore_label(ids, labels):
+        return ["wrong_ignore_label"]
     labelled = labels != IGNORE
     if labelled.any():
         corrupted = float((inputs != ids)[labelled].float().mean())
@@ -133,6 +139,32 @@ def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_s
     if bool((inputs != ids).any()):
         return ["corrupts_unselected"]
     return []
+
+
+def _other_ignore_label(ids: torch.Tensor, labels: torch.Tensor) -> bool:
+    """Whether "not selected" is written with another constant than -100: no label is -100,
+    and every label that is not the original id holds one and the same value (-1, 0, ...)."""
+    if labels.shape != ids.shape or bool((labels == IGNORE).any()):
+        return False
+    other = labels[labels != ids]
+    return other.numel() > 0 and bool((other == other[0]).all())
+
+
+def _ordinary_ids_never_selected(ids: torch.Tensor, labels: torch.Tensor, p: float) -> bool:
+    """Whether some ordinary id is never selected although it occurs so often that a correct
+    selection misses all its occurrences with probability below 1e-12: eligibility was not
+    decided by membership in special_token_ids (e.g. ``ids > max(specials)``)."""
+    if not 0 < p < 1 or labels.shape != ids.shape:
+        return False
+    eligible = _eligible(ids)
+    selected = (labels != IGNORE) & eligible
+    if not bool(selected.any()):
+        return False
+    n_ids = int(ids.max()) + 1
+    seen = torch.bincount(ids[eligible], minlength=n_ids)
+    picked = torch.bincount(ids[selected], minlength=n_ids)
+    certain = seen * math.log1p(-p) < math.log(1e-12)  # (1 - p)^count < 1e-12
+    return bool((certain & (picked == 0)).any())
 
 
 def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:

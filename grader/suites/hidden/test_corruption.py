@@ -52,6 +52,7 @@ from grader.suites.hidden._corruption import (
     _first,
     _gen,
     _near_mean_chance,
+    _other_ignore_label,
     _require_corruption,
     _selection_diagnosis,
     _unlabelled_changes,
@@ -106,6 +107,8 @@ def test_labels(submission, student, reference):
     if bad.any():
         b, t = _first(bad)
         diag = ["labels_after_corruption"] if torch.equal(labels[bad], inputs[bad]) else []
+        if _other_ignore_label(ids, labels):
+            diag = ["wrong_ignore_label"]
         fail(
             f"labels[{b}, {t}] = {int(labels[b, t])}, but the original id there is "
             f"{int(ids[b, t])} (the corrupted input is {int(inputs[b, t])}). A label is either "
@@ -115,11 +118,14 @@ def test_labels(submission, student, reference):
     eligible = _eligible(ids)
     share = float((labels != IGNORE)[eligible].float().mean())
     if share > 0.5:
+        # labels written everywhere leave most labelled ids unchanged; a selection of 1 - p
+        # (u > p instead of u < p) corrupts ~90% of what it labels, as a correct one does
         fail(
             f"{share:.0%} of the ordinary positions have a label, with mlm_probability 0.15: "
             "labels must be -100 at every position that was not selected.",
-            ["labels_not_ignored"],
-        )
+            _unselected_diagnosis(ids[eligible], inputs[eligible], labels[eligible],
+                                  selected_id="wrong_selection_rate"),
+        )  # fmt: skip
 
 
 @pytest.mark.points(1.5)
@@ -266,9 +272,10 @@ def test_rows_independent(submission, student):
     n = int(both_eligible.sum())
     share = float((sel & eligible).sum()) / max(int(eligible.sum()), 1)
     co = int(both.sum()) / max(n, 1)
-    # co-selection close to the marginal share itself means the rows move together
+    # co-selection close to the marginal share itself means the rows move together; close to
+    # its square, the rows are independent and only the share is wrong
     diag = ["same_positions_every_row"]
-    if not 0 < share < 0.9 or co < 0.5 * share:
+    if not 0 < share < 0.9 or abs(co - share**2) <= abs(co - share):
         diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or diag
     check_proportion(
         int(both.sum()),
