@@ -263,7 +263,7 @@ NAMED_EXACTLY = ("top_p_ignored", "top_k_off_by_one", "missing_scale", "softmax_
                  # row", a renormalised softmax "-inf fill", ids > max(specials) "wrong rate")
                  "labels_minus_one", "selection_inverted", "specials_assumed_prefix",
                  "renormalised_after_softmax", "label_smoothing", "count_includes_first_token",
-                 "eos_zero_falsy")  # fmt: skip
+                 "eos_zero_falsy", "selected_specials_restored")  # fmt: skip
 
 # One mistake is charged once: a single incidental deviation (dtype or precision policy, an
 # integer dtype, mode handling, a missing documented error, aliasing) costs more than 0 and at
@@ -285,7 +285,9 @@ CHARGE_BOUNDS = {
     "half_results_not_cast_back": (2, 1.0), "gap_returns_float64": (1, 0.5),
     "ids_not_cast": (1, 2.0), "mlm_labels_not_cast": (1, 2.0), "seq_len_unchecked": (1, 2.0),
     "in_place_when_int64": (1, 2.0), "temperature_in_place": (1, 2.0),
-    "eos_zero_falsy": (1, 2.0),
+    "eos_zero_falsy": (1, 2.0), "k_len_or_default": (1, 2.0),
+    "sampled_ids_int32": (1, 0.5),  # 14 tests / 10.5 points on 099c912: every sampling test
+    "gap_no_eval": (1, 2.0), "greedy_no_clone_prompt": (1, 2.0),
 }  # fmt: skip
 # semantic mutant -> property tests that hold for it and so must pass (a property test pays a
 # working function; it does not ask that the same call's value be right)

@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from grader.diagnosis import evidence
 from grader.suite.checks import (
     binomial_band,
     check_tensor,
@@ -123,19 +124,28 @@ def _selection_diagnosis(
     return ["wrong_selection_rate"]
 
 
-def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_selected"):
-    """Why positions that must stay unselected look wrong.
+def _unselected_diagnosis(ids, inputs, labels, *, p: float,
+                          selected_id: str = "specials_selected"):  # fmt: skip
+    """Why positions that must stay unselected look wrong (the call used mlm_probability p).
 
     Labelled and mostly corrupted: they really were selected (``selected_id``). Labelled but
-    left unchanged: labels were written everywhere. Changed without a label: the replacement
-    step ignored the selection.
+    left unchanged: labels written everywhere label all of them, a selection (its inputs put
+    back afterwards) about p of them; where p >= 0.5 the two look alike, and the ids are left
+    to the submission's other tests (evidence keyed on this observation).
     """
     if _other_ignore_label(ids, labels):
         return ["wrong_ignore_label"]
     labelled = labels != IGNORE
     if labelled.any():
         corrupted = float((inputs != ids)[labelled].float().mean())
-        return [selected_id] if corrupted > 0.5 else ["labels_not_ignored"]
+        if corrupted > 0.5:
+            return [selected_id]
+        if p >= 0.5:
+            return evidence.found(_LABELLED_UNCHANGED, [selected_id, "labels_not_ignored"], [])
+        everywhere = float(labelled.float().mean()) >= 0.5
+        hit, miss = ("labels_not_ignored", selected_id) if everywhere else (
+            selected_id, "labels_not_ignored")  # fmt: skip
+        return evidence.found(_LABELLED_UNCHANGED, [hit], [miss])
     if bool((inputs != ids).any()):
         return ["corrupts_unselected"]
     return []
@@ -165,6 +175,9 @@ def _ordinary_ids_never_selected(ids: torch.Tensor, labels: torch.Tensor, p: flo
     picked = torch.bincount(ids[selected], minlength=n_ids)
     certain = seen * math.log1p(-p) < math.log(1e-12)  # (1 - p)^count < 1e-12
     return bool((certain & (picked == 0)).any())
+
+
+_LABELLED_UNCHANGED = "corruption.mask_tokens:labelled_unchanged"
 
 
 def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:

@@ -39,6 +39,10 @@ ALPHA = 1e-9
 FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
+# sampled ids of any integer dtype: their int64 is test_sample_next_token_single_row's clause
+INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
 N_DRAWS = 6000
 
 

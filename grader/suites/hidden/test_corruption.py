@@ -87,7 +87,7 @@ def test_specials_never_selected(submission, student, reference):
     if bad.any():
         b, t = _first(bad)
         labelled = bool((special & (labels != IGNORE)).any())
-        diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+        diag = _unselected_diagnosis(ids[special], inputs[special], labels[special], p=0.15)
         fail(
             f"special token id {int(ids[b, t])} at [{b}, {t}] was "
             f"{'given a label' if labelled else 'changed'} (label {int(labels[b, t])}, input "
@@ -123,7 +123,7 @@ def test_labels(submission, student, reference):
         fail(
             f"{share:.0%} of the ordinary positions have a label, with mlm_probability 0.15: "
             "labels must be -100 at every position that was not selected.",
-            _unselected_diagnosis(ids[eligible], inputs[eligible], labels[eligible],
+            _unselected_diagnosis(ids[eligible], inputs[eligible], labels[eligible], p=0.15,
                                   selected_id="wrong_selection_rate"),
         )  # fmt: skip
 
@@ -438,7 +438,9 @@ def test_edge_cases(student, reference, cases, case):
     if case == "p0":
         inputs, labels = _call(student, ids, mlm_probability=0.0, generator=_gen(1), **kw)
         if (labels != IGNORE).any() or not torch.equal(inputs, ids):
-            diag = _unselected_diagnosis(ids, inputs, labels, selected_id="wrong_selection_rate")
+            diag = _unselected_diagnosis(
+                ids, inputs, labels, p=0.0, selected_id="wrong_selection_rate"
+            )
             fail(f"mlm_probability=0 must select nothing: got labels {labels.tolist()} and "
                  f"inputs {inputs.tolist()} for ids {ids.tolist()}", diag)  # fmt: skip
         return
@@ -447,7 +449,7 @@ def test_edge_cases(student, reference, cases, case):
         want = torch.where(eligible, ids, IGNORE)
         if not torch.equal(labels, want):
             special = ~eligible
-            diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+            diag = _unselected_diagnosis(ids[special], inputs[special], labels[special], p=1.0)
             fail(f"mlm_probability=1 must select every non-special position: for ids "
                  f"{ids.tolist()} expected labels {want.tolist()}, got {labels.tolist()}",
                  diag)  # fmt: skip
@@ -456,7 +458,7 @@ def test_edge_cases(student, reference, cases, case):
     if (labels[2] != IGNORE).any() or not torch.equal(inputs[2], ids[2]):
         fail(f"an all-padding row must stay untouched with labels -100, got inputs "
              f"{inputs[2].tolist()} and labels {labels[2].tolist()}",
-             _unselected_diagnosis(ids[2:], inputs[2:], labels[2:]))  # fmt: skip
+             _unselected_diagnosis(ids[2:], inputs[2:], labels[2:], p=1.0))  # fmt: skip
     one = drawn[:1, :1].clone()
     inputs, labels = _call(student, one, mlm_probability=1.0, generator=_gen(4), **kw)
     if labels.tolist() != one.tolist():

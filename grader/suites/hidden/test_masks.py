@@ -72,6 +72,11 @@ def test_causal_mask(student, reference, cases, case):
         args=args,
         reveal=False,
     )
+    if case == "more_queries_5x3":  # the extreme of Tk < Tq: no key at all (k_len=0 is not None)
+        args = (args[0], 0)
+        _check_mask(student.masks.causal_mask(*args), reference.masks.causal_mask(*args),
+                    what=f"causal_mask{args}", function="masks.causal_mask", args=args,
+                    reveal=False)  # fmt: skip
 
 
 # ============================================================================ padding_mask
