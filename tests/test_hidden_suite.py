@@ -299,6 +299,12 @@ PROPERTIES_THAT_HOLD = {
     # a non-bool mask is the mask tests' to charge: on 099c912 no_input_mutation charged it too
     "causal_mask_uint8": ("masks.no_input_mutation",),
     "padding_mask_keeps_int": ("masks.no_input_mutation",),
+    # -1 for "not selected": the label tests charge it; the proportions (on 099c912 all seven
+    # failed too) measure the selection, which is right
+    "labels_minus_one": ("corruption.selection_rate", "corruption.rows_independent",
+                         "corruption.selection_counts_vary", "corruption.split_rows_independent",
+                         "corruption.split_80_10_10[mask]", "corruption.split_80_10_10[random]",
+                         "corruption.split_80_10_10[unchanged]"),
     "mask_after_softmax": ("masks.no_input_mutation",),
     "forgot_shift": ("losses.integer_id_dtypes", "losses.no_input_mutation"),
     "specials_selected": ("corruption.no_input_mutation", "corruption.generator_only"),

@@ -80,6 +80,19 @@ def _cached(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
     return submission.once(("corruption", name), lambda: _run(submission.student, case, 1234))
 
 
+def _selection(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """`_cached`, for the statistics tests, which measure the selection and the split (not the
+    label values): labels that write "not selected" with one other constant (-1, 0 ...; no
+    -100 anywhere) are read with that constant as -100. The encoding itself is the label
+    tests' clause (`test_labels`, `test_specials_never_selected`, the edge cases), so one
+    wrong constant is not charged again by every proportion."""
+    inputs, labels = _cached(submission, name)
+    ids = (BIG if name == "big" else SMALL)["ids"]
+    if _other_ignore_label(ids, labels):
+        labels = torch.where(labels == ids, labels, IGNORE)
+    return inputs, labels
+
+
 def _eligible(ids: torch.Tensor) -> torch.Tensor:
     """Positions holding a non-special id. For the constant BIG / SMALL batches the answer is
     computed once (torch.isin on ~100k ids costs ~0.5 ms, and a dozen tests ask per

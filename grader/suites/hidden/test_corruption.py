@@ -54,6 +54,7 @@ from grader.suites.hidden._corruption import (
     _near_mean_chance,
     _other_ignore_label,
     _require_corruption,
+    _selection,
     _selection_diagnosis,
     _unlabelled_changes,
     _unselected_diagnosis,
@@ -242,7 +243,7 @@ def test_selection_rate(submission, student):
     """Selected / eligible within the exact binomial band (default p = 0.15, and p = 0.5)."""
     for name, p in (("big", 0.15), ("small", 0.5)):
         case = BIG if name == "big" else SMALL
-        inputs, labels = _cached(submission, name)
+        inputs, labels = _selection(submission, name)
         eligible = _eligible(case["ids"])
         n = int(eligible.sum())
         k = int(((labels != IGNORE) & eligible).sum())
@@ -264,7 +265,7 @@ def test_rows_independent(submission, student):
     selected in both rows with probability p^2 = 0.0225 (broadcasting one row of draws to the
     batch gives ~0.15)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = labels != IGNORE
     eligible = _eligible(ids)
     both_eligible = eligible[0::2] & eligible[1::2]
@@ -294,7 +295,7 @@ def test_selection_counts_vary(submission, student):
     per row (a fixed count) is another distribution: there, every row sits within 1 of its
     expected count, which independent draws do for only ~19% of the rows."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     wrong_rate = _selection_diagnosis(BIG, labels, 0.15, inputs)
     if wrong_rate is not None:  # earned only by a selection with the right overall rate
         fail("the share of selected tokens in the large batch is off (see selection_rate), so "
@@ -321,7 +322,7 @@ def test_split_rows_independent(submission, student):
     selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
     column gives 0.8)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     both = sel[0::2] & sel[1::2]
     n = int(both.sum())
@@ -390,7 +391,7 @@ def test_split_80_10_10(submission, student, share):
     the visible shares are 0.8, 0.1 (1 - 1/n_ord) and 0.1 + 0.1 / n_ord.
     """
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     n = int(sel.sum())
     if n == 0:
