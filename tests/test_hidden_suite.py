@@ -263,7 +263,8 @@ NAMED_EXACTLY = ("top_p_ignored", "top_k_off_by_one", "missing_scale", "softmax_
                  # row", a renormalised softmax "-inf fill", ids > max(specials) "wrong rate")
                  "labels_minus_one", "selection_inverted", "specials_assumed_prefix",
                  "renormalised_after_softmax", "label_smoothing", "count_includes_first_token",
-                 "eos_zero_falsy", "selected_specials_restored")  # fmt: skip
+                 "eos_zero_falsy", "selected_specials_restored",
+                 "attention_keep_inverted")  # fmt: skip
 
 # One mistake is charged once: a single incidental deviation (dtype or precision policy, an
 # integer dtype, mode handling, a missing documented error, aliasing) costs more than 0 and at

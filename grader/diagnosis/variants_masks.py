@@ -234,7 +234,7 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("weak_mask_constant", {"fill": -1e3, "zero_after": False}),
     ("half_precision_overflow", {"upcast": False}),
     ("half_precision_overflow", {"upcast": False, "zero_after": False}),
-    ("mask_polarity_flipped", {"keep_where_false": True}),
+    ("attention_mask_inverted", {"keep_where_false": True}),
     ("unstable_softmax", {"naive_softmax": True}),
 ]
 

@@ -395,7 +395,7 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('    if T != seq_len:\n        raise ValueError(f"attention_mask has length {T} but seq_len is {seq_len}")\n', '')]),
     ('scale_by_sqrt_tk', 'masks', 'wrong_scale', 'scaled by 1/sqrt(Tk) instead of 1/sqrt(D)',
      [('scale = 1.0 / math.sqrt(q.size(-1))', 'scale = 1.0 / math.sqrt(k.size(-2))')]),
-    ('attention_keep_inverted', 'masks', 'mask_polarity_flipped', 'masked_attention fills where the mask is True (treats True as blocked)',
+    ('attention_keep_inverted', 'masks', 'attention_mask_inverted', 'masked_attention fills where the mask is True (treats True as blocked)',
      [('scores = torch.where(mask, scores, torch.finfo(compute).min)', 'scores = torch.where(~mask, scores, torch.finfo(compute).min)'), ('weights = torch.where(mask, weights, 0.0)', 'weights = torch.where(~mask, weights, 0.0)')]),
     ('half_results_not_cast_back', 'masks', 'none', 'half inputs: float32 results returned (FIXED)',
      [('return out.to(dtype), weights.to(dtype)', 'return out, weights')]),
