@@ -288,7 +288,7 @@ CHARGE_BOUNDS = {
     "in_place_when_int64": (1, 2.0), "temperature_in_place": (1, 2.0),
     "eos_zero_falsy": (1, 2.0), "k_len_or_default": (1, 2.0),
     "sampled_ids_int32": (1, 0.5),  # 14 tests / 10.5 points on 099c912: every sampling test
-    "gap_no_eval": (1, 2.0), "greedy_no_clone_prompt": (1, 2.0),
+    "gap_no_eval": (1, 2.0), "greedy_no_clone_prompt": (1, 2.0), "temperature_epsilon": (1, 2.0),
 }  # fmt: skip
 # semantic mutant -> property tests that hold for it and so must pass (a property test pays a
 # working function; it does not ask that the same call's value be right)

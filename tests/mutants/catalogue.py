@@ -481,6 +481,10 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('        weights = torch.where(mask, weights, 0.0)\n    out = weights @ v  # (B, H, Tq, D)\n    return out.to(dtype), weights.to(dtype)', '        zeroed = torch.where(mask, weights, 0.0)\n    else:\n        zeroed = weights\n    out = zeroed @ v  # (B, H, Tq, D)\n    return out.to(dtype), weights.to(dtype)')]),
     ('top_k_applied_to_probs_after_top_p', 'generation', 'filter_order', 'top-p before top-k',
      [('    if top_k is not None and top_k < V:\n        kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1), the k-th largest\n        logits = logits.masked_fill(logits < kth, float("-inf"))\n    probs = torch.softmax(logits, dim=-1)  # (B, V)\n', '    probs = torch.softmax(logits, dim=-1)  # (B, V)\n'), ('    if generator is None:  # a private generator: the global RNG is never touched\n        generator = torch.Generator(device=probs.device)\n        generator.seed()\n    return torch.multinomial', '    if top_k is not None and top_k < V:\n        kth = torch.topk(probs, top_k, dim=-1).values[:, -1:]\n        probs = probs.masked_fill(probs < kth, 0.0)\n        probs = probs / probs.sum(-1, keepdim=True)\n    if generator is None:  # a private generator: the global RNG is never touched\n        generator = torch.Generator(device=probs.device)\n        generator.seed()\n    return torch.multinomial')]),
+    ('temperature_epsilon', 'generation', 'none', 'temperature 0 replaced by 1e-8 and sampled',
+     [('    if temperature == 0:\n        return logits.argmax(dim=-1)  # greedy; ties -> lowest id\n', '    temperature = max(temperature, 1e-8)\n')]),
+    ('random_ids_above_specials', 'corruption', 'random_includes_specials', 'random ids drawn from [len(specials), V)',
+     [('    pick = torch.randint(len(ordinary), ids.shape, generator=generator, device=device)\n    random_ids = ordinary[pick]\n', '    random_ids = torch.randint(len(special_token_ids), vocab_size, ids.shape, generator=generator, device=device)\n')]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no
