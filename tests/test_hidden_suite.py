@@ -264,7 +264,7 @@ NAMED_EXACTLY = ("top_p_ignored", "top_k_off_by_one", "missing_scale", "softmax_
                  "labels_minus_one", "selection_inverted", "specials_assumed_prefix",
                  "renormalised_after_softmax", "label_smoothing", "count_includes_first_token",
                  "eos_zero_falsy", "selected_specials_restored",
-                 "attention_keep_inverted")  # fmt: skip
+                 "attention_keep_inverted", "top_p_on_logits_cumsum")  # fmt: skip
 
 # One mistake is charged once: a single incidental deviation (dtype or precision policy, an
 # integer dtype, mode handling, a missing documented error, aliasing) costs more than 0 and at

@@ -465,7 +465,7 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('return torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # (B,)', 'return torch.multinomial(probs, 1, generator=generator).squeeze(-1).int()')]),
     ('argmax_keepdim', 'generation', 'none', 'temperature 0: argmax(-1, keepdim=True) -> (B, 1)',
      [('return logits.argmax(dim=-1)  # greedy; ties -> lowest id', 'return logits.argmax(dim=-1, keepdim=True)')]),
-    ('top_p_on_logits_cumsum', 'generation', 'none', 'top-p cumulative sum of softmax taken before top-k masking removed nothing: cumsum over logits order',
+    ('top_p_on_logits_cumsum', 'generation', 'top_p_unsorted', 'top-p cumulative sum taken in vocabulary order (never sorted) (FIXED)',
      [('sorted_probs, order = torch.sort(probs, dim=-1, descending=True, stable=True)', 'sorted_probs, order = probs, torch.arange(probs.size(-1)).expand_as(probs)')]),
     ('gap_no_eval', 'generation', 'no_eval_mode', 'prefix_consistency_gap leaves dropout on',
      [('    with _inference(model):\n        full = model(input_ids)[0].double()', '    with torch.no_grad():\n        full = model(input_ids)[0].double()')]),
