@@ -83,6 +83,16 @@ for _mid, _kw in _GEN_KNOBS:
     variant("generation.sample_generate", _mid)(_sampled)
 
 
+def _eos_is_zero(*args: Any, eos_token_id: int | None = None, **kwargs: Any) -> bool:
+    return eos_token_id == 0
+
+
+# `if eos_token_id:` is False for the valid id 0: the loop runs as if no eos was given
+@variant("generation.greedy_generate", "eos_id_zero_ignored", applies=_eos_is_zero)
+def _greedy_eos_zero_ignored(model, input_ids, max_new_tokens, eos_token_id=None):
+    return generate(model, input_ids, max_new_tokens, lambda x: x.argmax(-1), None)
+
+
 def _argmax_of_divided(logits: Tensor) -> Tensor:
     """The greedy pick of logits divided by a temperature of 0 (x / 0: +-inf, NaN for 0)."""
     x = logits.to(torch.promote_types(logits.dtype, torch.float32))
@@ -153,6 +163,9 @@ def _top_k_exactly(logits: Tensor, k: int | None, *, prefer_low_ids: bool) -> Te
 def _top_p(probs: Tensor, p: float | None, how: str = "correct") -> Tensor:
     if p is None or p >= 1:
         return probs
+    if how == "unsorted":  # the cumulative sum taken in vocabulary order, never sorted
+        kept = probs.masked_fill(probs.cumsum(-1) - probs >= p, 0.0)
+        return kept / kept.sum(-1, keepdim=True)
     sp, order = torch.sort(probs, dim=-1, descending=True, stable=True)
     cum = sp.cumsum(-1)
     before = cum - sp
@@ -191,7 +204,7 @@ def sampling_distribution(
     if how == "top_k_minus_one" and top_k is not None:
         k_used = top_k - 1
     p_how = {"drops_crossing": "drops_crossing", "not_scattered": "not_scattered",
-             "inverted": "inverted"}.get(how, "correct")  # fmt: skip
+             "inverted": "inverted", "unsorted": "unsorted"}.get(how, "correct")  # fmt: skip
     if how == "temperature_on_probabilities":
         probs = torch.softmax(_top_k(x, k_used), -1)
         return _top_p(probs, top_p)
@@ -219,6 +232,7 @@ SAMPLING_VARIANTS: dict[str, list[str]] = {
     "argmax_instead_of_sampling": ["argmax"],
     "top_p_drops_crossing": ["drops_crossing"],
     "top_p_not_scattered": ["not_scattered"],
+    "top_p_unsorted": ["unsorted"],
     "top_p_inverted": ["inverted"],
     "top_p_ignored": ["top_p_ignored"],
     "filter_order": ["temperature_last", "top_p_before_top_k"],

@@ -14,8 +14,11 @@ from grader.diagnosis.variant_registry import IGNORE, variant
 
 
 def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform: str = "none",
-             per_row: Tensor | None = None) -> Tensor:  # fmt: skip
-    """Cross-entropy of (N, V) logits vs (N,) targets (-100 ignored), with mistake knobs."""
+             per_row: Tensor | None = None, smoothing: float = 0.0,
+             denominator: Tensor | None = None) -> Tensor:  # fmt: skip
+    """Cross-entropy of (N, V) logits vs (N,) targets (-100 ignored), with mistake knobs
+    (``smoothing``: F.cross_entropy's label_smoothing; ``denominator``: the count divided by
+    instead of the counted targets)."""
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
     counted = targets != IGNORE
     safe = torch.where(counted, targets, 0)
@@ -29,8 +32,12 @@ def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform
     else:
         logp = F.log_softmax(logits, -1)
     nll = -logp.gather(-1, safe[:, None]).squeeze(-1)
+    if smoothing:
+        nll = (1 - smoothing) * nll - smoothing * logp.mean(-1)
     nll = torch.where(counted, nll, 0.0)
     n = counted.sum()
+    if denominator is not None:
+        return nll.sum() / denominator if n > 0 else logits.sum() * 0.0
     if reduce == "sum":
         return nll.sum()
     if reduce == "nan_mean":
@@ -74,6 +81,8 @@ def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side:
         lg, tg, keep = logits[:, 1:], ids[:, :-1], real[:, :-1]
     if not use_mask:
         keep = torch.ones_like(keep)
+    if ce.pop("count_every_real_token", False):  # attention_mask.sum(): the first token too
+        ce["denominator"] = real.sum()
     tg = torch.where(keep, tg, IGNORE)
     rows = torch.arange(B)[:, None].expand_as(tg).reshape(-1)
     return _ce_mean(lg.reshape(-1, V), tg.reshape(-1), per_row=rows, **ce)
@@ -97,6 +106,7 @@ _COMMON_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("unstable_log_softmax", {"transform": "log_of_softmax"}),
     ("unstable_log_softmax", {"transform": "naive_exp"}),
     ("nan_on_empty_loss", {"reduce": "nan_mean"}),
+    ("label_smoothing", {"smoothing": 0.1}),
 ]
 _CAUSAL_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("forgot_shift", {"shift": 0}),
@@ -108,6 +118,8 @@ _CAUSAL_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("forgot_shift", {"shift": 0, "truncate": "last"}),
     ("forgot_shift", {"shift": 0, "truncate": "first"}),
     ("forgot_shift", {"shift": 0, "truncate": "last", "shifted_mask": True}),
+    ("count_includes_first_token", {"count_every_real_token": True}),
+    ("mean_over_all_positions", {"reduce": "all_positions"}),
     *_COMMON_LOSS,
 ]
 for _mid, _kw in _CAUSAL_LOSS:

@@ -166,6 +166,7 @@ def attention(
     upcast: bool = True,
     keep_where_false: bool = False,
     naive_softmax: bool = False,
+    renormalise: bool = False,
 ) -> tuple[Tensor, Tensor]:
     """Attention with knobs: the defaults are correct; each knob models one mistake."""
     dtype = q.dtype
@@ -197,6 +198,8 @@ def attention(
         weights = torch.softmax(scores, dim=dim)
     if mask is not None and (zero_after or after_softmax):
         weights = torch.where(keep, weights, 0.0)
+    if mask is not None and renormalise:  # 0 / 0 on a row whose allowed weights are all 0
+        weights = weights / weights.sum(dim=-1, keepdim=True)
     out = weights @ v
     return out.to(dtype), weights.to(dtype)
 
@@ -216,6 +219,7 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("softmax_wrong_axis", {"dim": 1}),
     ("softmax_wrong_axis", {"dim": 0}),
     ("mask_after_softmax", {"after_softmax": True}),
+    ("renormalised_after_softmax", {"after_softmax": True, "renormalise": True}),
     ("masked_scores_zero", {"fill": "zero"}),
     ("masked_scores_zero", {"fill": "zero", "zero_after": False}),
     ("nan_on_empty_rows", {"fill": "-inf"}),
@@ -230,7 +234,7 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("weak_mask_constant", {"fill": -1e3, "zero_after": False}),
     ("half_precision_overflow", {"upcast": False}),
     ("half_precision_overflow", {"upcast": False, "zero_after": False}),
-    ("mask_polarity_flipped", {"keep_where_false": True}),
+    ("attention_mask_inverted", {"keep_where_false": True}),
     ("unstable_softmax", {"naive_softmax": True}),
 ]
 

@@ -355,24 +355,31 @@ def check_effects(
     what: str,
     mutation: bool = True,
     rng: bool = True,
+    subject: Any = None,
 ) -> None:
     """Fail if the last call changed an input in place, returned (a view of) an input where
-    the contract asks for a new tensor, or used the global RNG."""
+    the contract asks for a new tensor, or used the global RNG. `subject`: what that call
+    returned, so the message names that call even when later calls of the same test follow
+    (in a `collecting()` block the test's latest call may be another one)."""
     if effects is None:
         return
     with collecting() as check:  # each effect is its own finding: one does not hide another
         if mutation and effects.mutated_args:
             with check:
                 fail(f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; "
-                     "inputs must be left untouched.", ["in_place_edit"])  # fmt: skip
+                     "inputs must be left untouched.", ["in_place_edit"],
+                     subject=subject)  # fmt: skip
         if mutation and getattr(effects, "result_aliases", ()):
             with check:
                 fail(f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a "
                      "view of it): every output must be a new tensor, or editing the result "
-                     "edits the caller's data.", ["result_aliases_input"])  # fmt: skip
+                     "edits the caller's data.", ["result_aliases_input"],
+                     subject=subject)  # fmt: skip
         if rng and effects.global_rng_changed:
             with check:
-                fail(f"{what} changed torch's global random state.", ["global_rng"])
+                fail(
+                    f"{what} changed torch's global random state.", ["global_rng"], subject=subject
+                )
 
 
 def _log_binom_pmf(n: int, p: float) -> torch.Tensor:

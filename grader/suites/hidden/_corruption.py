@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from grader.diagnosis import evidence
 from grader.suite.checks import (
     binomial_band,
     check_tensor,
@@ -79,6 +80,19 @@ def _cached(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
     return submission.once(("corruption", name), lambda: _run(submission.student, case, 1234))
 
 
+def _selection(submission, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """`_cached`, for the statistics tests, which measure the selection and the split (not the
+    label values): labels that write "not selected" with one other constant (-1, 0 ...; no
+    -100 anywhere) are read with that constant as -100. The encoding itself is the label
+    tests' clause (`test_labels`, `test_specials_never_selected`, the edge cases), so one
+    wrong constant is not charged again by every proportion."""
+    inputs, labels = _cached(submission, name)
+    ids = (BIG if name == "big" else SMALL)["ids"]
+    if _other_ignore_label(ids, labels):
+        labels = torch.where(labels == ids, labels, IGNORE)
+    return inputs, labels
+
+
 def _eligible(ids: torch.Tensor) -> torch.Tensor:
     """Positions holding a non-special id. For the constant BIG / SMALL batches the answer is
     computed once (torch.isin on ~100k ids costs ~0.5 ms, and a dozen tests ask per
@@ -110,6 +124,10 @@ def _selection_diagnosis(
     lo, hi = binomial_band(n, p, ALPHA)
     if lo <= k <= hi:
         return None
+    if _other_ignore_label(case["ids"], labels):
+        return ["wrong_ignore_label"]
+    if _ordinary_ids_never_selected(case["ids"], labels, p):
+        return ["ordinary_ids_treated_as_special"]
     if k > 0.9 * n and torch.equal(labels[eligible], case["ids"][eligible]) and p < 0.9:
         return ["labels_not_ignored"]
     if inputs is not None and bool(((labels == IGNORE) & (inputs != case["ids"])).any()):
@@ -119,20 +137,60 @@ def _selection_diagnosis(
     return ["wrong_selection_rate"]
 
 
-def _unselected_diagnosis(ids, inputs, labels, *, selected_id: str = "specials_selected"):
-    """Why positions that must stay unselected look wrong.
+def _unselected_diagnosis(ids, inputs, labels, *, p: float,
+                          selected_id: str = "specials_selected"):  # fmt: skip
+    """Why positions that must stay unselected look wrong (the call used mlm_probability p).
 
     Labelled and mostly corrupted: they really were selected (``selected_id``). Labelled but
-    left unchanged: labels were written everywhere. Changed without a label: the replacement
-    step ignored the selection.
+    left unchanged: labels written everywhere label all of them, a selection (its inputs put
+    back afterwards) about p of them; where p >= 0.5 the two look alike, and the ids are left
+    to the submission's other tests (evidence keyed on this observation).
     """
+    if _other_ignore_label(ids, labels):
+        return ["wrong_ignore_label"]
     labelled = labels != IGNORE
     if labelled.any():
         corrupted = float((inputs != ids)[labelled].float().mean())
-        return [selected_id] if corrupted > 0.5 else ["labels_not_ignored"]
+        if corrupted > 0.5:
+            return [selected_id]
+        if p >= 0.5:
+            return evidence.found(_LABELLED_UNCHANGED, [selected_id, "labels_not_ignored"], [])
+        everywhere = float(labelled.float().mean()) >= 0.5
+        hit, miss = ("labels_not_ignored", selected_id) if everywhere else (
+            selected_id, "labels_not_ignored")  # fmt: skip
+        return evidence.found(_LABELLED_UNCHANGED, [hit], [miss])
     if bool((inputs != ids).any()):
         return ["corrupts_unselected"]
     return []
+
+
+def _other_ignore_label(ids: torch.Tensor, labels: torch.Tensor) -> bool:
+    """Whether "not selected" is written with another constant than -100: no label is -100,
+    and every label that is not the original id holds one and the same value (-1, 0, ...)."""
+    if labels.shape != ids.shape or bool((labels == IGNORE).any()):
+        return False
+    other = labels[labels != ids]
+    return other.numel() > 0 and bool((other == other[0]).all())
+
+
+def _ordinary_ids_never_selected(ids: torch.Tensor, labels: torch.Tensor, p: float) -> bool:
+    """Whether some ordinary id is never selected although it occurs so often that a correct
+    selection misses all its occurrences with probability below 1e-12: eligibility was not
+    decided by membership in special_token_ids (e.g. ``ids > max(specials)``)."""
+    if not 0 < p < 1 or labels.shape != ids.shape:
+        return False
+    eligible = _eligible(ids)
+    selected = (labels != IGNORE) & eligible
+    if not bool(selected.any()):
+        return False
+    n_ids = int(ids.max()) + 1
+    seen = torch.bincount(ids[eligible], minlength=n_ids)
+    picked = torch.bincount(ids[selected], minlength=n_ids)
+    certain = seen * math.log1p(-p) < math.log(1e-12)  # (1 - p)^count < 1e-12
+    return bool((certain & (picked == 0)).any())
+
+
+_LABELLED_UNCHANGED = "corruption.mask_tokens:labelled_unchanged"
 
 
 def _require_corruption(ids: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor) -> None:

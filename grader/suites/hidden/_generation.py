@@ -39,6 +39,10 @@ ALPHA = 1e-9
 FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
+# sampled ids of any integer dtype: their int64 is test_sample_next_token_single_row's clause
+INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
 N_DRAWS = 6000
 
 
@@ -302,9 +306,12 @@ def _sampling_matches(row: torch.Tensor, settings: dict, counts: torch.Tensor,
     return evidence.found("generation.sample_next_token", diag, refuted)
 
 
-def _check_gap(student, model, ids, want, *, atol: float, what: str, reveal: bool = True):
+def _check_gap(student, model, ids, want, *, atol: float, what: str, reveal: bool = True,
+               dtype: torch.dtype | tuple[torch.dtype, ...] = FLOATS):  # fmt: skip
+    """The gap's values; its float32 dtype only where ``dtype`` asks for it (one test owns the
+    dtype clause, so a float64 gap is charged once, not by every value test)."""
     got = student.generation.prefix_consistency_gap(model, ids)
-    check_tensor(got, what=what, shape=(ids.shape[1],), dtype=torch.float32)
-    check_close(got, want, what=what, atol=atol, rtol=1e-4, reveal=reveal,
+    check_tensor(got, what=what, shape=(ids.shape[1],), dtype=dtype)
+    check_close(got, want, what=what, atol=atol, rtol=1e-4, reveal=reveal, check_dtype=False,
                 diagnose=lambda: matching("generation.prefix_consistency_gap", got, (model, ids),
                                           want=want, rtol=1e-4, atol=atol))  # fmt: skip

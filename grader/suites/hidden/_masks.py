@@ -209,7 +209,8 @@ def _attention_case(name: str, cases, dtype=torch.float64):
     raise ValueError(name)
 
 
-def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol, reveal=True):
+def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol, reveal=True,
+                     check_dtype=True):  # fmt: skip
     got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     want = reference.masks.masked_attention(q, k, v, mask)
     args = (q, k, v, mask)
@@ -217,9 +218,9 @@ def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol, rev
         "masks.masked_attention", got, args, want=want, rtol=rtol, atol=atol
     )
     check_close(got[1], want[1], what=f"attention weights ({what})", rtol=rtol, atol=atol,
-                diagnose=diag, reveal=reveal)  # fmt: skip
+                diagnose=diag, reveal=reveal, check_dtype=check_dtype)  # fmt: skip
     check_close(got[0], want[0], what=f"attention output ({what})", rtol=rtol, atol=atol,
-                diagnose=diag, reveal=reveal)  # fmt: skip
+                diagnose=diag, reveal=reveal, check_dtype=check_dtype)  # fmt: skip
     return got
 
 

@@ -52,7 +52,9 @@ from grader.suites.hidden._corruption import (
     _first,
     _gen,
     _near_mean_chance,
+    _other_ignore_label,
     _require_corruption,
+    _selection,
     _selection_diagnosis,
     _unlabelled_changes,
     _unselected_diagnosis,
@@ -86,7 +88,7 @@ def test_specials_never_selected(submission, student, reference):
     if bad.any():
         b, t = _first(bad)
         labelled = bool((special & (labels != IGNORE)).any())
-        diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+        diag = _unselected_diagnosis(ids[special], inputs[special], labels[special], p=0.15)
         fail(
             f"special token id {int(ids[b, t])} at [{b}, {t}] was "
             f"{'given a label' if labelled else 'changed'} (label {int(labels[b, t])}, input "
@@ -106,6 +108,8 @@ def test_labels(submission, student, reference):
     if bad.any():
         b, t = _first(bad)
         diag = ["labels_after_corruption"] if torch.equal(labels[bad], inputs[bad]) else []
+        if _other_ignore_label(ids, labels):
+            diag = ["wrong_ignore_label"]
         fail(
             f"labels[{b}, {t}] = {int(labels[b, t])}, but the original id there is "
             f"{int(ids[b, t])} (the corrupted input is {int(inputs[b, t])}). A label is either "
@@ -115,11 +119,14 @@ def test_labels(submission, student, reference):
     eligible = _eligible(ids)
     share = float((labels != IGNORE)[eligible].float().mean())
     if share > 0.5:
+        # labels written everywhere leave most labelled ids unchanged; a selection of 1 - p
+        # (u > p instead of u < p) corrupts ~90% of what it labels, as a correct one does
         fail(
             f"{share:.0%} of the ordinary positions have a label, with mlm_probability 0.15: "
             "labels must be -100 at every position that was not selected.",
-            ["labels_not_ignored"],
-        )
+            _unselected_diagnosis(ids[eligible], inputs[eligible], labels[eligible], p=0.15,
+                                  selected_id="wrong_selection_rate"),
+        )  # fmt: skip
 
 
 @pytest.mark.points(1.5)
@@ -236,7 +243,7 @@ def test_selection_rate(submission, student):
     """Selected / eligible within the exact binomial band (default p = 0.15, and p = 0.5)."""
     for name, p in (("big", 0.15), ("small", 0.5)):
         case = BIG if name == "big" else SMALL
-        inputs, labels = _cached(submission, name)
+        inputs, labels = _selection(submission, name)
         eligible = _eligible(case["ids"])
         n = int(eligible.sum())
         k = int(((labels != IGNORE) & eligible).sum())
@@ -258,7 +265,7 @@ def test_rows_independent(submission, student):
     selected in both rows with probability p^2 = 0.0225 (broadcasting one row of draws to the
     batch gives ~0.15)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = labels != IGNORE
     eligible = _eligible(ids)
     both_eligible = eligible[0::2] & eligible[1::2]
@@ -266,9 +273,10 @@ def test_rows_independent(submission, student):
     n = int(both_eligible.sum())
     share = float((sel & eligible).sum()) / max(int(eligible.sum()), 1)
     co = int(both.sum()) / max(n, 1)
-    # co-selection close to the marginal share itself means the rows move together
+    # co-selection close to the marginal share itself means the rows move together; close to
+    # its square, the rows are independent and only the share is wrong
     diag = ["same_positions_every_row"]
-    if not 0 < share < 0.9 or co < 0.5 * share:
+    if not 0 < share < 0.9 or abs(co - share**2) <= abs(co - share):
         diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or diag
     check_proportion(
         int(both.sum()),
@@ -287,7 +295,7 @@ def test_selection_counts_vary(submission, student):
     per row (a fixed count) is another distribution: there, every row sits within 1 of its
     expected count, which independent draws do for only ~19% of the rows."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     wrong_rate = _selection_diagnosis(BIG, labels, 0.15, inputs)
     if wrong_rate is not None:  # earned only by a selection with the right overall rate
         fail("the share of selected tokens in the large batch is off (see selection_rate), so "
@@ -314,7 +322,7 @@ def test_split_rows_independent(submission, student):
     selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
     column gives 0.8)."""
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     both = sel[0::2] & sel[1::2]
     n = int(both.sum())
@@ -383,7 +391,7 @@ def test_split_80_10_10(submission, student, share):
     the visible shares are 0.8, 0.1 (1 - 1/n_ord) and 0.1 + 0.1 / n_ord.
     """
     ids = BIG["ids"]
-    inputs, labels = _cached(submission, "big")
+    inputs, labels = _selection(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
     n = int(sel.sum())
     if n == 0:
@@ -431,7 +439,9 @@ def test_edge_cases(student, reference, cases, case):
     if case == "p0":
         inputs, labels = _call(student, ids, mlm_probability=0.0, generator=_gen(1), **kw)
         if (labels != IGNORE).any() or not torch.equal(inputs, ids):
-            diag = _unselected_diagnosis(ids, inputs, labels, selected_id="wrong_selection_rate")
+            diag = _unselected_diagnosis(
+                ids, inputs, labels, p=0.0, selected_id="wrong_selection_rate"
+            )
             fail(f"mlm_probability=0 must select nothing: got labels {labels.tolist()} and "
                  f"inputs {inputs.tolist()} for ids {ids.tolist()}", diag)  # fmt: skip
         return
@@ -440,7 +450,7 @@ def test_edge_cases(student, reference, cases, case):
         want = torch.where(eligible, ids, IGNORE)
         if not torch.equal(labels, want):
             special = ~eligible
-            diag = _unselected_diagnosis(ids[special], inputs[special], labels[special])
+            diag = _unselected_diagnosis(ids[special], inputs[special], labels[special], p=1.0)
             fail(f"mlm_probability=1 must select every non-special position: for ids "
                  f"{ids.tolist()} expected labels {want.tolist()}, got {labels.tolist()}",
                  diag)  # fmt: skip
@@ -449,7 +459,7 @@ def test_edge_cases(student, reference, cases, case):
     if (labels[2] != IGNORE).any() or not torch.equal(inputs[2], ids[2]):
         fail(f"an all-padding row must stay untouched with labels -100, got inputs "
              f"{inputs[2].tolist()} and labels {labels[2].tolist()}",
-             _unselected_diagnosis(ids[2:], inputs[2:], labels[2:]))  # fmt: skip
+             _unselected_diagnosis(ids[2:], inputs[2:], labels[2:], p=1.0))  # fmt: skip
     one = drawn[:1, :1].clone()
     inputs, labels = _call(student, one, mlm_probability=1.0, generator=_gen(4), **kw)
     if labels.tolist() != one.tolist():

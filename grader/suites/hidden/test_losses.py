@@ -335,8 +335,8 @@ def test_no_input_mutation(student, reference, cases):
             ("masked_lm_loss", _masked_case(cases, 0, torch.float32)),
         ):
             with check:
-                getattr(student.losses, name)(**{k: v.clone() for k, v in kwargs.items()})
-                check_effects(student.last_effects, what=name)
+                got = getattr(student.losses, name)(**{k: v.clone() for k, v in kwargs.items()})
+                check_effects(student.last_effects, what=name, subject=got)
 
 
 # ============================================================================ dtype policy

@@ -72,6 +72,11 @@ def test_causal_mask(student, reference, cases, case):
         args=args,
         reveal=False,
     )
+    if case == "more_queries_5x3":  # the extreme of Tk < Tq: no key at all (k_len=0 is not None)
+        args = (args[0], 0)
+        _check_mask(student.masks.causal_mask(*args), reference.masks.causal_mask(*args),
+                    what=f"causal_mask{args}", function="masks.causal_mask", args=args,
+                    reveal=False)  # fmt: skip
 
 
 # ============================================================================ padding_mask
@@ -382,6 +387,8 @@ def test_masked_attention_gradients(student, reference, cases):
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_masked_attention_half(student, reference, cases, dtype):
+    """Half inputs: the values (computed in float32) and the output dtype, which is this
+    test's clause (the other half-precision tests judge values and finiteness only)."""
     q, k, v, mask = _attention_case("padded", cases, dtype)
     tol = 1e-2 if dtype == torch.float16 else 5e-2
     _check_attention(student, reference, q, k, v, mask, what=f"padded, {dtype}".replace(
@@ -411,6 +418,7 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
         rtol=2e-2,
         atol=2e-2,
         reveal=False,
+        check_dtype=False,  # the half output dtype is test_masked_attention_half's clause
     )  # fmt: skip  (designed, fixed inputs)
 
 
@@ -427,7 +435,13 @@ def test_masked_attention_no_overflow(student, reference):
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     for name, got, shape in (("output", out, v.shape), ("weights", w, (1, 2, 4, 4))):
-        check_tensor(got, what=f"attention {name} (float16)", shape=shape, dtype=torch.float16)
+        # any float dtype: the half output dtype is test_masked_attention_half's clause
+        check_tensor(
+            got,
+            what=f"attention {name} (float16 inputs)",
+            shape=shape,
+            dtype=(torch.float16, torch.bfloat16, torch.float32, torch.float64),
+        )
         if not torch.isfinite(got).all():
             want = reference.masks.masked_attention(q, k, v, mask)
             fail(
@@ -451,13 +465,18 @@ def test_no_input_mutation(student, reference, cases):
     am = _lengths_mask([cases.integer("masks.no_input_mutation/n", 1, 5), 5], 5, "left")
     with collecting() as check:
         with check:
-            _pair(student.masks.masked_attention(q.clone(), k.clone(), v.clone(), mask.clone()),
-                  "masked_attention")  # fmt: skip
-            check_effects(student.last_effects, what="masked_attention", rng=False)
+            got = _pair(
+                student.masks.masked_attention(q.clone(), k.clone(), v.clone(), mask.clone()),
+                "masked_attention",
+            )
+            check_effects(student.last_effects, what="masked_attention", rng=False, subject=got)
         with check:
             got_mask = student.masks.build_attention_mask(am.clone(), 5, True)
-            check_tensor(got_mask, what="build_attention_mask", dtype=torch.bool)
-            check_effects(student.last_effects, what="build_attention_mask", rng=False)
+            # a tensor, of any dtype: a non-bool mask is the mask tests' to charge, not this one's
+            check_tensor(got_mask, what="build_attention_mask")
+            check_effects(
+                student.last_effects, what="build_attention_mask", rng=False, subject=got_mask
+            )
 
 
 # ============================================================================ whole model
