@@ -48,12 +48,20 @@ FLOORS = {
     # C4 0.80 -> 0.86 (issue-19 C4 round)
     "heldout4": ({"C1": 0.72, "C2": 0.83, "C3": 0.66, "C4": 0.84, "C5": 0.86}, 0.9, 1.25),
     # heldout5 (issue 19) was frozen before that round and measured once at its end
-    "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.68, "C5": 0.9}, 0.85, 1.05),
+    # C4 0.73 -> 0.85 after the C4 and heldout8 rounds (measured in aggregate only)
+    "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.82, "C5": 0.9}, 0.85, 1.05),
     # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
     "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.68, "C5": 0.9}, 0.95, 1.15),
     # heldout7 (an independent author who never saw the scorer) was committed before any run
     # and measured twice, in aggregate: before and after the third issue-19 round
-    "heldout7": ({"C1": 0.84, "C2": 0.88, "C3": 0.92, "C4": 0.76, "C5": 0.86}, 0.8, 1.0),
+    # C4 0.79 -> 0.86 after the heldout8 round (measured in aggregate only)
+    "heldout7": ({"C1": 0.84, "C2": 0.88, "C3": 0.92, "C4": 0.83, "C5": 0.86}, 0.8, 1.0),
+    # heldout8 (a new independent author) was measured at the round's start (C4 0.30) and after
+    # its first half (0.41), then released as tuning data: its floor guards the second half's gains
+    "heldout8": ({"C1": 0.85, "C2": 0.8, "C3": 0.92, "C4": 0.76, "C5": 0.93}, 0.75, 0.95),
+    # heldout9 (another independent author) was frozen before the round's second half and
+    # measured at its start and once at its end, in aggregate
+    "heldout9": ({"C1": 0.78, "C2": 0.86, "C3": 0.88, "C4": 0.7, "C5": 0.83}, 0.9, 1.1),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -66,6 +74,8 @@ FALSE_CONTRADICTIONS = {
     "heldout5": 2,
     "heldout6": 1,
     "heldout7": 1,
+    "heldout8": 1,
+    "heldout9": 4,
 }
 
 
