@@ -185,6 +185,18 @@ def _pad_perturbed(am: torch.Tensor, seq_len: int):
     return rows, pads
 
 
+def _padding_changes(am: torch.Tensor, rows: list[int], pads: list[int], delta) -> list:
+    """(query, padding key, sequence) of every real query whose output moved when its row's
+    copy (`rows[r]`, padding position `pads[r]` changed) was run: `delta(r, b, q)` is the
+    difference of the two outputs at query `q`."""
+    return [
+        (qi, j, b)
+        for r, (b, j) in enumerate(zip(rows, pads, strict=True))
+        for qi in range(am.shape[1])
+        if bool(am[b, qi]) and not bool(delta(r, b, qi).abs().max() <= 1e-9)
+    ]
+
+
 def _attention_case(name: str, cases, dtype=torch.float64):
     """q, k, v drawn per submission (their values are shown on failure), designed masks."""
     seed = cases.seed(f"masks.attention/{name}")

@@ -39,6 +39,7 @@ from grader.suites.hidden._masks import (
     _nan_gradient_cause,
     _nan_gradient_ids,
     _pad_perturbed,
+    _padding_changes,
     _pair,
     _perturbed_qkv,
     _points,
@@ -64,14 +65,8 @@ def test_causal_mask(student, reference, cases, case):
     args = _causal_mask_args(case, cases)
     got = student.masks.causal_mask(*args)
     want = reference.masks.causal_mask(*args)
-    _check_mask(
-        got,
-        want,
-        what=f"causal_mask{args}".replace(",)", ")"),
-        function="masks.causal_mask",
-        args=args,
-        reveal=False,
-    )
+    _check_mask(got, want, what=f"causal_mask{args}".replace(",)", ")"),
+                function="masks.causal_mask", args=args, reveal=False)  # fmt: skip
     if case == "more_queries_5x3":  # the extreme of Tk < Tq: no key at all (k_len=0 is not None)
         args = (args[0], 0)
         _check_mask(student.masks.causal_mask(*args), reference.masks.causal_mask(*args),
@@ -97,14 +92,8 @@ def test_padding_mask(student, reference, cases, name):
     }[name]()
     got = student.masks.padding_mask(am)
     want = reference.masks.padding_mask(am)
-    _check_mask(
-        got,
-        want,
-        what=f"padding_mask({am.tolist()})",
-        function="masks.padding_mask",
-        args=(am,),
-        reveal=False,
-    )
+    _check_mask(got, want, what=f"padding_mask({am.tolist()})", function="masks.padding_mask",
+                args=(am,), reveal=False)  # fmt: skip
 
 
 # ============================================================================ build_attention_mask
@@ -136,16 +125,10 @@ def test_build_attention_mask(student, reference, cases, name):
     if got.dim() != 4:
         fail(f"build_attention_mask must return a 4-D mask, got shape {tuple(got.shape)}")
     pad = "no attention_mask" if am is None else f"attention_mask={am.int().tolist()}"
-    _check_mask(
-        got,
-        want,
-        what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
-        function="masks.build_attention_mask",
-        args=args,
-        project=lambda x: torch.broadcast_to(x, full),
-        full_shape=full,
-        reveal=False,
-    )
+    _check_mask(got, want, what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
+                function="masks.build_attention_mask", args=args,
+                project=lambda x: torch.broadcast_to(x, full), full_shape=full,
+                reveal=False)  # fmt: skip
 
 
 # ============================================================================ future leaks
@@ -171,13 +154,9 @@ def test_no_future_leak(student, reference, cases, where):
         full = check_broadcasts(mask, (q.shape[0], q.shape[1], T, T), what=what)
         out, _ = reference.masks.masked_attention(q, k, v, full)
         pairs = _leak_pairs(out, 2)
-        diag = lambda: matching(  # noqa: E731
-            "masks.build_attention_mask",
-            mask,
-            (None, T, True),
-            want=reference.masks.build_attention_mask(None, T, True),
-            project=lambda x: torch.broadcast_to(x, (1, 1, T, T)),
-        )
+        diag = lambda: matching("masks.build_attention_mask", mask, (None, T, True),  # noqa: E731
+                                want=reference.masks.build_attention_mask(None, T, True),
+                                project=lambda x: torch.broadcast_to(x, (1, 1, T, T)))  # fmt: skip
         _report_leaks(pairs, "your causal mask (reference attention)", diag() if pairs else ())
         return
     if where.startswith("attention"):
@@ -213,11 +192,8 @@ def test_no_future_leak(student, reference, cases, where):
     pairs = _leak_pairs(got, 1)
     want = reference.model_forward(model, ids)
     if pairs:
-        _report_leaks(
-            pairs,
-            "a causal TinyLM built on your build_attention_mask and masked_attention",
-            model_forward_matching(model, ids, None, got, want=want),
-        )
+        what = "a causal TinyLM built on your build_attention_mask and masked_attention"
+        _report_leaks(pairs, what, model_forward_matching(model, ids, None, got, want=want))
     # No leak is only worth points when the model's logits are right too.
     check_close(got, want, what="TinyLM logits on your attention (checked after the leak test)",
                 rtol=F64_RTOL, atol=F64_ATOL, diagnose=lambda: model_forward_matching(
@@ -248,12 +224,7 @@ def test_no_padding_leak(student, reference, where):
             k[2 + r, :, j] += 1.0
             v[2 + r, :, j] += 25.0
         out, _ = reference.masks.masked_attention(q, k, v, full_mask)
-        changed = [
-            (qi, j, b)
-            for r, (b, j) in enumerate(zip(rows, pads, strict=True))
-            for qi in range(T)
-            if bool(am[b, qi]) and not bool((out[2 + r, :, qi] - out[b, :, qi]).abs().max() <= 1e-9)
-        ]
+        changed = _padding_changes(am, rows, pads, lambda r, b, q: out[2 + r, :, q] - out[b, :, q])
         what = "your padding mask (bidirectional, reference attention)"
         diag = lambda: matching(  # noqa: E731
             "masks.build_attention_mask",
@@ -271,12 +242,7 @@ def test_no_padding_leak(student, reference, where):
         mask_rows = torch.cat([am, am[rows]])
         got = student.model_forward(model, ids, mask_rows)
         check_tensor(got, what="TinyLM logits on your attention", shape=(2 + n, T, 24))
-        changed = [
-            (qi, j, b)
-            for r, (b, j) in enumerate(zip(rows, pads, strict=True))
-            for qi in range(T)
-            if bool(am[b, qi]) and not bool((got[2 + r, qi] - got[b, qi]).abs().max() <= 1e-9)
-        ]
+        changed = _padding_changes(am, rows, pads, lambda r, b, q: got[2 + r, q] - got[b, q])
         what = "a bidirectional TinyLM built on your masks (padded batch)"
         diag = lambda: model_forward_matching(  # noqa: E731
             model, ids, mask_rows, got, want=reference.model_forward(model, ids, mask_rows)
