@@ -24,8 +24,6 @@ import dataclasses
 import json
 import os
 import resource
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -113,25 +111,13 @@ def _line(name: str, r: dict[str, float]) -> str:
 
 
 def compare(trees: list[Path], rounds: int, n: int, warmup: int) -> None:
-    results: dict[Path, list[dict[str, float]]] = {t: [] for t in trees}
-    for r in range(rounds):
-        order = trees if r % 2 == 0 else trees[::-1]
-        for tree in order:
-            python = tree / ".venv" / "bin" / "python"
-            out = subprocess.run(
-                [str(python), str(HERE), "-n", str(n), "--warmup", str(warmup), "--json"],
-                cwd=tree,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            res = json.loads(out.strip().splitlines()[-1])
-            results[tree].append(res)
-            print(_line(f"round {r + 1} {tree.name}", res), flush=True)
-    print(f"medians over {rounds} rounds of {n} submissions:")
-    for tree in trees:
-        med = {k: statistics.median(x[k] for x in results[tree]) for k in results[tree][0]}
-        print(_line(str(tree), med))
+    sys.path.insert(0, str(HERE.parent))
+    from sidebyside import alternate
+
+    print(f"{n} submissions per round")
+    alternate(
+        HERE, trees, rounds, lambda _: ["-n", str(n), "--warmup", str(warmup), "--json"], _line
+    )
 
 
 def main() -> None:

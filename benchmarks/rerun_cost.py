@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -69,26 +68,16 @@ def _line(name: str, r: dict[str, float]) -> str:
 
 
 def compare(trees: list[Path], rounds: int, n: int, runs: int, tmp: Path) -> None:
-    results: dict[Path, list[dict[str, float]]] = {t: [] for t in trees}
-    for r in range(rounds):
-        for tree in trees if r % 2 == 0 else trees[::-1]:
-            root = tmp / tree.name
-            root.mkdir(exist_ok=True)
-            args = ["-n", str(n), "--runs", str(runs), "--root", str(root), "--json"]
-            out = subprocess.run(
-                [str(tree / ".venv" / "bin" / "python"), str(HERE), *args],
-                cwd=tree,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            res = json.loads(out.strip().splitlines()[-1])
-            results[tree].append(res)
-            print(_line(f"round {r + 1} {tree.name}", res), flush=True)
-    print(f"medians over {rounds} rounds of {runs} re-runs (class of {n}):")
-    for tree in trees:
-        med = {k: statistics.median(x[k] for x in results[tree]) for k in results[tree][0]}
-        print(_line(str(tree), med))
+    sys.path.insert(0, str(HERE.parent))
+    from sidebyside import alternate
+
+    def args_for(tree: Path) -> list[str]:
+        root = tmp / tree.name
+        root.mkdir(exist_ok=True)
+        return ["-n", str(n), "--runs", str(runs), "--root", str(root), "--json"]
+
+    print(f"{runs} re-runs of a class of {n} per round")
+    alternate(HERE, trees, rounds, args_for, _line)
 
 
 def main() -> None:
