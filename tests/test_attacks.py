@@ -27,18 +27,8 @@ from attacks import checks, harness  # noqa: E402
 from grader.loading import load_submission  # noqa: E402
 from grader.pipeline import GradeOptions, Grader  # noqa: E402
 from grader.sandbox import jail  # noqa: E402
-from grader.sandbox.limits import SandboxLimits  # noqa: E402
 
-LIMITS = SandboxLimits(
-    call_timeout=1.5,
-    submission_timeout=20,
-    cpu_seconds=10,
-    memory_mb=512,
-    max_processes=32,
-    max_file_mb=4,
-    max_result_mb=16,
-    scratch_mb=16,
-)
+LIMITS = harness.attack_limits()
 ATTACKS = harness.discover()
 JAILED = jail.can_jail()
 SECRET_ENV = "GRADER_SECRET_TOKEN"

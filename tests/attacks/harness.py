@@ -36,6 +36,22 @@ STATUSES = {"passed", "failed", "error", "timeout", "missing"}
 SANDBOX_UIDS = range(61000, 62000)
 
 
+def attack_limits():
+    """The small limits the corpus is graded under (timeouts cost little), in every mode."""
+    from grader.sandbox.limits import SandboxLimits
+
+    return SandboxLimits(
+        call_timeout=1.5,
+        submission_timeout=20,
+        cpu_seconds=10,
+        memory_mb=512,
+        max_processes=32,
+        max_file_mb=4,
+        max_result_mb=16,
+        scratch_mb=16,
+    )
+
+
 @dataclass(frozen=True)
 class Expect:
     """What containment means for one attack.
