@@ -46,30 +46,21 @@ def _summary(message: str) -> str:
 
 
 def _test_view(t: TestResult) -> dict[str, Any]:
-    if not t.message:  # most checks: what the general case below gives an empty message
-        return {
-            "id": t.id,
-            "name": t.name,
-            "status": t.status,
-            "tag": _STATUS_TAG.get(t.status, "????"),
-            "score": f"{t.score:g}",
-            "max_score": f"{t.max_score:g}",
-            "message": "",
-            "message_lines": [""],
-            "summary": "",
-            "more": False,
-            "fence": "```",
-            "diagnoses": list(t.diagnoses),
-        }
-    message = strip_explanations(t.message)
-    summary = _summary(message)
-    return {
+    head = {
         "id": t.id,
         "name": t.name,
         "status": t.status,
         "tag": _STATUS_TAG.get(t.status, "????"),
         "score": f"{t.score:g}",
         "max_score": f"{t.max_score:g}",
+    }
+    if not t.message:  # most checks: nothing to clean, summarise or fence
+        text = {"message": "", "message_lines": [""], "summary": "", "more": False, "fence": "```"}
+        return {**head, **text, "diagnoses": list(t.diagnoses)}
+    message = strip_explanations(t.message)
+    summary = _summary(message)
+    return {
+        **head,
         "message": message,
         "message_lines": message.splitlines() or [""],
         "summary": summary,
