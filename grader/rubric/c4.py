@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.c4_sides import gone_at_use, masked_training_before, same_range_twice
+from grader.rubric.c4_sides import (
+    gone_at_use,
+    masked_training_before,
+    same_range_twice,
+    training_dismissed,
+)
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
@@ -106,12 +111,15 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     mlm_side = _of(diff, MLM) + gone_at_use(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
+    dismissed = training_dismissed(an)
     contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
     supported = bool(causal_side or mlm_side)
     if contra_mlm:
         return _contradicted(contra_mlm, "mlm_consistent", supported)
     if contra_clm:
         return _contradicted(contra_clm, "clm_mismatch", supported)
+    if dismissed:
+        return _contradicted(dismissed, "training_alike", supported)
 
     mentions = {s.sentence.index: s.mentions for s in an.sentences}
     # "only GPT's training matches what it has at generation": the other model is excluded
@@ -336,7 +344,10 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
     named or pointed to (`attributed`)."""
     out = []
     for f in an.sentences:
-        if not (f.has("training") and f.has("generation_time")) or f.kinds("relation_same"):
+        # a negated difference word ("so it doesn't cheat") states no sameness of conditions
+        diff_words = {h.text.lower() for h in f.hits.get("diff_relation", [])}
+        same = [c for c in f.kinds("relation_same") if c.text.lower() not in diff_words]
+        if not (f.has("training") and f.has("generation_time")) or same:
             continue  # "... and predicting the next word is exactly what it does at generation"
         norm = f.sentence.norm
         at = min(h.start for h in f.hits["generation_time"])
@@ -350,10 +361,13 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
 
 
 # the use condition stated as less than training: "has to work without them", "is it limited",
-# "it loses that", "the mask only matters at inference"
+# "it loses that", "the mask only matters at inference", "it only applies the mask when it
+# generates" (the restriction switched on for use alone)
 _LESS_AT_USE = re.compile(
     r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|rel(?:y|ies|ying) on|no longer|"
-    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b",
+    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b|"
+    r"\bonly\W+(?:\w+\W+)?(?:uses?|used|appl(?:y|ies|ied)|adds?|added|turns? on)\W+"
+    r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b",
     re.IGNORECASE,
 )
 

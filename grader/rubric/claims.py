@@ -222,6 +222,13 @@ def _about_output_or_use(norm: str, r: Hit) -> bool:
 
 
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
+# "trained on a different task, it predicts the next word": an objective called different with
+# no comparand ("from", "than") is set against the other model's objective, not against use
+_OTHER_OBJECTIVE = re.compile(
+    r"^\W+(?:\w+\W+)?(?:tasks?|objectives?|goals?|jobs?|games?|exercises?|problems?)\b"
+    r"(?!\W+(?:\w+\W+)?(?:from|than|to)\b)",
+    re.IGNORECASE,
+)
 
 
 def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
@@ -272,6 +279,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue  # "a different task": only a relation when both conditions are named
             if _about_output_or_use(norm, r):
                 continue  # "it keeps the story consistent", "it's just for different things"
+            if generic and _OTHER_OBJECTIVE.match(norm[r.end :]):
+                continue  # "GPT is trained on a different task": compared with the other model
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
             # "missing the context it was trained with": what is absent is the training

@@ -1,0 +1,133 @@
+"""C4 read from the structure of the argument (issue 19, round 5): an absence named by a
+negated -ing phrase is what a sameness compares, an objective called different with no
+comparand is set against the other model, a restriction switched on only for use is the causal
+LM's mismatch, an analogy's figure narrowed by a relative clause is no longer the mapped model,
+and the two models said to train alike, with training dismissed as the explanation, denies the
+contrast. Sentences written for these tests."""
+
+from __future__ import annotations
+
+from grader.rubric.scorer import score_explanation
+
+NO_READER = {"criteria": {}}  # the rules alone
+
+
+def c4(text: str) -> str:
+    res = score_explanation(text, reader_weights=NO_READER)
+    return next(c.verdict for c in res.criteria if c.id == "C4")
+
+
+def c4_feedback(text: str) -> str:
+    res = score_explanation(text, reader_weights=NO_READER)
+    return next(c.feedback for c in res.criteria if c.id == "C4")
+
+
+# -- a negated -ing phrase names the absence compared; it does not deny the sameness ----------
+def test_sameness_with_an_absence_is_no_causal_mismatch() -> None:
+    texts = [
+        "While sampling, the later tokens do not exist. GPT is trained with those positions "
+        "blocked, which amounts to the same as them not being there.",
+        "At generation nothing to the right is written yet. The causal mask in GPT's training "
+        "is equivalent to having no later words at all.",
+        "When it generates there are no future tokens. For GPT, training under the mask is "
+        "exactly like never getting them.",
+    ]
+    for text in texts:
+        assert c4(text) != "contradicted", text
+
+
+def test_a_negated_clause_after_a_sameness_still_reverses_it() -> None:
+    # near misses: the negation is of a clause ("it does not get"), so the relation is denied
+    assert c4("What GPT has in training is exactly what it does not get at generation.") == (
+        "contradicted"
+    )
+    assert c4("When it writes, BERT has exactly the context it always had during training.") == (
+        "contradicted"
+    )
+
+
+# -- "a different task" with no comparand compares the two models' objectives -----------------
+def test_a_different_objective_without_comparand_is_no_mismatch() -> None:
+    texts = [
+        "GPT learns a different task: in training and when generating it predicts the next "
+        "token from the tokens before it.",
+        "The causal LM is trained on a different objective, and at generation time it does "
+        "exactly that objective again.",
+    ]
+    for text in texts:
+        assert c4(text) != "contradicted", text
+
+
+def test_a_different_task_from_its_use_is_still_a_mismatch() -> None:
+    text = "GPT is trained on a different task from the one it faces at generation time."
+    assert c4(text) == "contradicted"
+
+
+# -- the restriction switched on only for use: the causal LM's mismatch -----------------------
+def test_a_mask_applied_only_at_use_is_the_causal_mismatch() -> None:
+    texts = [
+        "GPT attends to the whole sentence while it is trained, and it only applies the mask "
+        "at inference time.",
+        "During training GPT sees every word, including later ones; the causal mask is "
+        "applied only at generation time so that it does not cheat.",
+    ]
+    for text in texts:
+        assert c4(text) == "contradicted", text
+
+
+def test_a_mask_in_both_conditions_is_no_mismatch() -> None:
+    text = "GPT applies the causal mask in training and at inference time, so it cannot cheat."
+    assert c4(text) != "contradicted"
+
+
+# -- a figure narrowed by a relative clause is not the figure mapped to a model ----------------
+def test_a_narrowed_figure_is_not_the_mapped_model() -> None:
+    text = (
+        "BERT is like a swimmer who always trained with a float. In the race there is no float "
+        "when she generates, and she sinks. GPT trained without a float, so racing is just "
+        "like practice. The swimmer whose training matches the race wins it."
+    )
+    assert c4(text) != "contradicted"
+
+
+def test_the_mapped_figure_itself_still_speaks_for_the_model() -> None:
+    # near miss: no relative clause, the figure is still BERT
+    text = (
+        "BERT is like a swimmer who always trained with a float. When she generates in the "
+        "race, the swimmer has exactly the same float she trained with."
+    )
+    assert c4(text) == "contradicted"
+
+
+# -- the two models said to train alike, training dismissed: the contrast denied ---------------
+def test_training_alike_and_dismissed_denies_the_contrast() -> None:
+    texts = [
+        "Both models learn in the same way from piles of text, so their training is not the "
+        "reason.",
+        "BERT and GPT are trained identically: cover a token, guess it. The gap in writing "
+        "quality must come from the number of parameters.",
+        "Both are trained with the same recipe. The real reason is that GPT has a language "
+        "modelling head on top.",
+        "Both models are pretrained the same way, so there is no difference between how they "
+        "learn and how they are used.",
+    ]
+    for text in texts:
+        assert c4(text) == "contradicted", text
+    assert "training as alike" in c4_feedback(texts[0])
+
+
+def test_training_alike_about_data_with_the_contrast_is_no_false_claim() -> None:
+    texts = [
+        # the difference named is what the models see: the rubric's own condition
+        "Both models are trained in the same way on web text. The real difference is what "
+        "they see: BERT has the words on both sides of a blank, GPT only the earlier ones.",
+        # no dismissal: a sameness of data alone says nothing about the conditions
+        "Both models are trained the same way on a large corpus.",
+        # one clause per model: the correct contrast, not "both alike"
+        "GPT is trained the way it is used, and BERT is not, so training is not the same.",
+        # the dismissal denied by the student
+        "Both models are trained on text in the same way. It is false that training is not "
+        "the difference.",
+    ]
+    for text in texts:
+        assert c4(text) != "contradicted", text
