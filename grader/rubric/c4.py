@@ -13,6 +13,7 @@ import re
 from grader.rubric.c4_sides import (
     gone_at_use,
     masked_training_before,
+    practice_analogy,
     same_range_twice,
     training_dismissed,
 )
@@ -154,7 +155,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if near is not None and trained & {*c2.evidence, near}:
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
-    partial = causal_side + mlm_side + general + _task_match(an)
+    partial = causal_side + mlm_side + general + _task_match(an) + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do

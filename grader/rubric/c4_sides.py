@@ -159,3 +159,51 @@ _CONTRAST_OR_CONDITION = re.compile(
 
 def _uses_named(f: SentenceFacts) -> bool:
     return f.has("generation") or f.has("generation_time")
+
+
+# an analogy's figure with a habit of practice: "a cook who has only ever finished dishes ...",
+# "a pianist who has always practised with the score", "learning to drive with a guide",
+# "you wouldn't prepare for an exam by ..."
+_PRACTICE = re.compile(
+    r"\b(?:has|have|had)\s+(?:only\s+)?(?:ever|always)\b|\bonly\s+ever\b|"
+    r"\balways\s+(?:\w+\s+)?(?:practi\w+|train\w*|learn\w*|prepar\w*|rehears\w*|started|did)\b|"
+    r"\b(?:practi[sc]\w*|prepar\w*|rehears\w*)\b|\blearn\w*\s+(?:to|with|by|on)\b",
+    re.IGNORECASE,
+)
+# the performance set against the practice: a second figure ("versus a cook who ...") or what
+# the figure will or cannot do when it counts ("will stumble when asked to improvise")
+_PERFORMANCE = re.compile(
+    r"\b(?:versus|vs|whereas|unlike|another|the other)\b|"
+    r"\b(?:will|won't|would|wouldn't|can't|cannot|couldn't|not be able)\b",
+    re.IGNORECASE,
+)
+
+
+def practice_analogy(an: Analysis) -> list[Claim]:
+    """An unmapped analogy of the training-vs-use mismatch: in an answer that names both
+    families, a sentence naming neither gives a figure's habit of practice and sets the
+    performance against it, in that sentence or the next one that also names no model ("A
+    pianist who has always practised with the whole score open will stumble when asked to
+    improvise." / "... versus a cook who has always started from an empty pan."). Which model
+    is which is left to the reader: a vague "training differs from use", partial at most."""
+    named = set().union(*(f.mentions for f in an.sentences)) if an.sentences else set()
+    if not {MLM, CLM} <= named:
+        return []
+    out: list[Claim] = []
+    for k, f in enumerate(an.sentences):
+        if f.mentions or f.list_like:
+            continue
+        text = f.asserted or f.sentence.norm
+        m = _PRACTICE.search(text)
+        if m is None:
+            continue
+        nxt = an.sentences[k + 1] if k + 1 < len(an.sentences) else None
+        rest = text[: m.start()] + " " + text[m.end() :]
+        if not _PERFORMANCE.search(rest) and not (
+            nxt is not None
+            and not nxt.mentions
+            and _PERFORMANCE.search(nxt.asserted or nxt.sentence.norm)
+        ):
+            continue
+        out.append(Claim("relation_diff", None, f.sentence.index, False, True, m.group(0)))
+    return out

@@ -131,3 +131,31 @@ def test_training_alike_about_data_with_the_contrast_is_no_false_claim() -> None
     ]
     for text in texts:
         assert c4(text) != "contradicted", text
+
+
+# -- an unmapped analogy of practice against performance: a vague mismatch, partial ------------
+def test_an_unmapped_practice_analogy_is_partial() -> None:
+    texts = [
+        "BERT guesses hidden words from both sides. GPT guesses the next word. A violinist who "
+        "has only ever played with the sheet music open will freeze when asked to make up a tune.",
+        "BERT fills gaps with context on each side; GPT continues text. It's like a runner who "
+        "has always trained on a treadmill versus one who has always trained on real hills.",
+        "The masked LM sees both sides of a blank and the causal LM only the left. A pilot who "
+        "has always flown with the autopilot on. Another pilot, who always flew by hand, is "
+        "the one you want in a storm.",
+    ]
+    for text in texts:
+        assert c4(text) == "partial", text
+
+
+def test_a_practice_analogy_without_a_performance_or_both_models_earns_nothing() -> None:
+    texts = [
+        # no performance set against the practice
+        "BERT reads both sides; GPT reads the left. A painter who has always used bright "
+        "colours paints cheerful pictures.",
+        # only one family named: the analogy compares nothing the question asks about
+        "BERT sees both sides of a gap. A singer who has only ever sung with a prompter will "
+        "struggle alone.",
+    ]
+    for text in texts:
+        assert c4(text) == "missing", text
