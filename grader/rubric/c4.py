@@ -9,6 +9,7 @@ generation) and the C2 link (the masked side), and finds the contradicted forms.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from grader.rubric.c4_sides import (
     gone_at_use,
@@ -76,6 +77,31 @@ _USED_AS_TRAINED = re.compile(
 )
 
 
+# a clause labelled by the model it is about, in brackets after it: "the second is doing what
+# she practised (that's GPT)", "(= BERT)", "(i.e. the causal LM)"
+_LABEL_AFTER = re.compile(
+    r"^[^;()]{0,80}?\(\s*(?:that'?s|that is|this is|i\.?\s?e\.?,?|=)?\s*", re.IGNORECASE
+)
+
+
+def _labelled_after(an: Analysis, c: Claim) -> Claim:
+    """The relation with the model its clause is labelled with in brackets right after it
+    ("the first has lost what she leaned on (that's BERT), the second is doing exactly what
+    she practised (that's GPT)"): the label, not the model named last before the relation,
+    says what the clause is about."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    at = norm.find(c.text) if c.text else -1
+    m = _LABEL_AFTER.match(norm[at + len(c.text) :]) if at >= 0 else None
+    if m is None:
+        return c
+    pos = at + len(c.text) + m.end()
+    for code, key in _MODEL_KEYS.items():
+        if any(h.start == pos for h in f.hits.get(key, [])):
+            return c if code == c.subject else replace(c, subject=code)
+    return c
+
+
 def _names_generation(f: SentenceFacts) -> bool:
     return f.has("generation") or f.has("generation_time")
 
@@ -98,8 +124,8 @@ def _at_generation(f: SentenceFacts) -> bool:
 def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
     side of the comparison)."""
-    same = [c for c in an.claims("relation_same") if _framed(an, c)]
-    diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
+    same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
+    diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     same, diff = same + more_same, diff + more_diff

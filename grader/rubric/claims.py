@@ -13,6 +13,7 @@ import re
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
+from grader.rubric.relation_senses import not_a_relation, said_gone
 from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
 from grader.rubric.vision import (
     causal_mask_hides,
@@ -222,13 +223,6 @@ def _about_output_or_use(norm: str, r: Hit) -> bool:
 
 
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
-# "trained on a different task, it predicts the next word": an objective called different with
-# no comparand ("from", "than") is set against the other model's objective, not against use
-_OTHER_OBJECTIVE = re.compile(
-    r"^\W+(?:\w+\W+)?(?:tasks?|objectives?|goals?|jobs?|games?|exercises?|problems?)\b"
-    r"(?!\W+(?:\w+\W+)?(?:from|than|to)\b)",
-    re.IGNORECASE,
-)
 
 
 def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
@@ -279,8 +273,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue  # "a different task": only a relation when both conditions are named
             if _about_output_or_use(norm, r):
                 continue  # "it keeps the story consistent", "it's just for different things"
-            if generic and _OTHER_OBJECTIVE.match(norm[r.end :]):
-                continue  # "GPT is trained on a different task": compared with the other model
+            if not_a_relation(norm, r):
+                continue  # "a different task" (the other model's), "a real match" (a game)
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
             # "missing the context it was trained with": what is absent is the training
@@ -290,8 +284,9 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 for a in c.absent
             )
             # "it loses exactly the information it had in training": what a loss verb takes
-            # away is the training condition, so the sameness phrase states a difference
-            lacking = lacking or (base == "same" and _lost(ss, r))
+            # away is the training condition, so the sameness phrase states a difference; so
+            # does an absence said of it ("the context it was trained with is half gone")
+            lacking = lacking or (base == "same" and (_lost(ss, r) or said_gone(ss, r, c.absent)))
             if base == "same" and _modifies_difference(ss, r):
                 continue  # "the prefix-consistency gap": the phrase names a difference
             flip = (ss.negated(r) != after) != lacking

@@ -159,3 +159,55 @@ def test_a_practice_analogy_without_a_performance_or_both_models_earns_nothing()
     ]
     for text in texts:
         assert c4(text) == "missing", text
+
+
+# -- relation words in another sense or about another model ------------------------------------
+def test_match_as_the_game_is_no_relation() -> None:
+    text = (
+        "BERT needs both sides of a blank, so it cannot write. It is like a boxer who only "
+        "ever trained with a partner calling every punch, and who is then sent into a real "
+        "match."
+    )
+    assert c4(text) != "contradicted"
+
+
+def test_match_as_a_correspondence_is_still_a_relation() -> None:
+    for text in (
+        "When it writes, BERT's input matches what it saw in training.",
+        "There is a perfect match between how BERT is trained and how it generates.",
+    ):
+        assert c4(text) == "contradicted", text
+
+
+def test_precisely_the_heart_of_the_problem_is_emphasis() -> None:
+    text = (
+        "The masked encoder's pretraining is misaligned with decoding, which is precisely the "
+        "heart of the problem."
+    )
+    assert c4(text) != "contradicted"
+    near = "For BERT, generation gives precisely the context it was trained with."
+    assert c4(near) == "contradicted"
+
+
+def test_the_training_context_said_to_be_gone_is_a_difference() -> None:
+    text = (
+        "At generation the later words are not written yet, so for BERT the context it was "
+        "trained with is now gone."
+    )
+    assert c4(text) != "contradicted"
+    near = "For BERT the context it was trained with is there at generation time too."
+    assert c4(near) == "contradicted"
+
+
+def test_a_bracketed_label_after_a_clause_names_its_model() -> None:
+    text = (
+        "BERT sees both sides of a gap; GPT only the left. Two actors rehearse, one with a "
+        "prompter, one without. On stage without help, the first loses the prompter she always "
+        "relied on (that's BERT), the second does exactly what she rehearsed (that's GPT)."
+    )
+    assert c4(text) != "contradicted"
+    near = (
+        "BERT sees both sides of a gap; GPT only the left. On stage, the first actor does "
+        "exactly what she rehearsed (that's BERT)."
+    )
+    assert c4(near) == "contradicted"
