@@ -40,11 +40,12 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
     if not an.claims("future_absent"):
         return None
     # a relation that only points back ("no such shift") borrows its framing from the
-    # sentence before; it states no condition of its own to imply the restriction from
+    # sentence before; it states no condition of its own to imply the restriction from; nor
+    # does a bare sign between two terms ("GPT: practice = match")
     same = [
         c
         for c in _of(an.claims("relation_same"), CLM)
-        if _framed(an, c) and not _POINTS_BACK.search(c.text)
+        if _framed(an, c) and not _POINTS_BACK.search(c.text) and re.search(r"\w", c.text)
     ]
     return same[0] if same else None
 

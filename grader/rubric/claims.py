@@ -10,10 +10,11 @@ of each family. The wrong-mechanism catalogue (`mechanisms.py`) is one entry.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
-from grader.rubric.relation_senses import not_a_relation, said_gone
+from grader.rubric.relation_senses import not_a_relation, said_gone, sign_relations
 from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
 from grader.rubric.vision import (
     causal_mask_hides,
@@ -318,7 +319,16 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                     attributed=not carried,
                 )
             )
+    out.extend(_signed(c))
     return out
+
+
+def _signed(c: ClaimContext, lexicon_read: bool = True) -> list[Claim]:
+    """ "CLM: train context = decode context": a relation sign between the two conditions."""
+    return [
+        Claim(f"relation_{rel}", c.ss.subject_at(at, loose=False), c.idx, True, True, sign)
+        for rel, at, sign in sign_relations(c.ss, lexicon_read)
+    ]
 
 
 def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -426,6 +436,9 @@ def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
     for extract in (used_for_understanding, used_for_generation):
         out.extend(extract(c, out))
     if len(named) == 1:
+        # "GPT: practice = match": the line's one family is what the sign is said of
+        (code,) = named
+        out.extend(replace(x, subject=code) for x in _signed(c, lexicon_read=False))
         return [x for x in out if x.subject in named]
     # "BERT = encoder, NER; GPT = decoder, generation": one family per ";"-separated item is
     # a pair of telegraphic claims, not a salad; a use in an item naming both is nothing

@@ -48,3 +48,47 @@ def said_gone(ss: ParsedSentence, r: Hit, absent: list[Hit]) -> bool:
         a.start >= r.end and ss.same_clause(a, r) and _IS_BETWEEN.match(norm[r.end : a.start])
         for a in absent
     )
+
+
+# a relation written as a sign between a training term and a use term ("CLM: train context =
+# decode context", "BERT: practice ≠ match", "train ctx ⊋ decode ctx"); "==" and "≈" are
+# lexicon phrases already
+_SIGN = re.compile(r"(?<=\s)(?P<sign>=|≠|!=|=/=|⊋|⊊|⊃|⊂)(?=\s)")
+_SAME_SIGNS = frozenset({"="})
+# the occasion of use in an analogy's words ("practice = match", "training = the real exam")
+_USE_FIGURE = re.compile(
+    r"^\s*(?:the\s+)?(?:real\s+|actual\s+)?(?:match|game|race|exam|test|performance|"
+    r"show|trip|use|usage|deployment)\b",
+    re.IGNORECASE,
+)
+_NEAR = 30  # characters between a sign and the term on either side of it
+
+
+def sign_relations(ss: ParsedSentence, lexicon_read: bool = True) -> list[tuple[str, int, str]]:
+    """(relation, offset, sign) for each relation sign with a training term just before it
+    and a use term just after it (or the other way round): "same" for "=", "diff" for the
+    signs of inequality and strict inclusion (training gives more than use, or less).
+    `lexicon_read`: a sign that is also a lexicon phrase was read as one already."""
+    norm = ss.sent.norm
+    train = ss.hits.get("training", [])
+    use = ss.hits.get("generation", []) + ss.hits.get("generation_time", [])
+    words = ss.hits.get("same_relation", []) + ss.hits.get("diff_relation", [])
+    out = []
+    for m in _SIGN.finditer(norm):
+        a, b = m.start(), m.end()
+        if lexicon_read and any(h.start <= a < h.end for h in words):
+            continue  # a lexicon phrase ("≠" where the rubric lists it) is read as a phrase
+
+        used_after = _after(use, b) or bool(_USE_FIGURE.match(norm[b:]))
+        if (_before(train, a) and used_after) or (_before(use, a) and _after(train, b)):
+            rel = "same" if m.group("sign") in _SAME_SIGNS else "diff"
+            out.append((rel, a, m.group("sign")))
+    return out
+
+
+def _before(hs: list[Hit], at: int) -> bool:
+    return any(h.end <= at and at - h.end <= _NEAR for h in hs)
+
+
+def _after(hs: list[Hit], at: int) -> bool:
+    return any(h.start >= at and h.start - at <= _NEAR for h in hs)

@@ -211,3 +211,24 @@ def test_a_bracketed_label_after_a_clause_names_its_model() -> None:
         "exactly what she rehearsed (that's BERT)."
     )
     assert c4(near) == "contradicted"
+
+
+# -- a relation written as a sign between the training and the use condition ------------------
+def test_relation_signs_between_training_and_use() -> None:
+    texts = [
+        "Masked LM: sees both sides. Causal LM: only the left. Sampling: no later tokens. "
+        "Causal LM: training context = sampling context. Masked LM: training context ⊋ "
+        "sampling context.",
+        "BERT: fill gaps. GPT: next token. Generating: no future tokens. GPT: rehearsal = "
+        "performance. BERT: rehearsal ≠ performance.",
+    ]
+    for text in texts:
+        assert c4(text) == "met", text
+
+
+def test_a_sign_between_other_terms_is_no_relation() -> None:
+    for text in (
+        "GPT's training = predicting the next token from the left.",
+        "Loss = cross entropy over the masked positions.",
+    ):
+        assert c4(text) == "missing", text
