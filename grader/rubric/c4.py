@@ -17,6 +17,7 @@ from grader.rubric.c4_sides import (
     practice_analogy,
     same_range_twice,
     training_dismissed,
+    unlike_the_masked_training,
 )
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
@@ -69,7 +70,8 @@ def _framed(an: Analysis, c: Claim) -> bool:
 # a sameness phrase that names training and the use itself: "trains the way it is used", "is
 # tested on what it studied"
 _TRAINS_AS_USED = re.compile(
-    r"(?:trains?|trained|learns?|learned|practi[cs]\w*)\W+(?:\w+\W+)?(?:like|as|the way|how)\b",
+    r"(?:trains?|trained|learns?|learned|practi[cs]\w*|optimi[sz]\w*|prepar\w*)\W+(?:\w+\W+)?"
+    r"(?:like|as|the way|how|for what|for the (?:job|task|thing|way))\b",
     re.IGNORECASE,
 )
 _TRAIN_TEST = re.compile(r"train\w*\W+(?:test|inference|generation|use)\b", re.I)
@@ -136,7 +138,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         + _never_had(an)
         + same_range_twice(an)
     )
-    mlm_side = _of(diff, MLM) + gone_at_use(an)
+    mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
     dismissed = training_dismissed(an)

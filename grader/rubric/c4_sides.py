@@ -207,3 +207,37 @@ def practice_analogy(an: Analysis) -> list[Claim]:
             continue
         out.append(Claim("relation_diff", None, f.sentence.index, False, True, m.group(0)))
     return out
+
+
+# the use said to be unlike what was just described: "Writing a story is not like that at all",
+# "Generation is nothing like this", "Generation is a different exam"
+_UNLIKE_THAT = re.compile(
+    r"\b(?:is|are|was|were)(?:n't|\s+not)\s+(?:\w+\s+)?like\s+(?:that|this|it)\b|"
+    r"\bnothing like\s+(?:that|this|it)\b|\b(?:is|are)\s+a\s+(?:completely\s+|very\s+)?"
+    r"different\s+(?:exam|test|game|task|job|situation|story|thing)\b",
+    re.IGNORECASE,
+)
+
+
+def unlike_the_masked_training(an: Analysis) -> list[Claim]:
+    """The masked side as the use denied to be like the masked LM's training just described:
+    a sentence naming generation and no model that calls it unlike "that" ("Writing a story
+    is not like that at all"), right after one about the
+    masked LM's training or what it sees when it fills a blank (the sentence just before, what
+    "that" points back to), the causal LM not named there."""
+    out: list[Claim] = []
+    for k, f in enumerate(an.sentences):
+        if f.mentions or not (f.has("generation") or f.has("generation_time")):
+            continue
+        m = _UNLIKE_THAT.search(f.asserted or f.sentence.norm)
+        if m is None:
+            continue
+        g = an.sentences[k - 1] if k else None  # what "that" points back to
+        if (
+            g is not None
+            and g.primary == MLM
+            and CLM not in g.mentions
+            and (_trains(g) or g.kinds("see_both") or g.kinds("predicts_masked"))
+        ):
+            out.append(Claim("relation_diff", MLM, f.sentence.index, True, True, m.group(0)))
+    return out

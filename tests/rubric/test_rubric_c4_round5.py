@@ -232,3 +232,51 @@ def test_a_sign_between_other_terms_is_no_relation() -> None:
         "Loss = cross entropy over the masked positions.",
     ):
         assert c4(text) == "missing", text
+
+
+# -- trained for its use, the other model denied in the same sentence ------------------------
+def test_trained_for_its_use_and_the_other_not() -> None:
+    texts = [
+        "In the end GPT was optimised for what it's asked to do and BERT wasn't.",
+        "The causal LM is trained for the job it is used for, but the masked LM isn't.",
+    ]
+    for text in texts:
+        assert c4(text) == "met", text
+
+
+def test_trained_for_a_task_of_the_other_model_is_no_causal_side() -> None:
+    # near miss: "trained for the task" names no use of the model itself
+    text = "GPT was trained for the task of next-token prediction, and BERT was not."
+    assert c4(text) != "met"
+
+
+def test_the_occasion_it_prepared_for_and_training_like_the_use() -> None:
+    text = (
+        "BERT fills blanks with both sides visible, which writing never offers it. GPT is "
+        "trained like writing: when it generates, the test it sits is the very test it "
+        "practised for."
+    )
+    assert c4(text) == "met"
+
+
+# -- the use denied to be like the masked training just described: the masked side ------------
+def test_generation_unlike_the_masked_training_is_the_masked_side() -> None:
+    both = (
+        "Masked LM training is like solving a crossword with most letters filled in. Generating "
+        "text is not like that at all. A causal LM is trained like writing, one word after "
+        "another."
+    )
+    assert c4(both) == "met"
+    one = (
+        "BERT is trained to fill a gap from the words on both sides. Generation is nothing "
+        "like that."
+    )
+    assert c4(one) == "partial"
+
+
+def test_unlike_what_the_causal_lm_does_is_no_masked_side() -> None:
+    # near miss: "that" points back at the causal LM's sentence
+    text = (
+        "BERT fills gaps from both sides. GPT predicts the next word. Generation is not like that."
+    )
+    assert c4(text) == "missing"
