@@ -9,8 +9,16 @@ generation) and the C2 link (the masked side), and finds the contradicted forms.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from grader.rubric.c4_sides import gone_at_use, masked_training_before, same_range_twice
+from grader.rubric.c4_sides import (
+    gone_at_use,
+    masked_training_before,
+    practice_analogy,
+    same_range_twice,
+    training_dismissed,
+    unlike_the_masked_training,
+)
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import (
@@ -33,11 +41,12 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
     if not an.claims("future_absent"):
         return None
     # a relation that only points back ("no such shift") borrows its framing from the
-    # sentence before; it states no condition of its own to imply the restriction from
+    # sentence before; it states no condition of its own to imply the restriction from; nor
+    # does a bare sign between two terms ("GPT: practice = match")
     same = [
         c
         for c in _of(an.claims("relation_same"), CLM)
-        if _framed(an, c) and not _POINTS_BACK.search(c.text)
+        if _framed(an, c) and not _POINTS_BACK.search(c.text) and re.search(r"\w", c.text)
     ]
     return same[0] if same else None
 
@@ -61,13 +70,39 @@ def _framed(an: Analysis, c: Claim) -> bool:
 # a sameness phrase that names training and the use itself: "trains the way it is used", "is
 # tested on what it studied"
 _TRAINS_AS_USED = re.compile(
-    r"(?:trains?|trained|learns?|learned|practi[cs]\w*)\W+(?:\w+\W+)?(?:like|as|the way|how)\b",
+    r"(?:trains?|trained|learns?|learned|practi[cs]\w*|optimi[sz]\w*|prepar\w*)\W+(?:\w+\W+)?"
+    r"(?:like|as|the way|how|for what|for the (?:job|task|thing|way))\b",
     re.IGNORECASE,
 )
 _TRAIN_TEST = re.compile(r"train\w*\W+(?:test|inference|generation|use)\b", re.I)
 _USED_AS_TRAINED = re.compile(
     r"\bwhat (?:it|they) (?:\w+ )?(?:practi[cs]ed|rehearsed|studied|trained|prepared)\b", re.I
 )
+
+
+# a clause labelled by the model it is about, in brackets after it: "the second is doing what
+# she practised (that's GPT)", "(= BERT)", "(i.e. the causal LM)"
+_LABEL_AFTER = re.compile(
+    r"^[^;()]{0,80}?\(\s*(?:that'?s|that is|this is|i\.?\s?e\.?,?|=)?\s*", re.IGNORECASE
+)
+
+
+def _labelled_after(an: Analysis, c: Claim) -> Claim:
+    """The relation with the model its clause is labelled with in brackets right after it
+    ("the first has lost what she leaned on (that's BERT), the second is doing exactly what
+    she practised (that's GPT)"): the label, not the model named last before the relation,
+    says what the clause is about."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    norm = f.sentence.norm
+    at = norm.find(c.text) if c.text else -1
+    m = _LABEL_AFTER.match(norm[at + len(c.text) :]) if at >= 0 else None
+    if m is None:
+        return c
+    pos = at + len(c.text) + m.end()
+    for code, key in _MODEL_KEYS.items():
+        if any(h.start == pos for h in f.hits.get(key, [])):
+            return c if code == c.subject else replace(c, subject=code)
+    return c
 
 
 def _names_generation(f: SentenceFacts) -> bool:
@@ -92,8 +127,8 @@ def _at_generation(f: SentenceFacts) -> bool:
 def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
     side of the comparison)."""
-    same = [c for c in an.claims("relation_same") if _framed(an, c)]
-    diff = [c for c in an.claims("relation_diff") if _framed(an, c)]
+    same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
+    diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     same, diff = same + more_same, diff + more_diff
@@ -103,15 +138,18 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         + _never_had(an)
         + same_range_twice(an)
     )
-    mlm_side = _of(diff, MLM) + gone_at_use(an)
+    mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
+    dismissed = training_dismissed(an)
     contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
     supported = bool(causal_side or mlm_side)
     if contra_mlm:
         return _contradicted(contra_mlm, "mlm_consistent", supported)
     if contra_clm:
         return _contradicted(contra_clm, "clm_mismatch", supported)
+    if dismissed:
+        return _contradicted(dismissed, "training_alike", supported)
 
     mentions = {s.sentence.index: s.mentions for s in an.sentences}
     # "only GPT's training matches what it has at generation": the other model is excluded
@@ -146,7 +184,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if near is not None and trained & {*c2.evidence, near}:
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
-    partial = causal_side + mlm_side + general + _task_match(an)
+    partial = causal_side + mlm_side + general + _task_match(an) + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
@@ -336,7 +374,10 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
     named or pointed to (`attributed`)."""
     out = []
     for f in an.sentences:
-        if not (f.has("training") and f.has("generation_time")) or f.kinds("relation_same"):
+        # a negated difference word ("so it doesn't cheat") states no sameness of conditions
+        diff_words = {h.text.lower() for h in f.hits.get("diff_relation", [])}
+        same = [c for c in f.kinds("relation_same") if c.text.lower() not in diff_words]
+        if not (f.has("training") and f.has("generation_time")) or same:
             continue  # "... and predicting the next word is exactly what it does at generation"
         norm = f.sentence.norm
         at = min(h.start for h in f.hits["generation_time"])
@@ -350,10 +391,13 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
 
 
 # the use condition stated as less than training: "has to work without them", "is it limited",
-# "it loses that", "the mask only matters at inference"
+# "it loses that", "the mask only matters at inference", "it only applies the mask when it
+# generates" (the restriction switched on for use alone)
 _LESS_AT_USE = re.compile(
     r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|rel(?:y|ies|ying) on|no longer|"
-    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b",
+    r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b|"
+    r"\bonly\W+(?:\w+\W+)?(?:uses?|used|appl(?:y|ies|ied)|adds?|added|turns? on)\W+"
+    r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b",
     re.IGNORECASE,
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import CLM, MLM, Analysis, Claim, SentenceFacts
+from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts
 from grader.rubric.judgement import LINK_WINDOW, Judgement
 
 
@@ -82,4 +82,162 @@ def same_range_twice(an: Analysis) -> list[Claim]:
                 if c.text.lower() in trained:
                     out.append(Claim("relation_same", CLM, f.sentence.index, True, True, c.text))
                     break
+    return out
+
+
+# training named and denied as what explains the difference: "so the training is not the
+# difference", "the training setup isn't really what makes the difference"
+_NOT_THE_REASON = re.compile(
+    r"\b(?:train\w*|learn\w*|setup|objectives?)\b[^.;:]*?\b(?:is|are|was|were)(?:n't|\s+not)"
+    r"\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:difference|reason|cause|explanation|issue|problem)\b",
+    re.IGNORECASE,
+)
+# the difference put down to something else: "the difference ... must come from model size",
+# "the real reason is that GPT has a decoder", "the difference is only the architecture"
+_ELSEWHERE = re.compile(
+    r"\b(?:the\s+)?(?:real\s+|actual\s+|only\s+)?(?:difference|gap|reason|cause|explanation)\b"
+    r"(?:\s+\w+){0,4}?\s+(?:must|has to|can only|should|would)?\s*(?:come|comes|be|is|lies)\s+"
+    r"(?:(?:only|just|really|simply|then)\s+)?(?:from|in|down to|due to|that|the|its|their)\b",
+    re.IGNORECASE,
+)
+# words about what a model sees or predicts: with them the "difference" named is the rubric's
+# condition ("the difference is what they see: BERT has both sides"), not something else
+_CONDITION_WORDS = re.compile(
+    r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
+    r"preceding|following|prefix|sides?|blanks?|gaps?|see|sees|saw|seen|visible|attend\w*|"
+    r"bidirectional|causal|mask\w*|hidden|direction\w*)\b",
+    re.IGNORECASE,
+)
+
+
+# "the same recipe", "alike", "similarly", "the only difference is ..." (the rest the same)
+_ALIKE = re.compile(r"\b(?:the same|alike|similar(?:ly)?|only difference)\b", re.IGNORECASE)
+
+
+def _alike_in_training(f: SentenceFacts) -> bool:
+    """The sentence says the two models train alike: both named together as its subject
+    ("both models", "BERT and GPT"; not one clause per model, "GPT ... and BERT doesn't"), a
+    training word, and a sameness (or "the only difference is ...", the rest the same)."""
+    both = BOTH in f.subjects
+    alike = bool(f.kinds("relation_same") or _ALIKE.search(f.asserted or f.sentence.norm))
+    return both and _trains(f) and alike
+
+
+def training_dismissed(an: Analysis) -> list[Claim]:
+    """The C4 contrast denied: the two models said to train alike ("Both models are trained
+    the same way: show them text, hide a piece, predict it") and, in that sentence or up to
+    `LINK_WINDOW` after it, training dismissed as what explains the difference ("so the
+    training is not the difference") or the difference put down to something else that is no
+    condition of what the models see ("the difference must come from model size"). Together
+    they say the masked LM trains under the conditions the causal LM does: a false claim
+    (`mlm_consistent`) quoted from the dismissal."""
+    pos = {f.sentence.index: k for k, f in enumerate(an.sentences)}
+    out: list[Claim] = []
+    for f in an.sentences:
+        if not _alike_in_training(f):
+            continue
+        k = pos[f.sentence.index]
+        for g in an.sentences[k : k + LINK_WINDOW + 1]:
+            text = g.asserted or g.sentence.norm
+            m = _NOT_THE_REASON.search(text) or _ELSEWHERE.search(text)
+            if m is not None and not _CONDITION_WORDS.search(text[m.end() :]):
+                out.append(Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0)))
+                break
+            # "..., so there is no difference between how they learn and how they are used":
+            # the sameness itself set between training and use, for both (no contrast, and no
+            # condition of what they see that the sameness could be about)
+            if g is f and _uses_named(f) and not _CONTRAST_OR_CONDITION.search(text):
+                out.append(Claim("relation_same", BOTH, f.sentence.index, True, True, ""))
+                break
+    return out
+
+
+_CONTRAST_OR_CONDITION = re.compile(
+    rf"\b(?:but|while|whereas|however|yet|unlike|except)\b|{_CONDITION_WORDS.pattern}", re.I
+)
+
+
+def _uses_named(f: SentenceFacts) -> bool:
+    return f.has("generation") or f.has("generation_time")
+
+
+# an analogy's figure with a habit of practice: "a cook who has only ever finished dishes ...",
+# "a pianist who has always practised with the score", "learning to drive with a guide",
+# "you wouldn't prepare for an exam by ..."
+_PRACTICE = re.compile(
+    r"\b(?:has|have|had)\s+(?:only\s+)?(?:ever|always)\b|\bonly\s+ever\b|"
+    r"\balways\s+(?:\w+\s+)?(?:practi\w+|train\w*|learn\w*|prepar\w*|rehears\w*|started|did)\b|"
+    r"\b(?:practi[sc]\w*|prepar\w*|rehears\w*)\b|\blearn\w*\s+(?:to|with|by|on)\b",
+    re.IGNORECASE,
+)
+# the performance set against the practice: a second figure ("versus a cook who ...") or what
+# the figure will or cannot do when it counts ("will stumble when asked to improvise")
+_PERFORMANCE = re.compile(
+    r"\b(?:versus|vs|whereas|unlike|another|the other)\b|"
+    r"\b(?:will|won't|would|wouldn't|can't|cannot|couldn't|not be able)\b",
+    re.IGNORECASE,
+)
+
+
+def practice_analogy(an: Analysis) -> list[Claim]:
+    """An unmapped analogy of the training-vs-use mismatch: in an answer that names both
+    families, a sentence naming neither gives a figure's habit of practice and sets the
+    performance against it, in that sentence or the next one that also names no model ("A
+    pianist who has always practised with the whole score open will stumble when asked to
+    improvise." / "... versus a cook who has always started from an empty pan."). Which model
+    is which is left to the reader: a vague "training differs from use", partial at most."""
+    named = set().union(*(f.mentions for f in an.sentences)) if an.sentences else set()
+    if not {MLM, CLM} <= named:
+        return []
+    out: list[Claim] = []
+    for k, f in enumerate(an.sentences):
+        if f.mentions or f.list_like:
+            continue
+        text = f.asserted or f.sentence.norm
+        m = _PRACTICE.search(text)
+        if m is None:
+            continue
+        nxt = an.sentences[k + 1] if k + 1 < len(an.sentences) else None
+        rest = text[: m.start()] + " " + text[m.end() :]
+        if not _PERFORMANCE.search(rest) and not (
+            nxt is not None
+            and not nxt.mentions
+            and _PERFORMANCE.search(nxt.asserted or nxt.sentence.norm)
+        ):
+            continue
+        out.append(Claim("relation_diff", None, f.sentence.index, False, True, m.group(0)))
+    return out
+
+
+# the use said to be unlike what was just described: "Writing a story is not like that at all",
+# "Generation is nothing like this", "Generation is a different exam"
+_UNLIKE_THAT = re.compile(
+    r"\b(?:is|are|was|were)(?:n't|\s+not)\s+(?:\w+\s+)?like\s+(?:that|this|it)\b|"
+    r"\bnothing like\s+(?:that|this|it)\b|\b(?:is|are)\s+a\s+(?:completely\s+|very\s+)?"
+    r"different\s+(?:exam|test|game|task|job|situation|story|thing)\b",
+    re.IGNORECASE,
+)
+
+
+def unlike_the_masked_training(an: Analysis) -> list[Claim]:
+    """The masked side as the use denied to be like the masked LM's training just described:
+    a sentence naming generation and no model that calls it unlike "that" ("Writing a story
+    is not like that at all"), right after one about the
+    masked LM's training or what it sees when it fills a blank (the sentence just before, what
+    "that" points back to), the causal LM not named there."""
+    out: list[Claim] = []
+    for k, f in enumerate(an.sentences):
+        if f.mentions or not (f.has("generation") or f.has("generation_time")):
+            continue
+        m = _UNLIKE_THAT.search(f.asserted or f.sentence.norm)
+        if m is None:
+            continue
+        g = an.sentences[k - 1] if k else None  # what "that" points back to
+        if (
+            g is not None
+            and g.primary == MLM
+            and CLM not in g.mentions
+            and (_trains(g) or g.kinds("see_both") or g.kinds("predicts_masked"))
+        ):
+            out.append(Claim("relation_diff", MLM, f.sentence.index, True, True, m.group(0)))
     return out

@@ -10,9 +10,11 @@ of each family. The wrong-mechanism catalogue (`mechanisms.py`) is one entry.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
+from grader.rubric.relation_senses import not_a_relation, said_gone, sign_relations
 from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
 from grader.rubric.vision import (
     causal_mask_hides,
@@ -272,6 +274,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue  # "a different task": only a relation when both conditions are named
             if _about_output_or_use(norm, r):
                 continue  # "it keeps the story consistent", "it's just for different things"
+            if not_a_relation(norm, r):
+                continue  # "a different task" (the other model's), "a real match" (a game)
             # "exactly what BERT never saw": a negation after a sameness word reverses it
             after = base == "same" and ss.negated_after(r)
             # "missing the context it was trained with": what is absent is the training
@@ -281,8 +285,9 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 for a in c.absent
             )
             # "it loses exactly the information it had in training": what a loss verb takes
-            # away is the training condition, so the sameness phrase states a difference
-            lacking = lacking or (base == "same" and _lost(ss, r))
+            # away is the training condition, so the sameness phrase states a difference; so
+            # does an absence said of it ("the context it was trained with is half gone")
+            lacking = lacking or (base == "same" and (_lost(ss, r) or said_gone(ss, r, c.absent)))
             if base == "same" and _modifies_difference(ss, r):
                 continue  # "the prefix-consistency gap": the phrase names a difference
             flip = (ss.negated(r) != after) != lacking
@@ -314,7 +319,16 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                     attributed=not carried,
                 )
             )
+    out.extend(_signed(c))
     return out
+
+
+def _signed(c: ClaimContext, lexicon_read: bool = True) -> list[Claim]:
+    """ "CLM: train context = decode context": a relation sign between the two conditions."""
+    return [
+        Claim(f"relation_{rel}", c.ss.subject_at(at, loose=False), c.idx, True, True, sign)
+        for rel, at, sign in sign_relations(c.ss, lexicon_read)
+    ]
 
 
 def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -422,6 +436,9 @@ def telegraphic_claims(ss: ParsedSentence) -> list[Claim]:
     for extract in (used_for_understanding, used_for_generation):
         out.extend(extract(c, out))
     if len(named) == 1:
+        # "GPT: practice = match": the line's one family is what the sign is said of
+        (code,) = named
+        out.extend(replace(x, subject=code) for x in _signed(c, lexicon_read=False))
         return [x for x in out if x.subject in named]
     # "BERT = encoder, NER; GPT = decoder, generation": one family per ";"-separated item is
     # a pair of telegraphic claims, not a salad; a use in an item naming both is nothing

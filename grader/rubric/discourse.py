@@ -110,7 +110,10 @@ def aliases(
         suffix = r"(?:'s)?(?:-style|-like)?(?![\w-])"
         if np in ("A", "I"):  # also English words: only as a name before punctuation
             suffix += r"(?=\s*[^\w\s]|\s*$)"
-        out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){body}{suffix}", flags))
+        # "the player whose practice matches the match": a definite name narrowed by a relative
+        # clause picks out whichever figure fits the description, not the one mapped to a model
+        narrowed = rf"(?!(?<=(?i:the) ){body}\s+(?i:who|whose|that)\b)"
+        out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){narrowed}{body}{suffix}", flags))
     return {k: tuple(v) for k, v in out.items()}
 
 

@@ -39,7 +39,7 @@ LEXICON_KEYS: tuple[str, ...] = (
 CLAIM_KEYS: tuple[str, ...] = (
     "mlm_left_only", "clm_sees_future", "future_at_generation", "mlm_consistent",
     "clm_mismatch", "mlm_generation", "arch_swap", "mlm_causal", "mlm_trailing_mask",
-    "mlm_no_problem", "clm_fills_blanks",
+    "mlm_no_problem", "clm_fills_blanks", "training_alike",
 )  # fmt: skip
 THRESHOLD_KEYS: dict[str, type] = {
     "short_words": int,

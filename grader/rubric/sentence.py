@@ -51,6 +51,8 @@ _SCENE_KEYS = ("generation", "generation_time", "left_to_right")
 # "not restricted / limited in either direction" negates the restriction, not the context
 # phrase after it (the double negative states the unrestricted view)
 _RESTRICTED = frozenset("restricted limited confined constrained bound".split())
+# words after which "no" starts a noun phrase that names an absence ("having no context")
+_NONFINITE_BEFORE = frozenset("having with getting seeing being".split())
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
 
 
@@ -363,8 +365,20 @@ class ParsedSentence:
                 continue
             if any(_overlap(g, x) for x in owned):
                 continue  # part of "never happens", "no gap": not a negation of `h`
+            if self._nonfinite(g):
+                continue  # "the same as them not existing": the compared state is an absence
             n += 1
         return n % 2 == 1
+
+    def _nonfinite(self, g: Hit) -> bool:
+        """The negation cue `g` negates a verbless or -ing phrase, not a clause: "them not
+        existing", "not being there", "having no later words". Such a phrase names the state
+        compared (an absence); it does not deny the comparison."""
+        nxt = self.toks[g.tok_end][2] if g.tok_end < len(self.toks) else ""
+        prev = self.toks[g.tok - 1][2] if g.tok > 0 else ""
+        if g.text.lower() in ("not", "never") and len(nxt) > 4 and nxt.endswith("ing"):
+            return True
+        return g.text.lower() == "no" and prev in _NONFINITE_BEFORE
 
     def near_before(self, key: str, h: Hit, window: int) -> Hit | None:
         """The closest `key` hit ending before `h`, in the same clause, within `window` words."""
