@@ -98,7 +98,16 @@ _LOOKALIKE = str.maketrans(
     "\u03bf\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
     "aeijopcyxshdqw" "ABEIJKMHOPCTXS" "oABEZHIKMNOPTYX",
 )  # fmt: skip
-_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
+# ... and the compatibility forms of ASCII (fullwidth "ｔｈｅ．", mathematical bold or italic
+# "𝐭𝐡𝐞"), which a reader also reads as those characters
+_COMPAT = {
+    c: ord(folded)
+    for block in (range(0xFF01, 0xFF5F), range(0x1D400, 0x1D800))
+    for c in block
+    if len(folded := unicodedata.normalize("NFKC", chr(c))) == 1 and "!" <= folded <= "~"
+}
+_LOOKALIKE.update(_COMPAT)
+_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*|[\uff01-\uff5e]")
 
 
 def _fold_lookalikes(m: re.Match[str]) -> str:
@@ -284,7 +293,7 @@ def _non_latin_script(text: str) -> str | None:
         if not ch.isalpha():
             continue
         letters += 1
-        if ch.isascii():
+        if ch.isascii() or ord(ch) in _COMPAT:
             continue
         try:
             first = unicodedata.name(ch).split(" ", 1)[0]

@@ -3,7 +3,7 @@
 Each attack below scored well on 70c6923 without being flagged (or a copy kept its points):
 the grader's feedback pasted back (10/10), every claim hedged both ways (10/10), a good
 answer hidden from the reader of the rendered Markdown (10/10), a copy of the model answer
-with look-alike letters (9/10), notes to a reviewer (not flagged). The controls show an
+with look-alike or fullwidth letters (9/10), notes to a reviewer (not flagged). The controls show an
 honest answer keeps its credit.
 """
 
@@ -207,8 +207,31 @@ def test_a_copy_with_look_alike_letters_is_still_a_copy():
     assert res.score == 0 and _copied(res)
 
 
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+@pytest.mark.parametrize("words", ["function words", "all"])
+def test_a_copy_in_fullwidth_letters_is_still_a_copy(words):
+    """Fullwidth ("ｔｈｅ") and mathematical ("𝐭𝐡𝐞") letters read as the letters they show:
+    in the function words only they hid the model answer from the copy check (9/10); the
+    whole answer in them passed for a non-Latin script (provisional points, no copy found)."""
+    small = {"the", "a", "of", "to", "and", "is", "that", "it", "in"}
+    text = " ".join(
+        _fullwidth(w) if words == "all" or w.lower() in small else w
+        for w in MODEL_ANSWER.split(" ")
+    )
+    res = score_explanation(text)
+    assert res.score == 0 and _copied(res)
+    assert not any("non-Latin" in r for r in res.review_reasons)
+
+
 def test_look_alike_letters_are_read_as_latin_only_in_latin_words():
     assert normalize("th\u0435 m\u043edel \u0455ees \u0430 BERT") == "the model sees a BERT"
+    assert (
+        normalize("\uff54\uff48\uff45 \U0001d41b\U0001d41e\U0001d42b\U0001d42d\uff0e")
+        == "the bert."
+    )
     russian = "\u0441\u043e\u043d \u043c\u043e\u0434\u0435\u043b\u044c"  # stays as it is
     assert normalize(russian) == russian
 
