@@ -1,7 +1,7 @@
-"""Answers that say nothing while naming everything: claims offered with their alternative
-("BERT sees both sides, or perhaps it does not"), and text a reader of the rendered answer
-never sees (Markdown comments, hidden HTML). Both are read as what they say to a person:
-nothing.
+"""Answers that say nothing of their own while naming everything: claims offered with their
+alternative ("BERT sees both sides, or perhaps it does not"), text a reader of the rendered
+answer never sees (Markdown comments, hidden HTML), and the grader's own feedback handed back.
+Each is read as what it says to a person about the student's understanding: nothing.
 
 Every pattern here is linear (no nested quantifiers) and runs on text already capped by the
 scorer.
@@ -10,8 +10,11 @@ scorer.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from grader.rubric.text import Sentence
+from grader.rubric.feedback import GOOD, IMPROVE, MISSING, WRONG
+from grader.rubric.model import Rubric
+from grader.rubric.text import Sentence, words
 
 _AUX = r"(?:do|does|did|is|are|was|were|can|could|might|may|will|would|has|have|had|should)"
 _HEDGE = r"(?:perhaps |maybe |possibly |probably |equally |just as likely |it could be )?"
@@ -105,3 +108,70 @@ def visible_text(text: str) -> str:
         done = b
     out.append(text[done:])
     return "".join(out)
+
+
+def feedback_texts(rubric: Rubric) -> tuple[str, ...]:
+    """Every text the grader shows a student about this rubric: the criteria's titles and
+    requirements, each level's feedback (what was good, what is missing, how to improve) and
+    the false-claim messages. A student who handed in a weak answer reads them in the
+    feedback, so pasting them back is a copy of shipped text, not an answer."""
+    return _feedback_texts(_feedback_key(rubric))
+
+
+def _feedback_key(rubric: Rubric) -> tuple:
+    """The rubric's own feedback strings, as a hashable key (a `Rubric` holds mappings)."""
+    return (
+        rubric.title,
+        tuple((c.title, c.requires, tuple(c.levels.values())) for c in rubric.criteria),
+        tuple(rubric.claims.values()),
+    )
+
+
+@lru_cache(maxsize=2)  # one per rubric in use: built once per process, not once per answer
+def _feedback_texts(key: tuple) -> tuple[str, ...]:
+    title, criteria, claims = key
+    out = [title]
+    for c_title, requires, levels in criteria:
+        out += [c_title, requires]
+        for lv in levels:  # as the feedback shows them, labels included
+            out += [f"{GOOD}: {lv.good}", f"{MISSING}: {lv.gap}", f"{WRONG}: {lv.gap}"]
+            out += [f"{IMPROVE}: {lv.improve}"]
+    out += [f"{WRONG}: {m}" for m in claims]
+    return tuple(t for t in out if t and not t.endswith(": "))
+
+
+@lru_cache(maxsize=2)
+def _field_grams(key: tuple) -> tuple[dict[tuple[str, ...], tuple[int, ...]], tuple[int, ...]]:
+    """Each word 4-gram of the feedback texts -> the texts holding it, and each text's number
+    of distinct 4-grams."""
+    index: dict[tuple[str, ...], tuple[int, ...]] = {}
+    sizes = []
+    for k, t in enumerate(_feedback_texts(key)):
+        ws = words(t)
+        grams = set(zip(*(ws[i:] for i in range(4)), strict=False))
+        for g in grams:
+            index[g] = (*index.get(g, ()), k)
+        sizes.append(len(grams))
+    return index, tuple(sizes)
+
+
+def feedback_copies(
+    grams: dict[int, list[list[tuple[str, ...]]]], rubric: Rubric, coverage: float, share: float
+) -> set[int]:
+    """Indices of sentences copied from the rubric's feedback (`feedback_texts`): `grams` maps
+    each sentence to its word 4-grams (as read and as written). Once the answer holds
+    `coverage` of one feedback text's 4-grams, a sentence `share` of whose 4-grams are the
+    feedback's is a copy (also one that runs two texts together: a title and the praise after
+    it); before that, a phrase of the feedback in an own sentence is a coincidence."""
+    index, sizes = _field_grams(_feedback_key(rubric))
+    held = [0] * len(sizes)
+    for g in {g for variants in grams.values() for gs in variants for g in gs}:
+        for k in index.get(g, ()):
+            held[k] += 1
+    if not any(n and n >= coverage * size for n, size in zip(held, sizes, strict=True)):
+        return set()
+    return {
+        i
+        for i, variants in grams.items()
+        if any(sum(g in index for g in gs) >= share * len(gs) for gs in variants)
+    }

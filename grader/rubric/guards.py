@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
-from grader.rubric.feedback import GOOD, IMPROVE, MISSING, WRONG
+from grader.rubric.evasion import feedback_copies
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
@@ -205,21 +205,6 @@ def _shipped_index() -> tuple[
     return tuple(labels), tuple(quotable), {k: frozenset(v) for k, v in index.items()}
 
 
-def feedback_texts(rubric: Rubric) -> tuple[str, ...]:
-    """Every text the grader shows a student about this rubric: the criteria's titles and
-    requirements, each level's feedback (what was good, what is missing, how to improve) and
-    the false-claim messages. A student who handed in a weak answer reads them in the
-    feedback, so pasting them back is a copy of shipped text, not an answer."""
-    out = [rubric.title]
-    for c in rubric.criteria:
-        out += [c.title, c.requires]
-        for lv in c.levels.values():  # as the feedback shows them, labels included
-            out += [f"{GOOD}: {lv.good}", f"{MISSING}: {lv.gap}", f"{WRONG}: {lv.gap}"]
-            out += [f"{IMPROVE}: {lv.improve}"]
-    out += [f"{WRONG}: {m}" for m in rubric.claims.values()]
-    return tuple(t for t in out if t and not t.endswith(": "))
-
-
 def copy_match(text: str) -> CopyMatch:
     """How much of `text` is taken from one shipped text: the share of its word 4-grams found
     in that text, and its longest run of words whose every 4-gram is there (the text with the
@@ -266,8 +251,8 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
     """Indices of sentences taken from a shipped text that is not quotable (most of their
     word 4-grams are one such text's): such a sentence earns nothing, whatever it says.
 
-    With `rubric`, each of its feedback texts (`feedback_texts`) is such a text too, once the
-    answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
+    With `rubric`, each of its feedback texts (`evasion.feedback_texts`) is such a text too,
+    once the answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
     plain, so one of its phrases in a sentence of the student's own ("the tokens after the
     current position have not been produced yet") is a coincidence, the whole text pasted
     back (also split over sentences, or with its opening cut) is not."""
@@ -283,25 +268,9 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
                         counts[src] = counts.get(src, 0) + 1
             if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(gs):
                 out.add(i)
-    if rubric is None:
-        return out
-    mine = {g for variants in grams.values() for gs in variants for g in gs}
-    fields = _field_grams(feedback_texts(rubric))
-    if not any(f and len(f & mine) >= FEEDBACK_COVERAGE * len(f) for f in fields):
-        return out
-    # some text is pasted back: a sentence most of whose 4-grams are the feedback's is a copy
-    # (also one that runs two texts together: a title and the praise after it)
-    every = frozenset().union(*fields)
-    for i, variants in grams.items():
-        if any(sum(g in every for g in gs) >= COPY_SENTENCE_SHARE * len(gs) for gs in variants):
-            out.add(i)
+    if rubric is not None:
+        out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)
     return out
-
-
-@lru_cache(maxsize=2)
-def _field_grams(texts: tuple[str, ...]) -> tuple[frozenset[tuple[str, ...]], ...]:
-    """The word 4-grams of each feedback text."""
-    return tuple(frozenset(_shingles(words(t))) for t in texts)
 
 
 # Word order. Shuffling the words of a sentence keeps every concept it names, and the
