@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
+from grader.rubric.evasion import feedback_copies
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
@@ -36,6 +37,8 @@ SHINGLE = 4  # words per shingle for copy containment
 # is a copied passage and earns nothing.
 COPY_SENTENCE_WORDS = 8
 COPY_SENTENCE_SHARE = 0.6
+# ... and from the rubric's feedback texts once the answer holds this share of one of them
+FEEDBACK_COVERAGE = 0.5
 MAX_CHARS = 60_000  # text analysed per answer (~10,000 words; "very long" is 1,200 words)
 # Concepts that show an answer is about this question at all.
 TOPIC_KEYS = (
@@ -232,26 +235,41 @@ def copy_match(text: str) -> CopyMatch:
     )
 
 
-def copied_sentences(sentences: list[Sentence]) -> set[int]:
+def _sentence_grams(s: Sentence) -> list[list[tuple[str, ...]]]:
+    """The word 4-grams of a sentence long enough to be judged a copy, as read and as
+    written: a table cell is read as a statement of its row and column
+    (`discourse.expand_tables`), but what was copied is the row."""
+    out = []
+    for text in {s.norm, s.text}:
+        ws = words(text)
+        if len(ws) >= COPY_SENTENCE_WORDS:
+            out.append([tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)])
+    return out
+
+
+def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) -> set[int]:
     """Indices of sentences taken from a shipped text that is not quotable (most of their
-    word 4-grams are one such text's): such a sentence earns nothing, whatever it says."""
+    word 4-grams are one such text's): such a sentence earns nothing, whatever it says.
+
+    With `rubric`, each of its feedback texts (`evasion.feedback_texts`) is such a text too,
+    once the answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
+    plain, so one of its phrases in a sentence of the student's own ("the tokens after the
+    current position have not been produced yet") is a coincidence, the whole text pasted
+    back (also split over sentences, or with its opening cut) is not."""
     _, quotable, index = _shipped_index()
+    grams = {s.index: _sentence_grams(s) for s in sentences}
     out = set()
-    for s in sentences:
-        # the sentence as read and as written: a table cell is read as a statement of its
-        # row and column (`discourse.expand_tables`), but what was copied is the row
-        for text in {s.norm, s.text}:
-            ws = words(text)
-            grams = [tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)]
-            if len(ws) < COPY_SENTENCE_WORDS or not grams:
-                continue
+    for i, variants in grams.items():
+        for gs in variants:
             counts: dict[int, int] = {}
-            for g in grams:
+            for g in gs:
                 for src in index.get(g, ()):
                     if not quotable[src]:
                         counts[src] = counts.get(src, 0) + 1
-            if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(grams):
-                out.add(s.index)
+            if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(gs):
+                out.add(i)
+    if rubric is not None:
+        out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)
     return out
 
 
@@ -335,13 +353,15 @@ def assess(
     echoed: set[int] = frozenset(),
     copied: set[int] = frozenset(),
     scrambled: set[int] = frozenset(),
+    hedged: set[int] = frozenset(),
 ) -> Guards:
     """Run every answer-level check; `reasons` are written for the instructor.
 
     `any_credit` tells whether some criterion earned something: an answer that did is never
     called off-topic. `echoed` / `copied`: sentences that earned nothing because they restate
     the prompt / are taken from a shipped text (`copied_sentences`); `scrambled`: sentences
-    whose word order is not English (`scrambled_sentences`).
+    whose word order is not English (`scrambled_sentences`); `hedged`: sentences that offer
+    a claim with its alternative (`evasion.noncommittal_sentences`).
     """
     th = rubric.thresholds
     n = word_count(text)
@@ -377,6 +397,12 @@ def assess(
             "sentence keeps its terms but says nothing, so those sentences earned nothing."
         )
         g.cap = min(g.cap, 0.5)
+    if hedged:
+        g.reasons.append(
+            f"The answer hedges both ways (sentence {', '.join(str(i + 1) for i in sorted(hedged))}"
+            "): a claim offered with its alternative asserts neither, so it earned nothing."
+        )
+        g.cap = min(g.cap, 0.5)
     g.language = detect_non_english(text, th.english_stopword_ratio)
     if g.language:
         g.reasons.append(
@@ -410,6 +436,7 @@ def assess(
         and not any_credit
         and not copied
         and not scrambled
+        and not hedged
     ):
         g.off_topic = True
         g.reasons.append(

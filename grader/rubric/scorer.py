@@ -22,6 +22,7 @@ from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.certainty import settle
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.discourse import expand_tables
+from grader.rubric.evasion import noncommittal_sentences, visible_text
 from grader.rubric.feedback import criterion_feedback, declined_feedback, summary
 from grader.rubric.guards import (
     MAX_CHARS,
@@ -34,6 +35,7 @@ from grader.rubric.guards import (
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.text import Sentence, correct_spelling, split_sentences
+from grader.textsafe import clean_text
 
 EVIDENCE_CHARS = 400
 
@@ -52,13 +54,17 @@ def score_explanation(
     second reader's fitted weights (`reader_weights.json`; used by cross-validation).
     """
     rubric = rubric or load_rubric()
-    text = text if isinstance(text, str) else ""
+    # read what a person reads: no invisible characters (as the loader already does for a
+    # submission; the Python API may be handed raw text) and nothing the rendered Markdown
+    # hides (comments, reference-definition comments, hidden HTML)
+    text = visible_text(clean_text(text)) if isinstance(text, str) else ""
     full_text = text
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
     sentences, injected, an = read_answer(text, rubric)
-    copied = copied_sentences(sentences) & an.skipped - injected
+    copied = copied_sentences(sentences, rubric) & an.skipped - injected
     scrambled = scrambled_sentences(sentences) & an.skipped - injected - copied
-    echoed = an.skipped - injected - copied - scrambled
+    hedged = noncommittal_sentences(sentences) & an.skipped - injected - copied - scrambled
+    echoed = an.skipped - injected - copied - scrambled - hedged
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
@@ -78,6 +84,7 @@ def score_explanation(
         echoed=echoed,
         copied=copied,
         scrambled=scrambled,
+        hedged=hedged,
     )
     if len(full_text) > MAX_CHARS:
         guards.reasons.append(
@@ -192,13 +199,13 @@ def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], An
     """Sentences (with common slips in domain words undone in their matching text, `norm`, and
     a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
-    that only restate the question, copy a shipped text or have their words out of English
-    order are skipped too: `Analysis.skipped`)."""
+    that only restate the question, copy a shipped text, have their words out of English
+    order or offer a claim with its alternative are skipped too: `Analysis.skipped`)."""
     sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
-    skip = injected | echoed_sentences(sentences) | copied_sentences(sentences)
-    skip |= scrambled_sentences(sentences)
+    skip = injected | echoed_sentences(sentences) | copied_sentences(sentences, rubric)
+    skip |= scrambled_sentences(sentences) | noncommittal_sentences(sentences)
     return sentences, injected, analyse(sentences, rubric, skip=skip)
 
 

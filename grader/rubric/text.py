@@ -88,9 +88,40 @@ class Sentence:
     norm: str  # same length as `text`, quotes/spaces normalised for matching
 
 
+# Letters of other scripts that look like Latin ones (Cyrillic "а" and "е", Greek "Ο"). In a
+# word that also has a Latin letter, or is made of such letters only, they are the Latin letter
+# a reader sees: "thе" with a Cyrillic "е" hid a copy of the model answer from the copy check
+# and kept its points. A word of another script ("сон") keeps its letters.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u0456\u0458\u043e\u0440\u0441\u0443\u0445\u0455\u04bb\u0501\u051b\u051d"
+    "\u0410\u0412\u0415\u0406\u0408\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405"
+    "\u03bf\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "aeijopcyxshdqw" "ABEIJKMHOPCTXS" "oABEZHIKMNOPTYX",
+)  # fmt: skip
+# ... and the compatibility forms of ASCII (fullwidth "ｔｈｅ．", mathematical bold or italic
+# "𝐭𝐡𝐞"), which a reader also reads as those characters
+_COMPAT = {
+    c: ord(folded)
+    for block in (range(0xFF01, 0xFF5F), range(0x1D400, 0x1D800))
+    for c in block
+    if len(folded := unicodedata.normalize("NFKC", chr(c))) == 1 and "!" <= folded <= "~"
+}
+_LOOKALIKE.update(_COMPAT)
+_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*|[\uff01-\uff5e]")
+
+
+def _fold_lookalikes(m: re.Match[str]) -> str:
+    w = m.group()
+    folded = w.translate(_LOOKALIKE)
+    return folded if folded.isascii() or any("a" <= c.lower() <= "z" for c in w) else w
+
+
 def normalize(text: str) -> str:
-    """Straighten quotes and odd spaces; the result has exactly the same length as `text`."""
-    return text.translate(_CHAR_MAP)
+    """Straighten quotes and odd spaces, and read look-alike letters of other scripts inside
+    Latin words as the Latin letters (`_LOOKALIKE`); the result has exactly the same length
+    as `text`."""
+    text = text.translate(_CHAR_MAP)
+    return text if text.isascii() else _NON_ASCII_WORD.sub(_fold_lookalikes, text)
 
 
 def split_sentences(text: str) -> list[Sentence]:
@@ -262,7 +293,7 @@ def _non_latin_script(text: str) -> str | None:
         if not ch.isalpha():
             continue
         letters += 1
-        if ch.isascii():
+        if ch.isascii() or ord(ch) in _COMPAT:
             continue
         try:
             first = unicodedata.name(ch).split(" ", 1)[0]

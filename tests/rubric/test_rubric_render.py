@@ -7,7 +7,7 @@ import pytest
 from grader.rubric import render_written, score_explanation
 
 ANSWER = (
-    "BERT <script>alert('x')</script> predicts masked tokens using the *words* on both sides of "
+    "BERT <marquee>alert('x')</marquee> predicts masked tokens using the *words* on both sides of "
     "the mask. GPT predicts the next token from only the previous tokens & nothing else. "
     "When generating, the later tokens don't exist yet, and BERT was never trained without them."
 )
@@ -31,21 +31,21 @@ def test_every_format_renders_each_criterion_and_the_summary(result, fmt):
 
 def test_html_escapes_student_text(result):
     out = render_written(result, "html")
-    assert "<script>" not in out
-    assert "&lt;script&gt;" in out
+    assert "<marquee>" not in out
+    assert "&lt;marquee&gt;" in out
     assert "<blockquote>" in out  # the template's own markup survives
 
 
 def test_markdown_escapes_student_markup(result):
     out = render_written(result, "md")
-    assert "<script>" not in out
-    assert "\\<script\\>" in out
+    assert "<marquee>" not in out
+    assert "\\<marquee\\>" in out
     assert "\\*words\\*" in out
 
 
 def test_text_quotes_the_student_and_wraps(result):
     out = render_written(result, "text")
-    assert 'You wrote: "BERT <script>' in out
+    assert 'You wrote: "BERT <marquee>' in out
     assert max(len(line) for line in out.splitlines()) <= 100
 
 
