@@ -29,12 +29,17 @@ def canvas_share(names: list[str]) -> float:
     return sum(1 for n in names if CANVAS_NAME.match(n)) / len(names)
 
 
+# Canvas keeps no folders: the drill's drill/experiment.py arrives as `..._experiment.py`.
+_FLAT_KNOWN = {k.rsplit("/", 1)[-1]: k for k in KNOWN_FILES}
+
+
 def canvas_filename(original: str) -> str:
-    """The student's own file name: Canvas's `-1` re-upload suffix dropped for known files."""
+    """The student's own file's path: Canvas's `-1` re-upload suffix dropped for known files,
+    and a known file that lives in a folder (the drill's) put back there."""
     m = CANVAS_DEDUP.match(original)
-    if m and (m.group("stem") + m.group("ext")) in KNOWN_FILES:
-        return m.group("stem") + m.group("ext")
-    return original
+    if m and (m.group("stem") + m.group("ext")) in _FLAT_KNOWN:
+        original = m.group("stem") + m.group("ext")
+    return _FLAT_KNOWN.get(original, original)
 
 
 def canvas_folder(where: str) -> Skipped:
