@@ -13,7 +13,7 @@ from pathlib import Path
 from grader.batch.intake_records import Entry, Identity, Intake, Skipped, safe_key
 from grader.batch.intake_zip import ZipTree
 from grader.loading import LoadLimits, Submission, SubmissionError, assemble
-from grader.loading.entry import load_zip_bytes, several_notebooks
+from grader.loading.entry import load_zip_bytes, needs_notebook, several_notebooks, with_notebook
 from grader.loading.model import KNOWN_FILES
 from grader.loading.notebook import load_notebook_bytes
 
@@ -106,19 +106,22 @@ def _canvas_loader(
             raise SubmissionError(f"{path.name} is larger than {cap // 1000} kB")
         return path.read_bytes()
 
+    def notebook(entry: tuple[str, int, str, object]) -> Submission:
+        own, _sid, canvas_name, handle = entry
+        return load_notebook_bytes(
+            read(handle, limits.max_total_bytes),
+            name=key,
+            origin=f"{label}:{canvas_name}",
+            limits=limits,
+            filename=own,
+        )
+
     def loader() -> Submission:
         known = [f for f in files if f[0] in KNOWN_FILES]
         notebooks = [f for f in files if f[0].lower().endswith(".ipynb")]
         zips = [f for f in files if f[0].lower().endswith(".zip")]
         if not known and len(notebooks) == 1:
-            own, _sid, canvas_name, handle = notebooks[0]
-            return load_notebook_bytes(
-                read(handle, limits.max_total_bytes),
-                name=key,
-                origin=f"{label}:{canvas_name}",
-                limits=limits,
-                filename=own,
-            )
+            return notebook(notebooks[0])
         if not known and len(notebooks) > 1:
             raise several_notebooks([f[0] for f in notebooks])
         if not known and len(zips) == 1:
@@ -146,6 +149,9 @@ def _canvas_loader(
             if total > limits.max_total_bytes:
                 raise SubmissionError("the submission is too large")
             raw[own] = data  # of two uploads with one name, the later (higher id) wins
-        return assemble(key, f"{label}:{key}", raw, problems)
+        sub = assemble(key, f"{label}:{key}", raw, problems)
+        if len(notebooks) == 1 and needs_notebook(sub):  # the notebook beside the drill files
+            return with_notebook(sub, notebook(notebooks[0]), notebooks[0][0])
+        return sub
 
     return loader
