@@ -50,9 +50,16 @@ class LoadLimits:
     max_memory_mb: int = 2048
 
 
+# Uploaded one by one (Gradescope's drag and drop, Canvas) the drill's files lose their folder.
+FLAT_DRILL = {f.rsplit("/", 1)[-1]: f for f in DRILL_FILES}
+
+
 def is_known(rel: str) -> bool:
-    """Whether a relative path names one of the exercise files (at any folder depth)."""
-    return any(rel == k or rel.endswith("/" + k) for k in KNOWN_FILES)
+    """Whether a relative path names one of the exercise files (at any folder depth), or a
+    drill file without its drill/ folder (`assemble` decides whether it is one)."""
+    return rel.rsplit("/", 1)[-1] in FLAT_DRILL or any(
+        rel == k or rel.endswith("/" + k) for k in KNOWN_FILES
+    )
 
 
 @dataclass(frozen=True)
@@ -236,6 +243,13 @@ def near_miss(known: str, others: list[str]) -> str | None:
     return None
 
 
+FLAT_DRILL_SCRIPT = "experiment.py"
+
+
+def root_join(root: str, rel: str) -> str:
+    return f"{root}/{rel}" if root else rel
+
+
 def assemble(
     name: str,
     origin: str,
@@ -260,6 +274,15 @@ def assemble(
         problems = [*problems, note]
     files: dict[str, str] = {}
     missing: dict[str, str] = {}
+    inside = {
+        (rel[len(root) + 1 :] if root else rel): rel
+        for rel in raw
+        if not root or rel.startswith(root + "/")
+    }
+    if FLAT_DRILL_SCRIPT in inside and not any(f in inside for f in DRILL_FILES):
+        # the drill's files beside the code (its script among them): they are the drill
+        raw = {**raw, **{root_join(root, FLAT_DRILL[f]): raw[inside[f]] for f in FLAT_DRILL
+                         if f in inside}}  # fmt: skip
     for rel, data in raw.items():
         inner = rel[len(root) + 1 :] if root and rel.startswith(root + "/") else rel
         if root and not rel.startswith(root + "/"):
