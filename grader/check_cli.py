@@ -44,11 +44,26 @@ class _Group(click.Group):
 
 def default_work_folder(cwd: Path) -> Path:
     """Where `grader check` with no argument looks: the folder itself when it holds an exercise
-    file, else its `exercises/` folder (the handout's layout), else the folder."""
+    file, else its `exercises/` folder (the handout's layout), else the folder. A notebook
+    student's handout (a notebook here, only stubs in exercises/) is checked whole: the
+    notebook with exercises/drill/, as it is graded."""
     if any((cwd / f"{p}.py").is_file() for p in CODE_PARTS):
         return cwd
     sub = cwd / "exercises"
-    return sub if sub.is_dir() else cwd
+    if not sub.is_dir():
+        return cwd
+    if any(cwd.glob("*.ipynb")) and all(_stub_file(sub / f"{p}.py") for p in CODE_PARTS):
+        return cwd
+    return sub
+
+
+def _stub_file(path: Path) -> bool:
+    from grader.loading.entry import is_stub
+
+    try:
+        return not path.is_file() or is_stub(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def run_check(path: Path, *, color: bool = False) -> int:

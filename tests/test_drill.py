@@ -332,3 +332,25 @@ def test_an_oversized_results_json_is_refused_in_the_worker(grader, files):
         rerun = rerun_drill(sub.files, session)
     assert rerun.status == "error" and rerun.results is None
     assert "wrote a drill/results.json of more than 262,144 bytes" in rerun.message
+
+
+def test_a_wrong_number_is_quoted_with_its_context_even_at_the_end_of_a_long_line():
+    """A paragraph written as one line: the quote showed its first 200 characters, cut before
+    the wrong number, so the student could not see which one it was."""
+    line = "The failure run reaches a final loss of 0.0015, " + "far below the causal run, " * 8
+    line += "so its prefix loss is really 1.85."
+    (q,) = [q for q in numbers(f"  {line}\n") if q.text == "1.85"]
+    shown = q.excerpt()
+    assert "is really 1.85." in shown and shown.startswith("...") and len(shown) <= 170
+    assert numbers("short 0.5 line")[0].excerpt() == "short 0.5 line"
+    (plus,) = numbers("a gain of +0.25 here")
+    assert plus.line[plus.at : plus.at + len(plus.text)] == "0.25"
+
+
+def test_the_prose_message_quotes_the_wrong_number_of_a_long_paragraph(files, reference_rerun):
+    filler = " and the table below lists every run with its measured numbers" * 4
+    note = files[NOTE].replace("has\na gap of 10.06", "has" + filler + " and a gap of 12.5")
+    assert note != files[NOTE]
+    lost = _lost(check_drill({**files, NOTE: note}, reference_rerun))
+    first = lost["drill.note_numbers[prose]"].splitlines()[0]
+    assert "gap of 12.5" in first

@@ -65,6 +65,21 @@ def test_values_that_differ_never_print_alike():
         assert sa != sb, (a, b)
 
 
+def test_a_wrong_bool_mask_is_shown_as_true_and_false():
+    """A mask's first difference said "expected 0, got 1": the float copy compared, not what
+    the student's bool tensor holds (its full print says True/False)."""
+    want = torch.ones(3, 3, dtype=torch.bool).tril()
+    with pytest.raises(GradeFailure) as info:
+        assert_close(want.T.clone(), want, what="causal_mask(3)")
+    assert "at index [0, 1] expected False, got True (6 of 9 values differ)" in info.value.message
+    with pytest.raises(GradeFailure) as info:
+        assert_close(torch.tensor(False), torch.tensor(True), what="flag")
+    assert "expected True, got False." in info.value.message
+    with pytest.raises(GradeFailure) as info:  # integers stay numbers
+        assert_close(torch.tensor([1, 5]), torch.tensor([1, 3]), what="ids")
+    assert "expected 3, got 5" in info.value.message
+
+
 def test_tensor_message_has_max_differences_and_tolerance():
     want = torch.tensor([0.0, 1.0, 2.0, 4.0])
     got = torch.tensor([0.0, 1.5, 2.0, float("nan")])

@@ -443,3 +443,16 @@ def test_exports_are_deterministic_apart_from_the_measured_time():
     one = gradescope_results(a, GradescopeOptions(execution_time=1.0))
     two = gradescope_results(b, GradescopeOptions(execution_time=2.0))
     assert {**one, "execution_time": 0} == {**two, "execution_time": 0}
+
+
+def test_drill_annotations_point_at_the_drill_files_that_exist():
+    """`file=work/exercises/drill.py` named a file no student has: GitHub shows such an
+    annotation on no file. A note check belongs to the note, the rerun's to the script."""
+    drill = (
+        Check("drill.rerun", "drill", "rerun", 0.0, 3.0, "error", "running drill/experiment.py"),
+        Check("drill.note_numbers[prose]", "drill", "note_numbers", 0.0, 1.0, "failed", "1.85"),
+    )
+    out = annotations(GradeReport("1", "s", drill, {}), "work/exercises")
+    assert "::error file=work/exercises/drill/experiment.py,title=Exercise 3" in out
+    assert "::error file=work/exercises/drill/evidence_note.md,title=Exercise 3" in out
+    assert "drill.py" not in out.replace("drill/experiment.py", "")

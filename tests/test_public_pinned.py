@@ -44,3 +44,42 @@ def test_values_round_trip_exactly(dtype):
     assert type(back) is tuple and torch.equal(back[0], t) and back[0].dtype == dtype
     assert back[1] == [1, 2.5, None, "x"] and torch.equal(back[2]["k"], t[0])
     assert back[3].shape == (0, 3) and back[3].dtype == dtype
+
+
+MISTAKES = {
+    "triu_tril_swapped": ("masks", "return j <= i + (k_len - q_len)", "return j >= i"),
+    "diagonal_excluded": ("masks", "return j <= i + (k_len - q_len)", "return j < i"),
+    "mask_off_by_one_future": ("masks", "return j <= i + (k_len - q_len)", "return j <= i + 1"),
+    "forgot_shift": (
+        "losses",
+        "return _mean_cross_entropy(logits[:, :-1].reshape(-1, V), targets.reshape(-1))",
+        "return _mean_cross_entropy(logits.reshape(-1, V), input_ids.reshape(-1))",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def public_grader():
+    from grader.pipeline import GradeOptions, Grader
+
+    g = Grader(GradeOptions(suite="public", grade_written=False, grade_drill=False))
+    g.start()
+    yield g
+    g.close()
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_the_self_check_names_the_commonest_mask_and_loss_mistakes(public_grader, mistake):
+    """`grader check` said "Failures no known mistake explains" for a torch.triu mask and an
+    unshifted loss (the handout has no trusted models of mistakes): its public tests now
+    recognise these from the pinned answer itself, so the student gets the catalogue's hint."""
+    from grader.testing import SOLUTIONS, reference_submission
+
+    part, old, new = MISTAKES[mistake]
+    source = (SOLUTIONS / f"{part}.py").read_text()
+    assert old in source
+    report = public_grader.grade(
+        reference_submission("m", {f"{part}.py": source.replace(old, new)})
+    )
+    failed = [t for t in report.tests if t.status != "passed"]
+    assert failed and all(t.diagnoses == (mistake,) for t in failed), failed

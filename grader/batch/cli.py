@@ -70,16 +70,17 @@ def late_options(f):  # type: ignore[no-untyped-def]
 )
 @click.option(
     "--assignment",
-    default="Autograder",
-    show_default=True,
+    default=None,
     help='Gradebook column, e.g. "Unit 3 autograder (1234)" where 1234 is the Canvas '
-    "assignment id.",
+    'assignment id [default: the last run\'s, else "Autograder"].',
 )
 @click.option(
     "--roster",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="A Canvas gradebook export (CSV) to fill in Canvas IDs, SIS ids and sections.",
+    help="A Canvas gradebook export (CSV) to fill in Canvas IDs, SIS ids and sections "
+    "[default: the last run's].",
 )
+@click.option("--no-roster", is_flag=True, help="Forget the last run's roster.")
 @click.option(
     "--call-timeout",
     type=click.FloatRange(min=0.1),
@@ -117,8 +118,9 @@ def batch(
     out: Path,
     workers: int | None,
     force: bool,
-    assignment: str,
+    assignment: str | None,
     roster: Path | None,
+    no_roster: bool,
     call_timeout: float | None,
     submission_timeout: float | None,
     no_written: bool,
@@ -162,6 +164,7 @@ def batch(
             force=force,
             assignment=assignment,
             roster=roster,
+            no_roster=no_roster,
             grade_written=not no_written,
             limit_overrides=limits,
             progress=not quiet,
@@ -171,6 +174,8 @@ def batch(
             ),
         )
     )
+    if result.reused:
+        click.echo(f"Kept the last run's {', '.join(result.reused)} (give new ones to change).")
     graded = result.graded
     n = len(result.outcomes)
     click.echo(

@@ -13,7 +13,7 @@ from pathlib import Path
 from grader.batch.intake_records import Entry, Identity, Intake, Skipped, safe_key
 from grader.batch.intake_zip import ZipTree
 from grader.loading import LoadLimits, Submission, SubmissionError, assemble
-from grader.loading.entry import load_zip_bytes, several_notebooks
+from grader.loading.entry import load_zip_bytes, needs_notebook, several_notebooks, with_notebook
 from grader.loading.model import KNOWN_FILES
 from grader.loading.notebook import load_notebook_bytes
 
@@ -29,12 +29,17 @@ def canvas_share(names: list[str]) -> float:
     return sum(1 for n in names if CANVAS_NAME.match(n)) / len(names)
 
 
+# Canvas keeps no folders: the drill's drill/experiment.py arrives as `..._experiment.py`.
+_FLAT_KNOWN = {k.rsplit("/", 1)[-1]: k for k in KNOWN_FILES}
+
+
 def canvas_filename(original: str) -> str:
-    """The student's own file name: Canvas's `-1` re-upload suffix dropped for known files."""
+    """The student's own file's path: Canvas's `-1` re-upload suffix dropped for known files,
+    and a known file that lives in a folder (the drill's) put back there."""
     m = CANVAS_DEDUP.match(original)
-    if m and (m.group("stem") + m.group("ext")) in KNOWN_FILES:
-        return m.group("stem") + m.group("ext")
-    return original
+    if m and (m.group("stem") + m.group("ext")) in _FLAT_KNOWN:
+        original = m.group("stem") + m.group("ext")
+    return _FLAT_KNOWN.get(original, original)
 
 
 def canvas_folder(where: str) -> Skipped:
@@ -101,19 +106,22 @@ def _canvas_loader(
             raise SubmissionError(f"{path.name} is larger than {cap // 1000} kB")
         return path.read_bytes()
 
+    def notebook(entry: tuple[str, int, str, object]) -> Submission:
+        own, _sid, canvas_name, handle = entry
+        return load_notebook_bytes(
+            read(handle, limits.max_total_bytes),
+            name=key,
+            origin=f"{label}:{canvas_name}",
+            limits=limits,
+            filename=own,
+        )
+
     def loader() -> Submission:
         known = [f for f in files if f[0] in KNOWN_FILES]
         notebooks = [f for f in files if f[0].lower().endswith(".ipynb")]
         zips = [f for f in files if f[0].lower().endswith(".zip")]
         if not known and len(notebooks) == 1:
-            own, _sid, canvas_name, handle = notebooks[0]
-            return load_notebook_bytes(
-                read(handle, limits.max_total_bytes),
-                name=key,
-                origin=f"{label}:{canvas_name}",
-                limits=limits,
-                filename=own,
-            )
+            return notebook(notebooks[0])
         if not known and len(notebooks) > 1:
             raise several_notebooks([f[0] for f in notebooks])
         if not known and len(zips) == 1:
@@ -141,6 +149,9 @@ def _canvas_loader(
             if total > limits.max_total_bytes:
                 raise SubmissionError("the submission is too large")
             raw[own] = data  # of two uploads with one name, the later (higher id) wins
-        return assemble(key, f"{label}:{key}", raw, problems)
+        sub = assemble(key, f"{label}:{key}", raw, problems)
+        if len(notebooks) == 1 and needs_notebook(sub):  # the notebook beside the drill files
+            return with_notebook(sub, notebook(notebooks[0]), notebooks[0][0])
+        return sub
 
     return loader

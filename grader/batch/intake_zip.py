@@ -13,8 +13,10 @@ from grader.loading.entry import (
     ignored,
     is_notebook,
     load_zip_bytes,
+    needs_notebook,
     read_member,
     several_notebooks,
+    with_notebook,
 )
 from grader.loading.model import KNOWN_FILES, safe_relpath
 from grader.loading.notebook import load_notebook_bytes
@@ -64,20 +66,23 @@ class ZipTree:
         sub = load_zip_members(
             self.zf, name=name, origin=f"{self.label}:{prefix}", limits=wide, prefix=prefix
         )
-        if sub.files:
+        if not needs_notebook(sub):
             return sub
         notebooks = [r for r in inner if is_notebook(r)]
         if len(notebooks) == 1:
             data = read_member(
                 self.zf, self.members[notebooks[0]], limits, cap=limits.max_total_bytes
             )
-            return load_notebook_bytes(
+            nb = load_notebook_bytes(
                 data,
                 name=name,
                 origin=f"{self.label}:{notebooks[0]}",
                 limits=limits,
                 filename=Path(notebooks[0]).name,
             )
+            return with_notebook(sub, nb, Path(notebooks[0]).name)
+        if sub.files:
+            return sub
         if len(notebooks) > 1:
             raise several_notebooks(notebooks)
         zips = [r for r in inner if r.lower().endswith(".zip")]

@@ -8,6 +8,7 @@ resumed by running the same command again.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,8 +45,11 @@ class BatchOptions:
     out: Path
     workers: int | None = None
     force: bool = False
-    assignment: str = "Autograder"
+    # None: what the last run in `out` used (its manifest.json), as `grader render` does; so a
+    # re-run that omits them never drops the Canvas column, the roster or the late policy.
+    assignment: str | None = None
     roster: Path | None = None
+    no_roster: bool = False  # do not reuse the last run's roster
     # Either a full grader.pipeline.GradeOptions, or (what the CLI uses, so that a run with
     # nothing to grade never imports torch) the defaults with these changes:
     grade_options: Any = None
@@ -57,7 +61,7 @@ class BatchOptions:
     tty: bool | None = None
     max_tasks_per_worker: int | None = None
     fingerprint: str | None = None  # fixed by tests; normally hashed from the grader's files
-    late: LatePolicy | None = None  # points off late submissions (gradebook only)
+    late: LatePolicy | None = None  # points off late submissions (gradebook only); None: last run's
     similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
 
 
@@ -73,6 +77,7 @@ class BatchResult:
     writes: WriteResult
     internal_errors: list[str]
     workers: int = 0
+    reused: tuple[str, ...] = ()  # the last run's settings this run kept ("assignment ...")
 
     @property
     def graded(self) -> list[EntryOutcome]:
@@ -115,7 +120,8 @@ def _has_internal_error(report: dict[str, Any]) -> bool:
 def run_batch(opts: BatchOptions) -> BatchResult:
     """Grade a class. Raises UsageError for an unusable INPUT/OUT; never for one bad entry."""
     t0 = time.monotonic()
-    assignment = assignment_header(opts.assignment)
+    opts, reused = _with_last_settings(opts)
+    assignment = assignment_header(opts.assignment or "Autograder")
     roster = Roster.load(opts.roster) if opts.roster else None
     fingerprint = opts.fingerprint or grader_fingerprint(_options_spec(opts))
     out = Path(opts.out)
@@ -284,7 +290,40 @@ def run_batch(opts: BatchOptions) -> BatchResult:
         writes=writes,
         internal_errors=internal,
         workers=workers,
+        reused=reused,
     )
+
+
+def _with_last_settings(opts: BatchOptions) -> tuple[BatchOptions, tuple[str, ...]]:
+    """`opts` with the assignment, roster and late policy it leaves out taken from the last
+    run's OUT/manifest.json, and what was taken ("" entries never). A roster the last run used
+    that is gone stops the run (UsageError) before anything is written."""
+    try:
+        last = json.loads((Path(opts.out) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return opts, ()
+    if not isinstance(last, dict):
+        return opts, ()
+    changes: dict[str, Any] = {}
+    reused = []
+    title = last.get("assignment")
+    if opts.assignment is None and isinstance(title, str) and title:
+        changes["assignment"] = title
+        reused.append(f"assignment {title!r}")
+    path = last.get("roster")
+    if opts.roster is None and not opts.no_roster and isinstance(path, str) and path:
+        if not Path(path).is_file():
+            raise UsageError(
+                f"the roster {path} used by the last run is gone: pass --roster FILE "
+                "(or --no-roster)"
+            )
+        changes["roster"] = Path(path)
+        reused.append(f"roster {path}")
+    policy = LatePolicy.from_dict(last.get("late_policy")) if opts.late is None else None
+    if policy is not None:
+        changes["late"] = policy
+        reused.append("late policy")
+    return (replace(opts, **changes) if changes else opts), tuple(reused)
 
 
 def _attach(outcome: EntryOutcome, report: GradeReport, *, cached: bool) -> None:

@@ -417,7 +417,7 @@ def _prose_numbers(note: Note, results: dict[str, Any]) -> TestResult:
             if q.line in table_lines or q.line.startswith("|"):
                 continue
             if not any(q.matches(v, RTOL, ATOL) for v in values):
-                wrong.append(f'{q.text} in "{clean_text(q.line, 200)}"')
+                wrong.append(f'{q.text} in "{q.excerpt()}"')
     if wrong:
         shown = "\n".join(f"  {w}" for w in wrong[:8])
         return _result(

@@ -49,6 +49,18 @@ class Quoted:
     value: float
     line: str
     resolution: float  # half a unit of the last digit written: 0.0660 -> 0.00005 (<= 0.5)
+    at: int = -1  # where `text` starts in `line` (-1: unknown)
+
+    def excerpt(self, width: int = 160) -> str:
+        """The part of `line` around the number (a paragraph can be one long line): the
+        number itself is never cut off, whatever the line's length."""
+        line = clean_text(self.line)
+        if len(line) <= width:
+            return line
+        at = self.at if 0 <= self.at < len(line) else max(line.find(self.text), 0)
+        start = max(0, min(at - width // 2, len(line) - width))
+        cut = line[start : start + width]
+        return ("..." if start else "") + cut + ("..." if start + width < len(line) else "")
 
     def matches(self, value: float, rtol: float, atol: float) -> bool:
         """Whether `value`, rounded as written, gives this number (within the tolerance)."""
@@ -151,6 +163,7 @@ def numbers(text: str) -> list[Quoted]:
     """Every checked number in `text` (see `NUMBER`), with the line it stands in."""
     found = []
     for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
         for m in NUMBER.finditer(line):
             digits = m.group(1)
             mantissa, _, exponent = digits.lower().partition("e")
@@ -159,7 +172,8 @@ def numbers(text: str) -> list[Quoted]:
             value = float(mantissa) * scale * (-1.0 if m.group(0).startswith("-") else 1.0)
             # never looser than an integer: '0e2' would otherwise be 0 +-50, any measurement
             resolution = min(0.5 * 10.0**-decimals * scale, MAX_RESOLUTION)
-            found.append(Quoted(m.group(0).lstrip("+"), value, line.strip(), resolution))
+            at = m.start() + m.group(0).startswith("+") - indent
+            found.append(Quoted(m.group(0).lstrip("+"), value, line.strip(), resolution, at))
     return found
 
 

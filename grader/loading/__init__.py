@@ -54,7 +54,7 @@ def load_submission(
         raise SubmissionError(f"{p.name} is a symbolic link; submit the real folder or file")
     if not p.exists():
         raise SubmissionError(f"{p} does not exist")
-    label = name or (p.stem if p.is_file() else p.name)
+    label = name or (p.stem if p.is_file() else p.name) or p.resolve().name  # "." has no name
     if p.is_dir():
         return load_dir(p, name=label, limits=limits)
     if p.suffix.lower() in (".zip", ".ipynb"):

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 from grader.loading.model import (
+    MAX_NEAR_MISSES,
     LoadLimits,
     Submission,
     SubmissionError,
@@ -63,6 +64,7 @@ def load_zip_members(
     mtimes: dict[str, float] = {}
     problems: list[str] = []
     unusable: dict[str, str] = {}
+    others: list[str] = []  # unknown members, for a misnamed exercise file's message
     total = 0
 
     def skip(rel: str, why: str) -> None:
@@ -83,6 +85,8 @@ def load_zip_members(
         if not rel or info.filename.endswith("/"):  # ZipInfo.is_dir() raises on an empty name
             continue
         if not is_known(rel):
+            if len(others) < MAX_NEAR_MISSES:
+                others.append(rel)
             continue  # unknown members are never read: no bomb or link there can matter
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
@@ -114,7 +118,7 @@ def load_zip_members(
             continue
         raw[rel] = data
         mtimes[rel] = _zip_time(info)
-    return assemble(name, origin, raw, problems, unusable=unusable, mtimes=mtimes)
+    return assemble(name, origin, raw, problems, unusable=unusable, mtimes=mtimes, others=others)
 
 
 def _zip_time(info: zipfile.ZipInfo) -> float:

@@ -6,15 +6,23 @@ single notebook (or single nested .zip) is loaded instead. No student code runs 
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import stat
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from grader.loading.archive import load_zip, load_zip_members
 from grader.loading.folder import load_folder
-from grader.loading.model import LoadLimits, Submission, SubmissionError
+from grader.loading.model import (
+    EXPLANATION_FILE,
+    LoadLimits,
+    Submission,
+    SubmissionError,
+    assemble,
+)
 from grader.loading.notebook import load_notebook, load_notebook_bytes
 
 IGNORED_NAMES = {"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"}
@@ -57,21 +65,74 @@ def load_zip_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits) -
         ) from None
     with zf:
         sub = load_zip_members(zf, name=name, origin=origin, limits=limits)
-        if sub.files:
+        if not needs_notebook(sub):
             return sub
         notebooks = [i for i in zf.infolist() if is_notebook(i.filename)]
         if len(notebooks) == 1:
             nb = read_member(zf, notebooks[0], limits, cap=limits.max_total_bytes)
-            return load_notebook_bytes(
-                nb,
-                name=name,
-                origin=origin,
-                limits=limits,
-                filename=Path(notebooks[0].filename).name,
+            return with_notebook(
+                sub,
+                load_notebook_bytes(
+                    nb,
+                    name=name,
+                    origin=origin,
+                    limits=limits,
+                    filename=Path(notebooks[0].filename).name,
+                ),
+                Path(notebooks[0].filename).name,
             )
-        if len(notebooks) > 1:
+        if len(notebooks) > 1 and not sub.files:
             raise several_notebooks([i.filename for i in notebooks])
         return sub
+
+
+def is_stub(source: str) -> bool:
+    """Whether a part's source is an untouched stub of the handout: it defines functions, and
+    each only raises NotImplementedError (after its docstring). Unparseable code is work."""
+    if "NotImplementedError" not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return bool(funcs) and all(_raises_not_implemented(f.body) for f in funcs)
+
+
+def _raises_not_implemented(body: list[ast.stmt]) -> bool:
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def needs_notebook(sub: Submission) -> bool:
+    """Whether the entry's notebook (if it has one) holds the work: its exercise .py files are
+    absent or only the handout's stubs (a notebook student handing in the whole handout, or
+    the notebook with the drill's files beside it)."""
+    return all(is_stub(src) for src in sub.sources.values())
+
+
+def with_notebook(sub: Submission, nb: Submission, filename: str) -> Submission:
+    """The submission `nb` of the notebook `filename`, plus what only `sub` (the files beside
+    it) has: the drill's files, and explanation.md's answer when the notebook has none."""
+    if not sub.files:
+        return nb
+    files = dict(nb.files)
+    files.update({p: t for p, t in sub.files.items() if p.startswith("drill/") and p not in files})
+    problems = list(nb.problems)
+    if sub.written.get("explanation") and not nb.written.get("explanation"):
+        files[EXPLANATION_FILE] = sub.files[EXPLANATION_FILE]
+    if sub.sources:
+        stubs = ", ".join(f"{p}.py" for p in sorted(sub.sources))
+        problems.append(
+            f"{stubs} beside the notebook still hold only the handout's stubs, so the code was "
+            f"graded from {filename}"
+        )
+    raw = {p: t.encode("utf-8") for p, t in files.items()}
+    return replace(assemble(nb.name, nb.origin, raw, problems), notebook=nb.notebook)
 
 
 def is_notebook(path: str) -> bool:
@@ -90,7 +151,7 @@ def several_notebooks(paths: list[str]) -> SubmissionError:
 def load_dir(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     """A student's folder: its exercise files, else its one notebook or its one .zip."""
     sub = load_folder(path, name=name, limits=limits)
-    if sub.files:
+    if not needs_notebook(sub):
         return sub
     notebooks: list[Path] = []
     zips: list[Path] = []
@@ -107,7 +168,10 @@ def load_dir(path: Path, *, name: str, limits: LoadLimits) -> Submission:
             elif f.lower().endswith(".zip"):
                 zips.append(full)
     if len(notebooks) == 1:
-        return load_notebook(notebooks[0], name=name, limits=limits)
+        nb = load_notebook(notebooks[0], name=name, limits=limits)
+        return with_notebook(sub, nb, notebooks[0].name)
+    if sub.files:
+        return sub
     if len(notebooks) > 1:
         raise several_notebooks([str(p) for p in notebooks])
     if len(zips) == 1:
@@ -123,7 +187,7 @@ def load_file(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     if path.suffix.lower() == ".ipynb":
         return load_notebook(path, name=name, limits=limits)
     sub = load_zip(path, name=name, limits=limits)
-    if sub.files:
+    if sub.files and not needs_notebook(sub):
         return sub
     try:
         data = path.read_bytes()

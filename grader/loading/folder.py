@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from grader.loading.model import (
+    MAX_NEAR_MISSES,
     LoadLimits,
     Submission,
     SubmissionError,
@@ -34,6 +35,7 @@ def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     seen = total = 0
     too_deep = False
     unreadable: list[str] = []
+    others: list[str] = []  # unknown files, for a misnamed exercise file's message
 
     def on_error(err: OSError) -> None:
         unreadable.append(os.path.basename(getattr(err, "filename", "") or "?"))
@@ -55,6 +57,8 @@ def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
         for fname in sorted(filenames):
             rel = (rel_dir / fname).as_posix()
             if not is_known(rel):
+                if len(others) < MAX_NEAR_MISSES:
+                    others.append(rel)
                 continue
             full = os.path.join(dirpath, fname)
             data, why = _read_regular(full, limits.max_file_bytes)
@@ -76,7 +80,7 @@ def load_folder(path: Path, *, name: str, limits: LoadLimits) -> Submission:
         )
     if unreadable:
         problems.append(f"some folders could not be read: {', '.join(sorted(unreadable)[:5])}")
-    return assemble(name, str(path), raw, problems, unusable=unusable, mtimes=mtimes)
+    return assemble(name, str(path), raw, problems, unusable=unusable, mtimes=mtimes, others=others)
 
 
 def _read_regular(full: str, cap: int) -> tuple[bytes, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import posixpath
 import re
@@ -49,9 +50,16 @@ class LoadLimits:
     max_memory_mb: int = 2048
 
 
+# Uploaded one by one (Gradescope's drag and drop, Canvas) the drill's files lose their folder.
+FLAT_DRILL = {f.rsplit("/", 1)[-1]: f for f in DRILL_FILES}
+
+
 def is_known(rel: str) -> bool:
-    """Whether a relative path names one of the exercise files (at any folder depth)."""
-    return any(rel == k or rel.endswith("/" + k) for k in KNOWN_FILES)
+    """Whether a relative path names one of the exercise files (at any folder depth), or a
+    drill file without its drill/ folder (`assemble` decides whether it is one)."""
+    return rel.rsplit("/", 1)[-1] in FLAT_DRILL or any(
+        rel == k or rel.endswith("/" + k) for k in KNOWN_FILES
+    )
 
 
 @dataclass(frozen=True)
@@ -205,6 +213,43 @@ def extract_answer(markdown: str) -> str:
     return strip_comments(text).strip()
 
 
+MAX_NEAR_MISSES = 500  # other file names looked at for a misnamed exercise file
+
+
+def near_miss(known: str, others: list[str]) -> str | None:
+    """The handed-in file that is most likely `known` under another name (`Masks.py`,
+    `loss.py`, `explanation.txt`, `masks (1).py`), or None."""
+    base = known.rsplit("/", 1)[-1]
+    stem, ext = base.rsplit(".", 1)
+    kinds = {"md": ("md", "txt", "markdown")}.get(ext, (ext,))  # masks.ipynb is no masks.py
+    names = {
+        n: o
+        for o in others[:MAX_NEAR_MISSES]
+        if not any(part.startswith((".", "__MACOSX")) for part in o.split("/"))
+        and (
+            (n := o.rsplit("/", 1)[-1]).rsplit(".", 1)[-1].lower() in kinds
+            or n.lower().startswith(base.lower() + ".")
+        )
+    }
+    copy = re.compile(rf"{re.escape(stem)}[ _-]*(?:\(\d+\)|\d+|copy)?", re.IGNORECASE)
+    for n, full in names.items():
+        if n.lower() == base.lower() or n.lower().startswith(base.lower() + "."):
+            return full  # another case, or masks.py.txt
+        if copy.fullmatch(n.rsplit(".", 1)[0]):
+            return full  # a download's copy: masks (1).py, masks-2.py
+    close = difflib.get_close_matches(stem, [n.rsplit(".", 1)[0] for n in names], n=1, cutoff=0.8)
+    if close:
+        return next(full for n, full in names.items() if n.rsplit(".", 1)[0] == close[0])
+    return None
+
+
+FLAT_DRILL_SCRIPT = "experiment.py"
+
+
+def root_join(root: str, rel: str) -> str:
+    return f"{root}/{rel}" if root else rel
+
+
 def assemble(
     name: str,
     origin: str,
@@ -213,13 +258,15 @@ def assemble(
     *,
     unusable: dict[str, str] | None = None,
     mtimes: dict[str, float] | None = None,
+    others: list[str] | None = None,
 ) -> Submission:
     """Build a Submission from relative path -> bytes of the files found (any loader).
 
     `unusable` maps relative paths of exercise files that were found but refused (a link, a
     bomb, a pipe...) to the reason: a code part refused this way is missing *with that reason*
     instead of "not found". `mtimes` (path -> modification time) decides between two copies
-    of the exercise files (`choose_root`); the choice is noted in `problems`.
+    of the exercise files (`choose_root`); the choice is noted in `problems`. `others`: the
+    names of the other files seen, so that a misnamed exercise file is named in the message.
     """
     unusable = dict(unusable or {})
     root, note = choose_root(list(raw) + list(unusable), mtimes)
@@ -227,6 +274,15 @@ def assemble(
         problems = [*problems, note]
     files: dict[str, str] = {}
     missing: dict[str, str] = {}
+    inside = {
+        (rel[len(root) + 1 :] if root else rel): rel
+        for rel in raw
+        if not root or rel.startswith(root + "/")
+    }
+    if FLAT_DRILL_SCRIPT in inside and not any(f in inside for f in DRILL_FILES):
+        # the drill's files beside the code (its script among them): they are the drill
+        raw = {**raw, **{root_join(root, FLAT_DRILL[f]): raw[inside[f]] for f in FLAT_DRILL
+                         if f in inside}}  # fmt: skip
     for rel, data in raw.items():
         inner = rel[len(root) + 1 :] if root and rel.startswith(root + "/") else rel
         if root and not rel.startswith(root + "/"):
@@ -249,6 +305,13 @@ def assemble(
     for p in CODE_PARTS:
         if p not in sources and p not in missing:
             missing[p] = f"{p}.py was not found in your submission"
+            other = near_miss(f"{p}.py", others or [])
+            if other:
+                missing[p] += f" (there is {other}: name it {p}.py, file names are exact)"
+    if EXPLANATION_FILE not in files and (other := near_miss(EXPLANATION_FILE, others or [])):
+        problems.append(
+            f"{EXPLANATION_FILE} was not found; there is {other}: name it {EXPLANATION_FILE}"
+        )
     written = {}
     if EXPLANATION_FILE in files:
         # quoted back in feedback: no terminal escapes or bidi overrides may survive

@@ -131,7 +131,13 @@ def _write_handout(root: Path) -> None:
     write_notebook(build_notebook(exercises, readme), root / NOTEBOOK_NAME)
     _copy(_FILES / "README.md", root / "README.md")
     _copy(_FILES / "classroom.yml", root / ".github" / "workflows" / "classroom.yml")
+    # `pip install .` leaves build/ (a second copy of the stubs) and .venv/ in the folder: kept
+    # out of a student's repository, they are kept out of what gets graded too.
+    (root / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
     (root / "pyproject.toml").write_text(_pyproject(), encoding="utf-8")
+
+
+_GITIGNORE = ".venv/\nbuild/\n*.egg-info/\n__pycache__/\n.ipynb_checkpoints/\n"
 
 
 def _dependencies() -> list[str]:

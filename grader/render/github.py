@@ -57,6 +57,16 @@ def student_line(message: str) -> tuple[str, int] | None:
     return found
 
 
+def _part_file(t: TestResult) -> str:
+    """The student's file a failing check is about when its message names no line: the part's
+    module, or for the drill its note (note checks) or its script (the rerun and its numbers)."""
+    if t.part in CODE_PARTS:
+        return f"{t.part}.py"
+    if t.part == "drill":
+        return "drill/evidence_note.md" if t.id.startswith("drill.note_") else "drill/experiment.py"
+    return _WRITTEN_FILES.get(t.part, f"{t.part}.py")
+
+
 def _in_repo(name: str, source: str | None, folder: bool) -> str:
     if source is None:
         return name
@@ -78,7 +88,7 @@ def annotations(report: GradeReport, source: str | None = None, *, folder: bool 
         if t.status == "passed":
             continue
         where = student_line(t.message) if folder else None
-        file, line = where if where else (f"{t.part}.py", 0)
+        file, line = where if where else (_part_file(t), 0)
         key = (_in_repo(file, source, folder), line, "" if line else t.part)
         groups.setdefault(key, []).append(t)
     keys = sorted(groups)

@@ -241,10 +241,10 @@ def assert_close(
         if not reveal:
             msg = _concealed(what, got, g, idx, bad)
         elif want.dim() == 0:
-            ws, gs = distinct(w.item(), g.item())
+            ws, gs = _shown(w.item(), g.item(), want.dtype)
             msg = f"{what} is wrong: expected {ws}, got {gs}."
         else:
-            ws, gs = distinct(w[idx].item(), g[idx].item())
+            ws, gs = _shown(w[idx].item(), g[idx].item(), want.dtype)
             msg = (
                 f"{what} is wrong: at index {list(idx)} expected {ws}, "
                 f"got {gs} ({int(bad.sum())} of {bad.numel()} values differ)."
@@ -256,6 +256,14 @@ def assert_close(
         if hint:
             msg += f"\n  {hint}"
         fail(msg, diagnoses, subject=got)
+
+
+def _shown(want: float, got: float, dtype: torch.dtype) -> tuple[str, str]:
+    """Two differing values as the student's tensor holds them: True/False for a bool mask
+    (not the 1/0 of the float64 copy compared), else `distinct`."""
+    if dtype == torch.bool:
+        return str(bool(want)), str(bool(got))
+    return distinct(want, got)
 
 
 def distinct(a: float, b: float) -> tuple[str, str]:

@@ -412,3 +412,34 @@ def test_roster_matches_folder_names_by_login_email_or_sis_id(tmp_path):
     assert ids == {"Doe, Jane": "501", "Ng, Bo": "502", "King, Al": "503", "stranger": ""}
     text = (out / "gradebook_notes.csv").read_text()
     assert "not found in the --roster" in text and "pass --roster" not in text
+
+
+def test_rerun_without_the_options_keeps_assignment_roster_and_late_policy(tmp_path):
+    """`grader batch` run again without --assignment, --roster or a late policy (fixing one
+    student's file, say) keeps what the last run used, as `grader render` does: otherwise the
+    Canvas column, the Canvas ids and the penalties would silently vanish from the gradebook."""
+    from grader.batch.late import LatePolicy
+
+    people = [Student("ann", "ann", 100, "correct", correct_files("keep-0"))]
+    class_dir = write_folder_class(tmp_path / "class", people)
+    out = tmp_path / "out"
+    seed(class_dir, out)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\nann,501,s1,ann,A\n")
+    late = LatePolicy.from_options(10, None, None, None)
+    batch(class_dir, out, assignment="Unit 3 (1234)", roster=roster, late=late)
+    first = (out / "gradebook.csv").read_text()
+    assert "Unit 3 (1234)" in first and ",501," in first
+
+    again = batch(class_dir, out)
+    assert (out / "gradebook.csv").read_text() == first
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["assignment"] == "Unit 3 (1234)" and manifest["late_policy"]
+    assert any("Unit 3 (1234)" in r for r in again.reused)
+
+    batch(class_dir, out, assignment="Unit 3 v2 (1235)", no_roster=True)
+    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text())))
+    assert rows[0][-1] == "Unit 3 v2 (1235)" and rows[2][1] == ""
+    roster.unlink()
+    batch(class_dir, out)  # no roster recorded any more: nothing to miss
+    batch(class_dir, out, roster=None, assignment="x")

@@ -161,6 +161,30 @@ def test_canvas_filename_rules():
     assert canvas_filename("explanation-12.md") == "explanation.md"
     assert canvas_filename("my-notes-1.py") == "my-notes-1.py"
     assert canvas_filename("submission-2.zip") == "submission-2.zip"
+    # Canvas keeps no folders: the drill's files come back flat and go back into drill/
+    assert canvas_filename("experiment.py") == "drill/experiment.py"
+    assert canvas_filename("evidence_note-1.md") == "drill/evidence_note.md"
+    assert canvas_filename("results.json") == "drill/results.json"
+
+
+def test_canvas_drill_files_uploaded_one_by_one_are_the_drill(tmp_path, students):
+    """A student who uploads drill/experiment.py, results.json and evidence_note.md to Canvas
+    gets them back as flat `name_uid_sid_experiment.py` files: they are still Exercise 3."""
+    path = write_canvas_zip(tmp_path / "submissions.zip", students[:1])
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("drey_9003_1_masks.py", correct_files("d")["masks.py"])
+        zf.writestr("drey_9003_2_experiment.py", "print('run')\n")
+        zf.writestr("drey_9003_3_results.json", "{}")
+        zf.writestr("drey_9003_4_evidence_note.md", "## Accepted claim\n")
+        zf.writestr("drey_9003_5_experiment-1.py", "print('second upload')\n")
+    _, loaded, skipped = _load_all(path)
+    by_uid = {e.members[0].canvas_id: sub for sub, e in loaded.values()}
+    drey = by_uid["9003"]
+    assert not skipped and set(drey.sources) == {"masks"}
+    assert {"drill/experiment.py", "drill/results.json", "drill/evidence_note.md"} <= set(
+        drey.files
+    )
+    assert drey.files["drill/experiment.py"] == "print('second upload')\n"  # the newest
 
 
 def test_gradescope_zip_and_groups(tmp_path, students):

@@ -32,6 +32,13 @@ def test_the_handout_holds_what_students_need(handout: Path):
     assert not list(handout.rglob("golden*"))
 
 
+def test_the_handout_ignores_what_pip_install_and_jupyter_leave(handout: Path):
+    """Else `git add .` in a GitHub Classroom repository commits .venv/ and build/, whose
+    build/lib/exercises/ is a second copy of the stubs in what gets graded."""
+    ignored = (handout / ".gitignore").read_text().split()
+    assert {".venv/", "build/", "*.egg-info/", ".ipynb_checkpoints/"} <= set(ignored)
+
+
 def test_no_distinctive_line_of_a_secret_text_is_in_the_handout(handout: Path):
     secrets = distinctive_lines()
     sources = set(secrets.values())

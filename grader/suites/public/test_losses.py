@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from grader.suite.checks import assert_close
 
@@ -10,10 +11,18 @@ from grader.suite.checks import assert_close
 def test_causal_lm_loss_value(student, reference):
     logits = torch.linspace(-3, 3, 2 * 4 * 5).reshape(2, 4, 5)
     ids = torch.tensor([[1, 2, 3, 4], [4, 3, 2, 0]])
+    got = student.losses.causal_lm_loss(logits, ids)
+    unshifted = F.cross_entropy(logits.reshape(-1, 5), ids.reshape(-1))  # the known mistake
+    forgot_shift = (
+        isinstance(got, torch.Tensor)
+        and got.numel() == 1
+        and torch.isclose(got.detach().double().reshape(()), unshifted.double(), rtol=1e-5)
+    )
     assert_close(
-        student.losses.causal_lm_loss(logits, ids),
+        got,
         reference.losses.causal_lm_loss(logits, ids),
         what="causal_lm_loss",
+        diagnoses=["forgot_shift"] if forgot_shift else [],
     )
 
 

@@ -1,0 +1,51 @@
+"""A misnamed exercise file is named in the message (found walking the instructor flow): a
+student who handed in Masks.py and loss.py was told "masks.py was not found in your
+submission" and nothing else, though the fix is a rename."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from grader.batch.sampleclass import correct_files
+from grader.loading import load_submission
+from grader.loading.model import near_miss
+
+
+def test_misnamed_files_in_a_folder_are_named_with_the_fix(tmp_path):
+    files = correct_files("x")
+    folder = tmp_path / "ann"
+    folder.mkdir()
+    (folder / "Masks.py").write_bytes(files["masks.py"])
+    (folder / "loss.py").write_bytes(files["losses.py"])
+    (folder / "generation.py").write_bytes(files["generation.py"])
+    (folder / "explanation.txt").write_bytes(files["explanation.md"])
+    sub = load_submission(folder)
+    assert sub.missing["masks"] == (
+        "masks.py was not found in your submission (there is Masks.py: name it masks.py, "
+        "file names are exact)"
+    )
+    assert "(there is loss.py: name it losses.py" in sub.missing["losses"]
+    assert sub.missing["corruption"] == "corruption.py was not found in your submission"
+    assert any("there is explanation.txt: name it explanation.md" in p for p in sub.problems)
+
+
+def test_misnamed_files_in_a_zip_are_named_too(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("work/masks (1).py", correct_files("x")["masks.py"])
+        zf.writestr("__MACOSX/work/._losses.py", b"\0")
+    (tmp_path / "bo.zip").write_bytes(buf.getvalue())
+    sub = load_submission(tmp_path / "bo.zip")
+    assert "(there is work/masks (1).py: name it masks.py" in sub.missing["masks"]
+    assert sub.missing["losses"] == "losses.py was not found in your submission"
+
+
+def test_near_miss_rules():
+    assert near_miss("masks.py", ["MASKS.PY"]) == "MASKS.PY"
+    assert near_miss("masks.py", ["masks.py.txt"]) == "masks.py.txt"
+    assert near_miss("masks.py", ["masks-2.py"]) == "masks-2.py"
+    assert near_miss("masks.py", ["masks copy.py"]) == "masks copy.py"
+    assert near_miss("explanation.md", ["Explanation.txt"]) == "Explanation.txt"
+    for unrelated in (["masks.ipynb"], ["tinylm.py"], ["__init__.py"], ["notes.txt"], []):
+        assert near_miss("masks.py", unrelated) is None, unrelated
