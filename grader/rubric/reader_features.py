@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.text import words
 
 
 def _cue(*words: str) -> re.Pattern[str]:
@@ -217,6 +218,8 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"not 100%",
         r"\?",
     ),
+    "und": _cue(r"classif\w*", r"sentiment", r"ner", r"qa", r"retriev\w*", r"understanding"),
+    "guse": _cue(r"chat\w*", r"translat\w*", r"summar\w*", r"assistants?"),
     "contrast": _cue(
         r"but",
         r"whereas",
@@ -245,6 +248,9 @@ _LEX: dict[str, tuple[str, ...]] = {
     "neg": ("negation",),
     "both": ("both_sides",),
     "mask": ("causal_mask", "one_direction"),
+    "und": ("understanding",),
+    "guse": ("generation_use",),
+    "use": ("usage", "suitability"),
 }
 
 
@@ -262,6 +268,25 @@ def families(an: Analysis) -> list[Fam]:
     for s in an.sentences:
         out.append(_families(s))
     return out
+
+
+# Families that name content (the rest mark hedges, negation, contrast or a kind of use).
+CONTENT = frozenset("mlm clm fut past only gen train absent same diff und guse mask both".split())
+_ITEM = re.compile(r"[,;/]|\b(?:and|or|plus)\b", re.IGNORECASE)
+
+
+def _cue_families(text: str) -> set[str]:
+    return {k for k, pat in _CUES.items() if pat.search(text)} & CONTENT
+
+
+def stuffed(text: str) -> bool:
+    """True when a sentence strings concept words together instead of relating them: four or
+    more short coordinated items (<= 3 words) that between them name four or more content
+    families ("masks, the future, training and the same"). A list of examples of one family
+    ("classification, NER, QA and retrieval") is not stuffed: its items add no new family.
+    A terse claim ("GPT: earlier tokens only") is not either: it is one item."""
+    short = [i for i in _ITEM.split(text) if 1 <= len(words(i)) <= 3]
+    return len(short) >= 4 and len(set().union(*(_cue_families(i) for i in short))) >= 4
 
 
 def _families(s: SentenceFacts) -> Fam:
@@ -283,7 +308,8 @@ def _families(s: SentenceFacts) -> Fam:
         on.add("mlm")
     if CLM in s.subjects or (not s.mentions and s.primary == CLM):
         on.add("clm")
-    return Fam(s.sentence.index, frozenset(on), s.list_like)
+    # a stuffed sentence counts as list-like: its co-occurrences are not an argument
+    return Fam(s.sentence.index, frozenset(on), s.list_like or stuffed(s.sentence.norm))
 
 
 # -- features -------------------------------------------------------------------------------
@@ -358,6 +384,9 @@ def _c2(fams: list[Fam]) -> dict[str, Found]:
         "S mlm+gen+diff": _sent(fams, "mlm", "gen", "diff"),
         "A gen+absent+mlm": _answer(fams, "gen", "absent", "mlm"),
         "S gen+fut": _sent(fams, "gen", "fut"),
+        # the later context the masked model relies on, said to be absent at generation in
+        # the next sentence ("It fills blanks from both sides. When writing, nothing follows.")
+        "W gen+absent+fut": _window(fams, "gen", "absent", "fut"),
     }
 
 
@@ -385,8 +414,19 @@ def _c4(fams: list[Fam]) -> dict[str, Found]:
     }
 
 
+def _c5(fams: list[Fam]) -> dict[str, Found]:
+    # the consequence: each family of models tied to a kind of use in the same sentence
+    return {
+        "S mlm+und": _sent(fams, "mlm", "und"),
+        "S mlm+und+use": _sent(fams, "mlm", "und", "use"),
+        "S clm+guse+use": _sent(fams, "clm", "guse", "use"),
+        "W mlm+und+clm+guse+use": _window(fams, "mlm", "und", "clm", "guse", "use"),
+        "A und": _answer(fams, "und"),
+    }
+
+
 _FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
-    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4,
+    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4, "C5": _c5,
 }  # fmt: skip
 
 
