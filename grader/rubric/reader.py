@@ -29,21 +29,22 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.criteria import Judgement
 from grader.rubric.facts import Analysis
-from grader.rubric.reader_features import Fam, Found, families, features
+from grader.rubric.reader_features import Fam, Found, families, features, names_models
 
 WEIGHTS_PATH = data_path("grader.rubric", "reader_weights.json")
 RAISE_AT = 0.7  # defaults; the weights file carries the values chosen by cross-validation
 # C2's head raises at a lower probability: leave-one-set-out, 0.6 ties 0.7 on the newest
 # authors' kappa and MAE and leaves more answers unflagged
 RAISE_AT_BY = {"C2": 0.6}
-SHORTFALL_AT = 0.6  # expected points missed that flag an answer for review (chosen by LOSO)
+SHORTFALL_AT = 2.0  # expected points missed that flag an answer for review (chosen by LOSO)
+REVIEW_AT = 0.8  # the review model's probability that flags an answer (chosen by LOSO)
 ORD = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
 CRITERIA = ("C1", "C2", "C3", "C4", "C5")
 
@@ -52,6 +53,7 @@ __all__ = [
     "ORD",
     "RAISE_AT",
     "RAISE_AT_BY",
+    "REVIEW_AT",
     "SHORTFALL_AT",
     "WEIGHTS_PATH",
     "Fam",
@@ -62,6 +64,9 @@ __all__ = [
     "load_weights",
     "opinions",
     "predict",
+    "review_at",
+    "review_features",
+    "review_risk",
     "second_read",
     "doubt_points",
     "shortfall",
@@ -78,6 +83,7 @@ class Opinion:
     p_met: float
     level: int
     evidence: tuple[int, ...]
+    named: bool = True  # the models the criterion's met level needs are named (`MET_NEEDS`)
 
     def p_level(self, level: int) -> float:
         """Probability of exactly `level` (0 missing, 1 partial, 2 met)."""
@@ -127,14 +133,17 @@ def predict(feats: dict[str, dict[str, Found]], weights: dict | None = None) -> 
 def opinions(
     an: Analysis, judgements: dict[str, Judgement], weights: dict | None = None
 ) -> dict[str, Opinion]:
-    """The reader's opinion on each of C1-C4 (empty when no weights file is installed)."""
+    """The reader's opinion on each of C1-C5 (empty when no weights file is installed)."""
     levels = {c: ORD[j.verdict] for c, j in judgements.items()}
     fams = families(an)
     ops = predict(features(an, levels, fams), weights)
+    for c, op in ops.items():
+        if not names_models(fams, c, op.evidence):
+            ops[c] = replace(op, named=False)
     if "C4" in ops and any("data_rel" in f.on for f in fams):
         # the answer argues a mismatch from data or domain: the rules decide whether the
         # information condition is there; the reader neither raises nor doubts C4
-        ops["C4"] = Opinion(ops["C4"].p_partial, ops["C4"].p_met, ops["C4"].level, ())
+        ops["C4"] = replace(ops["C4"], evidence=())
     return ops
 
 
@@ -178,7 +187,7 @@ def second_read(
     if cid in w.get("no_raise", NO_RAISE):
         return j
     target = r
-    if r < 2 and op.p_met >= raise_at:
+    if r < 2 and op.p_met >= raise_at and op.named:
         target = 2
     elif r == 0 and op.p_partial >= raise_at:
         target = 1
@@ -221,3 +230,45 @@ def doubt_points(
 def shortfall_at(weights: dict | None = None) -> float:
     w = load_weights() if weights is None else weights
     return float(w.get("shortfall_at", SHORTFALL_AT))
+
+
+# -- the review model --------------------------------------------------------------------------
+# Most verdicts that differ from a grader's are confident rule verdicts the reader's own
+# expectation does not contradict, so a threshold on expected shortfall alone cannot find them.
+# The review model is a logistic regression, fitted on out-of-fold verdicts of every tuning set
+# (`tools.rubric.fit_reader`), of "a grader would change at least one verdict" on the final
+# verdicts, which of them the reader raised, and the reader's expected level against each.
+
+
+def review_features(
+    rule: dict[str, str], final: dict[str, str], ops: dict[str, Opinion], doubt: float
+) -> dict[str, float]:
+    """The review model's inputs: per criterion the final level (partial / met /
+    contradicted), whether the reader raised it, and the reader's expected level minus the
+    verdict's (signed and absolute); plus the reader's summed doubt points."""
+    x: dict[str, float] = {"doubt": doubt}
+    for c, v in final.items():
+        lv = ORD[v]
+        x[f"{c} partial"] = float(lv == 1)
+        x[f"{c} met"] = float(lv == 2)
+        x[f"{c} contradicted"] = float(v == "contradicted")
+        x[f"{c} raised"] = float(v != rule.get(c, v))
+        op = ops.get(c)
+        if op is not None:
+            gap = op.p_partial + min(op.p_met, op.p_partial) - lv
+            x[f"{c} gap"] = gap
+            x[f"{c} |gap|"] = abs(gap)
+    return x
+
+
+def review_risk(x: dict[str, float], weights: dict | None = None) -> float:
+    """P(a grader would change at least one verdict); 0 when no review model is installed."""
+    w = (load_weights() if weights is None else weights).get("review")
+    if not w:
+        return 0.0
+    return _sigmoid(w["bias"] + sum(w["coef"].get(k, 0.0) * v for k, v in x.items()))
+
+
+def review_at(weights: dict | None = None) -> float:
+    w = load_weights() if weights is None else weights
+    return float(w.get("review_at", REVIEW_AT))

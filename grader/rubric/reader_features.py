@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -289,8 +288,20 @@ def stuffed(text: str) -> bool:
     return len(short) >= 4 and len(set().union(*(_cue_families(i) for i in short))) >= 4
 
 
+# Informal and second-language writers drop the apostrophe ("dont exist", "cant see"): read
+# those negations as the contractions they are.
+_BARE_NT = re.compile(
+    r"\b(do|does|did|is|are|was|were|has|have|had|ca|could|would|should|wo)nt\b", re.IGNORECASE
+)
+
+
+def contractions(text: str) -> str:
+    """`text` with apostrophe-less negative contractions restored ("dont" -> "don't")."""
+    return _BARE_NT.sub(lambda m: m.group(1) + "n't", text)
+
+
 def _families(s: SentenceFacts) -> Fam:
-    text = s.asserted or s.sentence.norm
+    text = contractions(s.asserted or s.sentence.norm)
     on = {k for k, pat in _CUES.items() if pat.search(text)}
     for fam, keys in _LEX.items():
         # a bare label ("bidirectional") names a family, it does not state what it sees
@@ -430,19 +441,38 @@ _FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
 }  # fmt: skip
 
 
+# What the labelling guide needs named before a criterion is met: C2 links the generation
+# condition to the masked LM (same or next sentence), C3 states the causal LM's restriction,
+# C4 and C5 speak of both models. Without it the reader may give partial, never met.
+MET_NEEDS: dict[str, tuple[str, ...]] = {
+    "C2": ("mlm",), "C3": ("clm",), "C4": ("mlm", "clm"), "C5": ("mlm", "clm"),
+}  # fmt: skip
+_NEAR = {"C2": 1, "C3": 1}  # sentences either side of the evidence; others: the whole prose
+
+
+def names_models(fams: list[Fam], cid: str, evidence: tuple[int, ...]) -> bool:
+    """True when the models `MET_NEEDS[cid]` are named near `evidence` (or in the prose)."""
+    need = MET_NEEDS.get(cid, ())
+    pool = [f for f in fams if not f.list_like]
+    span = _NEAR.get(cid)
+    if span is not None and evidence:
+        lo, hi = min(evidence) - span, max(evidence) + span
+        pool = [f for f in pool if lo <= f.index <= hi]
+    on = frozenset().union(*(f.on for f in pool)) if pool else frozenset()
+    return all(n in on for n in need)
+
+
 def features(
     an: Analysis, rule_levels: dict[str, int], fams: list[Fam] | None = None
 ) -> dict[str, dict[str, Found]]:
-    """Per criterion: feature name -> (value, evidence sentences). Shared answer-level
-    features: log word count (scaled) and the share of hedged sentences; the rule verdict."""
+    """Per criterion: feature name -> (value, evidence sentences), plus the rule verdict (not
+    fitted on by default: `tools.rubric.fit_reader.RULE_FEATURES`). No answer-level length or
+    hedging features: they made a short, precise answer less credible, and leaving them out
+    changed no leave-one-set-out number (issue 19, round 5)."""
     fams = families(an) if fams is None else fams
-    n_words = sum(len(s.sentence.norm.split()) for s in an.sentences)
-    hedged = sum("hedge" in f.on for f in fams) / max(len(fams), 1)
     out: dict[str, dict[str, Found]] = {}
     for cid, fn in _FEATURES.items():
         feats = fn(fams)
-        feats["log_words"] = (math.log1p(n_words) / 5.0, ())
-        feats["hedged"] = (hedged, ())
         r = rule_levels.get(cid, 0)
         feats["rule_partial"] = (1.0 if r == 1 else 0.0, ())
         feats["rule_met"] = (1.0 if r == 2 else 0.0, ())

@@ -61,6 +61,7 @@ def score_explanation(
     echoed = an.skipped - injected - copied - scrambled
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
+    rule = {c: j.verdict for c, j in judgements.items()}
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
     for cid, op in ops.items():
         if cid in judgements:
@@ -97,6 +98,15 @@ def score_explanation(
         reader_weights,
     )
     doubts: dict[str, str] = dict(settled)  # a false claim read from an uncertain sentence
+    final = {c: j.verdict for c, j in judgements.items()}
+    risk = reader.review_risk(
+        reader.review_features(rule, final, ops, sum(short.values())), reader_weights
+    )
+    if risk >= reader.review_at(reader_weights):
+        guards.reasons.append(
+            f"The second reader's review model puts the chance that a grader would change at "
+            f"least one verdict at about {risk:.0%}. Please read it."
+        )
     if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
         guards.language or guards.off_topic or guards.list_like or guards.jargon
     ):

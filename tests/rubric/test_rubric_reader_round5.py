@@ -1,5 +1,6 @@
-"""Issue 19, round 5 (the second reader): a C5 head, stuffed sentences, per-criterion raise
-thresholds and the leave-one-set-out fitting tool. Sentences written for the tests, not taken
+"""Issue 19, round 5 (the second reader): a C5 head, stuffed sentences, bare contractions,
+met only with the models named, per-criterion raise thresholds, the review model and the
+leave-one-set-out fitting tool. Sentences written for the tests, not taken
 from the labelled sets. No test depends on the exact fitted weights."""
 
 from __future__ import annotations
@@ -8,8 +9,23 @@ import pytest
 
 from grader.rubric import score_explanation
 from grader.rubric.model import load_rubric
-from grader.rubric.reader import CRITERIA, Opinion, load_weights, opinions, second_read
-from grader.rubric.reader_features import families, features, stuffed
+from grader.rubric.reader import (
+    CRITERIA,
+    Opinion,
+    load_weights,
+    opinions,
+    review_features,
+    review_risk,
+    second_read,
+)
+from grader.rubric.reader_features import (
+    Fam,
+    contractions,
+    families,
+    features,
+    names_models,
+    stuffed,
+)
 from grader.rubric.scorer import read_answer
 from tools.rubric import fit_reader
 
@@ -136,3 +152,106 @@ def test_the_c2_window_reads_absence_said_in_the_next_sentence():
         rubric,
     )
     assert features(an, {})["C2"]["W gen+absent+fut"][0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("bare", "fixed"),
+    [
+        ("the later words dont exist", "the later words don't exist"),
+        ("GPT cant see ahead", "GPT can't see ahead"),
+        ("the right side isnt there", "the right side isn't there"),
+        ("it doesnt have them", "it doesn't have them"),
+        ("that wont work", "that won't work"),
+    ],
+)
+def test_apostrophe_less_negations_are_read_as_contractions(bare, fixed):
+    assert contractions(bare) == fixed
+
+
+@pytest.mark.parametrize("word", ["want", "front", "don", "cant.", "isn't", "can", "meant"])
+def test_words_that_only_look_like_bare_contractions_stay(word):
+    assert contractions(word) in (word, "can't.")
+    assert contractions("I want the front row") == "I want the front row"
+
+
+def test_a_bare_contraction_states_absence():
+    rubric = load_rubric()
+    _, _, an = read_answer("When it writes, the words after the current one dont exist.", rubric)
+    assert "absent" in families(an)[0].on
+
+
+def sure_reader() -> dict:
+    """A reader certain of met wherever any of its features fires."""
+    rubric = load_rubric()
+    _, _, an = read_answer(C5_TEXT + " " + STUFFED, rubric)
+    names = {k for fs in features(an, {}).values() for k in fs}
+    sure = {"bias": 9.0, "coef": dict.fromkeys(names, 1.0)}
+    return {
+        "raise_at": 0.7,
+        "no_raise": [],
+        "criteria": dict.fromkeys(CRITERIA, {"partial": sure, "met": sure}),
+    }
+
+
+def test_met_needs_the_model_the_guide_names():
+    # the generation condition without the masked LM: one half of C2 (partial), never met,
+    # however sure the reader is
+    text = "Writing goes one word after another, so the words further on do not exist yet."
+    res = by_id(score_explanation(text, reader_weights=sure_reader()))
+    assert res["C2"].verdict == "partial"
+
+
+def test_met_is_possible_once_the_masked_model_is_named():
+    text = (
+        "BERT fills each blank from both sides. Writing goes one word after another, so the "
+        "words further on do not exist yet."
+    )
+    rules = by_id(score_explanation(text, reader_weights=NO_READER))
+    res = by_id(score_explanation(text, reader_weights=sure_reader()))
+    assert rules["C2"].verdict != "met" or res["C2"].verdict == "met"
+    assert res["C2"].verdict == "met"
+
+
+def test_names_models_looks_near_the_evidence():
+    fams = [
+        Fam(0, frozenset({"mlm"}), False),
+        Fam(1, frozenset({"hedge"}), False),
+        Fam(2, frozenset({"gen", "absent"}), False),
+        Fam(3, frozenset({"clm"}), True),  # a list-like sentence names nothing
+    ]
+    assert not names_models(fams, "C2", (2,))  # the masked model is two sentences away
+    assert names_models(fams, "C2", (1,))
+    assert not names_models(fams, "C5", (0,))  # C5 needs both models, in prose
+    assert names_models(fams, "C1", (2,))  # C1 is never raised: nothing required
+
+
+def test_the_review_model_flags_a_risky_answer_with_a_reason():
+    text = "BERT predicts masked words from both sides. GPT predicts the next word."
+    quiet = score_explanation(text, reader_weights={"criteria": {}})
+    risky = {"criteria": {}, "review": {"bias": 5.0, "coef": {}}, "review_at": 0.8}
+    res = score_explanation(text, reader_weights=risky)
+    assert not any("review model" in r for r in quiet.review_reasons)
+    assert res.needs_review
+    assert any("review model" in r for r in res.review_reasons)
+    calm = {"criteria": {}, "review": {"bias": -5.0, "coef": {}}, "review_at": 0.8}
+    assert not any(
+        "review model" in r for r in score_explanation(text, reader_weights=calm).review_reasons
+    )
+
+
+def test_review_features_describe_the_verdicts_and_the_readers_gap():
+    x = review_features(
+        {"C2": "missing", "C3": "met"},
+        {"C2": "partial", "C3": "met"},
+        {"C2": Opinion(0.9, 0.2, 1, (0,))},
+        0.4,
+    )
+    assert x["C2 partial"] == 1.0 and x["C2 raised"] == 1.0 and x["C3 raised"] == 0.0
+    assert x["C2 gap"] == pytest.approx(0.1) and x["doubt"] == 0.4
+    assert review_risk(x, {"review": {"bias": 0.0, "coef": {"C2 raised": 2.0}}}) > 0.8
+    assert review_risk(x, {}) == 0.0
+
+
+def test_the_installed_weights_carry_a_review_model():
+    w = load_weights()
+    assert w["review"]["coef"] and 0.5 <= w["review_at"] <= 1.0

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.rubric import reader
 from grader.rubric.certainty import settle
 from grader.rubric.criteria import judge_all
 from grader.rubric.model import Rubric, load_rubric
@@ -39,6 +40,7 @@ from grader.rubric.reader import (
     ORD,
     RAISE_AT,
     RAISE_AT_BY,
+    REVIEW_AT,
     SHORTFALL_AT,
     WEIGHTS_PATH,
     features,
@@ -155,11 +157,42 @@ def loso(
     return reader_cv.score_fold(rows, lambda r: per[r.split], rubric)
 
 
+REVIEW_L2 = 5.0  # the review model's ridge penalty, on standardised inputs
+
+
+def fit_review(scored: list[reader_cv.Scored], l2: float = REVIEW_L2) -> dict:
+    """The review model (`reader.review_risk`) fitted on out-of-fold scored answers: inputs
+    standardised for the penalty, the scaling then folded into the coefficients so that the
+    scorer computes a plain dot product."""
+    names = sorted({k for s in scored for k in s.x})
+    x = np.array([[s.x.get(n, 0.0) for n in names] for s in scored], dtype=float)
+    y = np.array([float(s.wrong) for s in scored])
+    mu, sd = x.mean(0), x.std(0)
+    sd[sd == 0] = 1.0
+    w = fit_logistic((x - mu) / sd, y, l2)
+    coef = w[1:] / sd
+    return {
+        "bias": round(float(w[0] - coef @ mu), 6),
+        "coef": {n: round(float(c), 6) for n, c in zip(names, coef, strict=True)},
+    }
+
+
+def with_review(sc: list[reader_cv.Scored], l2: float = REVIEW_L2) -> list[reader_cv.Scored]:
+    """Set each answer's review risk from a review model fitted on the other sets."""
+    for sp in sorted({s.split for s in sc}):
+        model = {"review": fit_review([s for s in sc if s.split != sp], l2)}
+        for s in sc:
+            if s.split == sp:
+                s.risk = reader.review_risk(s.x, model)
+    return sc
+
+
 def settings_from(args: argparse.Namespace) -> dict:
     return {
         "raise_at": args.raise_at,
         "raise_at_by": dict(RAISE_AT_BY),
         "shortfall_at": args.shortfall_at,
+        "review_at": args.review_at,
         "raise_partial": True,
         "no_raise": list(NO_RAISE),
     }
@@ -177,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--raise-at", type=float, default=RAISE_AT)
     ap.add_argument("--shortfall-at", type=float, default=SHORTFALL_AT)
+    ap.add_argument("--review-at", type=float, default=REVIEW_AT)
     ap.add_argument("--l2", type=float, default=L2)
     args = ap.parse_args(argv)
     rubric = load_rubric()
@@ -189,12 +223,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.train == "shipped":
         shipped = {**load_weights(), "shortfall_at": args.shortfall_at}
         sc = reader_cv.score_fold(rows, lambda r: shipped, rubric)
+        for s in sc:
+            s.risk = reader.review_risk(s.x, shipped)
     else:
-        sc = loso(rows, train, settings, rubric, args.l2)
+        sc = with_review(loso(rows, train, settings, rubric, args.l2))
     print(f"\nleave-one-set-out, {settings}:")
-    print(reader_cv.table(sc, splits, new, args.shortfall_at))
+    print(reader_cv.table(sc, splits, new, args.shortfall_at, args.review_at))
     if args.curve:
-        grid = (0.5, 0.6, 0.75, 0.9, 1.0, 1.25, 1.5, 2.0, float("inf"))
+        inf = float("inf")
+        grid = [(inf, t) for t in (0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, inf)]
+        grid += [(ra, t) for ra in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9) for t in (0.75, 1.25, inf)]
         print("\nreview flag trade-off (leave-one-set-out):")
         print(reader_cv.curve(sc, new, grid))
     if args.write:
@@ -203,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
             f"--write on {', '.join(train)} ({len(rows)} English answers), L2={args.l2}",
             **settings,
             "criteria": fit_all([r for r in rows if r.split in train], l2=args.l2),
+            # the review model learns from out-of-fold verdicts: those of answers the reader
+            # was not fitted on, as at grading time
+            "review": fit_review([s for s in sc if s.split in train]),
         }
         WEIGHTS_PATH.write_text(json.dumps(weights, indent=1, sort_keys=True) + "\n")
         print(f"wrote {WEIGHTS_PATH}")

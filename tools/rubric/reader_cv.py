@@ -33,14 +33,17 @@ class Scored:
     base_review: bool  # flagged for any reason but the second reader's doubt
     doubts: dict[str, float]  # the reader's doubt points per criterion (`reader.doubt_points`)
     confidence: dict[str, float]  # the scorer's confidence per criterion
+    x: dict[str, float]  # the review model's inputs (`reader.review_features`)
+    risk: float = 0.0  # the review model's probability, set once that model is fitted
+    wrong: bool = False  # a grader would change at least one verdict (the model's target)
 
 
 def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric) -> list[Scored]:
-    """Score every row with `weights(row)` (its fold's weights); the reader's own flag is off
-    here (`shortfall_at` infinite) and recomputed by `flagged`."""
+    """Score every row with `weights(row)` (its fold's weights); the reader's own flags are off
+    here (`shortfall_at` infinite, no review model) and recomputed by `flagged`."""
     out = []
     for r in rows:
-        w = {**weights(r), "shortfall_at": float("inf")}
+        w = {**weights(r), "shortfall_at": float("inf"), "review": {}}
         res = score_explanation(r.text, rubric, reader_weights=w)
         verdicts = {c.id: c.verdict for c in res.criteria}
         ops = reader.predict(r.feats, w)
@@ -56,20 +59,22 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
                 res.needs_review,
                 doubts,
                 {c.id: c.confidence for c in res.criteria},
+                reader.review_features(r.rule, verdicts, ops, sum(doubts.values())),
+                wrong=any(ORDINAL[r.labels[c]] != ORDINAL[v] for c, v in verdicts.items()),
             )
         )
     return out
 
 
-def flagged(s: Scored, shortfall_at: float) -> bool:
-    """The scorer's review flag for `s` at threshold `shortfall_at`."""
-    return s.base_review or sum(s.doubts.values()) >= shortfall_at
+def flagged(s: Scored, shortfall_at: float, review_at: float = float("inf")) -> bool:
+    """The scorer's review flag for `s` at thresholds `shortfall_at` and `review_at`."""
+    return s.base_review or sum(s.doubts.values()) >= shortfall_at or s.risk >= review_at
 
 
-def summary(sc: list[Scored], shortfall_at: float) -> dict:
+def summary(sc: list[Scored], shortfall_at: float, review_at: float = float("inf")) -> dict:
     """Per-criterion kappa, score MAE, unflagged share and kappa among the unflagged (mean over
     criteria, and pooled over every (answer, criterion) verdict)."""
-    un = [s for s in sc if not flagged(s, shortfall_at)]
+    un = [s for s in sc if not flagged(s, shortfall_at, review_at)]
 
     def kappa(items: list[Scored], cid: str) -> float:
         h = [ORDINAL[s.labels[cid]] for s in items]
@@ -103,21 +108,29 @@ HEADER = (
 )
 
 
-def table(sc: list[Scored], splits: Sequence[str], new: Sequence[str], shortfall_at: float) -> str:
+def table(
+    sc: list[Scored],
+    splits: Sequence[str],
+    new: Sequence[str],
+    shortfall_at: float,
+    review_at: float = float("inf"),
+) -> str:
     """A Markdown table: one line per set, the pool, and the mean over the new authors' sets."""
     lines = [HEADER]
     for sp in splits:
         part = [s for s in sc if s.split == sp]
         if part:
-            lines.append(fmt(sp, summary(part, shortfall_at)))
-    lines.append(fmt("pooled", summary(sc, shortfall_at)))
-    lines.append(fmt("new authors, mean", new_author_mean(sc, new, shortfall_at)))
+            lines.append(fmt(sp, summary(part, shortfall_at, review_at)))
+    lines.append(fmt("pooled", summary(sc, shortfall_at, review_at)))
+    lines.append(fmt("new authors, mean", new_author_mean(sc, new, shortfall_at, review_at)))
     return "\n".join(lines)
 
 
-def new_author_mean(sc: list[Scored], new: Sequence[str], shortfall_at: float) -> dict:
+def new_author_mean(
+    sc: list[Scored], new: Sequence[str], shortfall_at: float, review_at: float = float("inf")
+) -> dict:
     """The mean over the new authors' sets of each number of `summary` (the objective)."""
-    parts = [summary([s for s in sc if s.split == sp], shortfall_at) for sp in new]
+    parts = [summary([s for s in sc if s.split == sp], shortfall_at, review_at) for sp in new]
     parts = [p for p in parts if p["n"]]
     if not parts:
         return summary([], shortfall_at)
@@ -135,17 +148,18 @@ def new_author_mean(sc: list[Scored], new: Sequence[str], shortfall_at: float) -
     }
 
 
-def curve(sc: list[Scored], new: Sequence[str], thresholds: Sequence[float]) -> str:
-    """The unflagged share / kappa trade-off over `thresholds` (pooled and new authors)."""
+def curve(sc: list[Scored], new: Sequence[str], grid: Sequence[tuple[float, float]]) -> str:
+    """The unflagged share / kappa trade-off over (`review_at`, `shortfall_at`) pairs."""
     lines = [
-        "| shortfall_at | unflagged (pooled) | kappa unflagged mean / pooled | "
+        "| review_at | shortfall_at | unflagged (pooled) | kappa unflagged mean / pooled | "
         "unflagged (new authors) | kappa unflagged (new authors) |",
-        "| --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for t in thresholds:
-        p, a = summary(sc, t), new_author_mean(sc, new, t)
+    for ra, t in grid:
+        p, a = summary(sc, t, ra), new_author_mean(sc, new, t, ra)
         lines.append(
-            f"| {t:g} | {p['unflagged']:.0%} | {p['un_kappa']:.3f} / {p['un_pooled']:.3f} | "
+            f"| {ra:g} | {t:g} | {p['unflagged']:.0%} | "
+            f"{p['un_kappa']:.3f} / {p['un_pooled']:.3f} | "
             f"{a['unflagged']:.0%} | {a['un_kappa']:.3f} / {a['un_pooled']:.3f} |"
         )
     return "\n".join(lines)
