@@ -442,24 +442,19 @@ _FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
 
 
 # What the labelling guide needs named before a criterion is met: C2 links the generation
-# condition to the masked LM (same or next sentence), C3 states the causal LM's restriction,
-# C4 and C5 speak of both models. Without it the reader may give partial, never met.
+# condition to the masked LM, C3 states the causal LM's restriction, C4 and C5 speak of both
+# models. Without them (in the answer's prose) the reader may give partial, never met.
+# (Requiring the masked LM within a sentence of the evidence cost seen C2 links: the evidence
+# is only the strongest feature's sentences.)
 MET_NEEDS: dict[str, tuple[str, ...]] = {
     "C2": ("mlm",), "C3": ("clm",), "C4": ("mlm", "clm"), "C5": ("mlm", "clm"),
 }  # fmt: skip
-_NEAR = {"C2": 1, "C3": 1}  # sentences either side of the evidence; others: the whole prose
 
 
-def names_models(fams: list[Fam], cid: str, evidence: tuple[int, ...]) -> bool:
-    """True when the models `MET_NEEDS[cid]` are named near `evidence` (or in the prose)."""
-    need = MET_NEEDS.get(cid, ())
-    pool = [f for f in fams if not f.list_like]
-    span = _NEAR.get(cid)
-    if span is not None and evidence:
-        lo, hi = min(evidence) - span, max(evidence) + span
-        pool = [f for f in pool if lo <= f.index <= hi]
-    on = frozenset().union(*(f.on for f in pool)) if pool else frozenset()
-    return all(n in on for n in need)
+def names_models(fams: list[Fam], cid: str) -> bool:
+    """True when the answer's prose names the models `MET_NEEDS[cid]`."""
+    on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
+    return all(n in on for n in MET_NEEDS.get(cid, ()))
 
 
 def features(
