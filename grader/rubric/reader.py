@@ -68,6 +68,7 @@ __all__ = [
     "review_features",
     "review_risk",
     "second_read",
+    "settle_opinions",
     "doubt_points",
     "shortfall",
     "shortfall_at",
@@ -136,13 +137,16 @@ def opinions(
     """The reader's opinion on each of C1-C5 (empty when no weights file is installed)."""
     levels = {c: ORD[j.verdict] for c, j in judgements.items()}
     fams = families(an)
-    ops = predict(features(an, levels, fams), weights)
-    for c, op in ops.items():
-        if not names_models(fams, c):
-            ops[c] = replace(op, named=False)
+    return settle_opinions(predict(features(an, levels, fams), weights), fams)
+
+
+def settle_opinions(ops: dict[str, Opinion], fams: list[Fam]) -> dict[str, Opinion]:
+    """`ops` with what the answer's families rule out: met where the models the guide needs
+    are not named (`names_models`), and any evidence for C4 where a mismatch is argued from
+    data or domain (the rules decide whether the information condition is there; the reader
+    neither raises nor doubts C4 there)."""
+    ops = {c: op if names_models(fams, c) else replace(op, named=False) for c, op in ops.items()}
     if "C4" in ops and any("data_rel" in f.on for f in fams):
-        # the answer argues a mismatch from data or domain: the rules decide whether the
-        # information condition is there; the reader neither raises nor doubts C4
         ops["C4"] = replace(ops["C4"], evidence=())
     return ops
 

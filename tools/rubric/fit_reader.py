@@ -43,6 +43,8 @@ from grader.rubric.reader import (
     REVIEW_AT,
     SHORTFALL_AT,
     WEIGHTS_PATH,
+    Fam,
+    families,
     features,
     load_weights,
 )
@@ -68,6 +70,7 @@ class Row:
     labels: dict[str, str]
     rule: dict[str, str]
     feats: dict[str, dict[str, tuple[float, tuple[int, ...]]]]
+    fams: list[Fam]
 
 
 def available(splits: tuple[str, ...] = TRAIN_SPLITS) -> tuple[str, ...]:
@@ -90,8 +93,9 @@ def build_rows(splits: tuple[str, ...] = TRAIN_SPLITS, rubric: Rubric | None = N
             _, _, an = read_answer(r["text"], rubric)
             js, _ = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
             rule = {c: js[c].verdict for c in js}
-            feats = features(an, {c: ORD[v] for c, v in rule.items()})
-            rows.append(Row(sp, r["id"], r["text"], r["labels"], rule, feats))
+            fams = families(an)
+            feats = features(an, {c: ORD[v] for c, v in rule.items()}, fams)
+            rows.append(Row(sp, r["id"], r["text"], r["labels"], rule, feats, fams))
     return rows
 
 

@@ -46,7 +46,7 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
         w = {**weights(r), "shortfall_at": float("inf"), "review": {}}
         res = score_explanation(r.text, rubric, reader_weights=w)
         verdicts = {c.id: c.verdict for c in res.criteria}
-        ops = reader.predict(r.feats, w)
+        ops = reader.settle_opinions(reader.predict(r.feats, w), r.fams)
         doubts = reader.doubt_points(verdicts, ops, {c.id: c.weight for c in rubric.criteria}, w)
         human = sum(rubric.points(c.id, r.labels[c.id]) for c in rubric.criteria)  # type: ignore[arg-type]
         out.append(
