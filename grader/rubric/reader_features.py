@@ -14,13 +14,13 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.text import words
 
 
 def _cue(*words: str) -> re.Pattern[str]:
@@ -217,6 +217,8 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"not 100%",
         r"\?",
     ),
+    "und": _cue(r"classif\w*", r"sentiment", r"ner", r"qa", r"retriev\w*", r"understanding"),
+    "guse": _cue(r"chat\w*", r"translat\w*", r"summar\w*", r"assistants?"),
     "contrast": _cue(
         r"but",
         r"whereas",
@@ -245,6 +247,9 @@ _LEX: dict[str, tuple[str, ...]] = {
     "neg": ("negation",),
     "both": ("both_sides",),
     "mask": ("causal_mask", "one_direction"),
+    "und": ("understanding",),
+    "guse": ("generation_use",),
+    "use": ("usage", "suitability"),
 }
 
 
@@ -264,8 +269,39 @@ def families(an: Analysis) -> list[Fam]:
     return out
 
 
+# Families that name content (the rest mark hedges, negation, contrast or a kind of use).
+CONTENT = frozenset("mlm clm fut past only gen train absent same diff und guse mask both".split())
+_ITEM = re.compile(r"[,;/]|\b(?:and|or|plus)\b", re.IGNORECASE)
+
+
+def _cue_families(text: str) -> set[str]:
+    return {k for k, pat in _CUES.items() if pat.search(text)} & CONTENT
+
+
+def stuffed(text: str) -> bool:
+    """True when a sentence strings concept words together instead of relating them: four or
+    more short coordinated items (<= 3 words) that between them name four or more content
+    families ("masks, the future, training and the same"). A list of examples of one family
+    ("classification, NER, QA and retrieval") is not stuffed: its items add no new family.
+    A terse claim ("GPT: earlier tokens only") is not either: it is one item."""
+    short = [i for i in _ITEM.split(text) if 1 <= len(words(i)) <= 3]
+    return len(short) >= 4 and len(set().union(*(_cue_families(i) for i in short))) >= 4
+
+
+# Informal and second-language writers drop the apostrophe ("dont exist", "cant see"): read
+# those negations as the contractions they are.
+_BARE_NT = re.compile(
+    r"\b(do|does|did|is|are|was|were|has|have|had|ca|could|would|should|wo)nt\b", re.IGNORECASE
+)
+
+
+def contractions(text: str) -> str:
+    """`text` with apostrophe-less negative contractions restored ("dont" -> "don't")."""
+    return _BARE_NT.sub(lambda m: m.group(1) + "n't", text)
+
+
 def _families(s: SentenceFacts) -> Fam:
-    text = s.asserted or s.sentence.norm
+    text = contractions(s.asserted or s.sentence.norm)
     on = {k for k, pat in _CUES.items() if pat.search(text)}
     for fam, keys in _LEX.items():
         # a bare label ("bidirectional") names a family, it does not state what it sees
@@ -283,7 +319,8 @@ def _families(s: SentenceFacts) -> Fam:
         on.add("mlm")
     if CLM in s.subjects or (not s.mentions and s.primary == CLM):
         on.add("clm")
-    return Fam(s.sentence.index, frozenset(on), s.list_like)
+    # a stuffed sentence counts as list-like: its co-occurrences are not an argument
+    return Fam(s.sentence.index, frozenset(on), s.list_like or stuffed(s.sentence.norm))
 
 
 # -- features -------------------------------------------------------------------------------
@@ -358,6 +395,9 @@ def _c2(fams: list[Fam]) -> dict[str, Found]:
         "S mlm+gen+diff": _sent(fams, "mlm", "gen", "diff"),
         "A gen+absent+mlm": _answer(fams, "gen", "absent", "mlm"),
         "S gen+fut": _sent(fams, "gen", "fut"),
+        # the later context the masked model relies on, said to be absent at generation in
+        # the next sentence ("It fills blanks from both sides. When writing, nothing follows.")
+        "W gen+absent+fut": _window(fams, "gen", "absent", "fut"),
     }
 
 
@@ -385,24 +425,49 @@ def _c4(fams: list[Fam]) -> dict[str, Found]:
     }
 
 
+def _c5(fams: list[Fam]) -> dict[str, Found]:
+    # the consequence: each family of models tied to a kind of use in the same sentence
+    return {
+        "S mlm+und": _sent(fams, "mlm", "und"),
+        "S mlm+und+use": _sent(fams, "mlm", "und", "use"),
+        "S clm+guse+use": _sent(fams, "clm", "guse", "use"),
+        "W mlm+und+clm+guse+use": _window(fams, "mlm", "und", "clm", "guse", "use"),
+        "A und": _answer(fams, "und"),
+    }
+
+
 _FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
-    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4,
+    "C1": _c1, "C2": _c2, "C3": _c3, "C4": _c4, "C5": _c5,
 }  # fmt: skip
+
+
+# What the labelling guide needs named before a criterion is met: C2 links the generation
+# condition to the masked LM, C3 states the causal LM's restriction, C4 and C5 speak of both
+# models. Without them (in the answer's prose) the reader may give partial, never met.
+# (Requiring the masked LM within a sentence of the evidence cost seen C2 links: the evidence
+# is only the strongest feature's sentences.)
+MET_NEEDS: dict[str, tuple[str, ...]] = {
+    "C2": ("mlm",), "C3": ("clm",), "C4": ("mlm", "clm"), "C5": ("mlm", "clm"),
+}  # fmt: skip
+
+
+def names_models(fams: list[Fam], cid: str) -> bool:
+    """True when the answer's prose names the models `MET_NEEDS[cid]`."""
+    on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
+    return all(n in on for n in MET_NEEDS.get(cid, ()))
 
 
 def features(
     an: Analysis, rule_levels: dict[str, int], fams: list[Fam] | None = None
 ) -> dict[str, dict[str, Found]]:
-    """Per criterion: feature name -> (value, evidence sentences). Shared answer-level
-    features: log word count (scaled) and the share of hedged sentences; the rule verdict."""
+    """Per criterion: feature name -> (value, evidence sentences), plus the rule verdict (not
+    fitted on by default: `tools.rubric.fit_reader.RULE_FEATURES`). No answer-level length or
+    hedging features: they made a short, precise answer less credible, and leaving them out
+    changed no leave-one-set-out number (issue 19, round 5)."""
     fams = families(an) if fams is None else fams
-    n_words = sum(len(s.sentence.norm.split()) for s in an.sentences)
-    hedged = sum("hedge" in f.on for f in fams) / max(len(fams), 1)
     out: dict[str, dict[str, Found]] = {}
     for cid, fn in _FEATURES.items():
         feats = fn(fams)
-        feats["log_words"] = (math.log1p(n_words) / 5.0, ())
-        feats["hedged"] = (hedged, ())
         r = rule_levels.get(cid, 0)
         feats["rule_partial"] = (1.0 if r == 1 else 0.0, ())
         feats["rule_met"] = (1.0 if r == 2 else 0.0, ())

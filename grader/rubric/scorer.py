@@ -67,6 +67,7 @@ def score_explanation(
     echoed = an.skipped - injected - copied - scrambled - hedged
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
+    rule = {c: j.verdict for c, j in judgements.items()}
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
     for cid, op in ops.items():
         if cid in judgements:
@@ -96,14 +97,23 @@ def score_explanation(
     # may be under-crediting an argument made in words the rules do not know: say so.
     # The reader counts co-occurring words and cannot tell a false claim from a true one, so
     # on an answer with a contradicted verdict its expectation is no evidence of a missed
-    # argument (the false claim is reported on its own).
-    wrong = any(j.verdict == "contradicted" for j in judgements.values())
-    short = {
-        c.id: 0.0 if wrong else reader.shortfall(judgements[c.id].verdict, ops.get(c.id), c.weight)
-        for c in rubric.criteria
-        if c.id in judgements
-    }
+    # argument (the false claim is reported on its own): `reader.doubt_points`.
+    short = reader.doubt_points(
+        {c: j.verdict for c, j in judgements.items()},
+        ops,
+        {c.id: c.weight for c in rubric.criteria},
+        reader_weights,
+    )
     doubts: dict[str, str] = dict(settled)  # a false claim read from an uncertain sentence
+    final = {c: j.verdict for c, j in judgements.items()}
+    risk = reader.review_risk(
+        reader.review_features(rule, final, ops, sum(short.values())), reader_weights
+    )
+    if risk >= reader.review_at(reader_weights):
+        guards.reasons.append(
+            f"The second reader's review model puts the chance that a grader would change at "
+            f"least one verdict at about {risk:.0%}. Please read it."
+        )
     if sum(short.values()) >= reader.shortfall_at(reader_weights) and not (
         guards.language or guards.off_topic or guards.list_like or guards.jargon
     ):

@@ -1,6 +1,6 @@
 """Training and evaluation of the Exercise 2 scorer (not needed to grade).
 
-    python -m tools.rubric.fit_reader [--write]        # refit reader_weights.json
+    python -m tools.rubric.fit_reader [--write] [--curve]  # leave-one-set-out CV; refit weights
     python benchmarks/rubric_agreement.py [--split S]  # agreement with the labelled sets
 
 `devset/` holds the labelled answers (see its README.md); `agreement.py` scores them and
