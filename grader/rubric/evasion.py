@@ -41,7 +41,10 @@ _BOTH_WAYS = re.compile(
 
 def noncommittal(text: str) -> bool:
     """True when `text` offers a claim together with its alternative, so it asserts neither
-    (`_BOTH_WAYS`)."""
+    (`_BOTH_WAYS`). A question ("Does GPT see it or not?") asks rather than hedges: the
+    polarity reader already takes nothing from it as asserted, and an answer to it may follow."""
+    if text.rstrip().endswith("?"):
+        return False
     return _BOTH_WAYS.search(text) is not None
 
 

@@ -36,7 +36,7 @@ def _labelled_texts() -> list[str]:
     return [
         json.loads(line)["text"]
         for f in sorted(DEVSET.glob("*.jsonl"))
-        if not any(f.stem == f"heldout{n}" for n in (5, 6, 7))
+        if not any(f.stem == f"heldout{n}" for n in (5, 6, 7, 10, 11))  # frozen held-out sets
         for line in f.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
@@ -129,6 +129,8 @@ def test_one_hedged_sentence_adds_nothing_and_the_rest_keeps_its_credit():
         ("Either way, the words after the cursor do not exist yet.", False),
         ("GPT does not see later tokens, nor does it need them.", False),
         ("Whether or not BERT is fine-tuned, it never saw a left-only context.", False),
+        ("Can the masked model use the words on its right at generation, or not?", False),
+        ("Is the cursor really the end of the text, or is it not?", False),
     ],
 )
 def test_noncommittal(text, hedged):
