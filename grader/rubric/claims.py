@@ -13,7 +13,8 @@ import re
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
-from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
+from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence
+from grader.rubric.uses import parallel_use, used_for_generation, used_for_understanding
 from grader.rubric.vision import (
     causal_mask_hides,
     elided_contrast,
@@ -37,12 +38,6 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
-# "trained for generation", "works for generation": the objective or the question restated,
-# not generation named as what the family is chosen for (the labelling guide's C5 rule)
-_NOT_A_CHOICE = re.compile(
-    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
-)
-_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
 _REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
@@ -336,42 +331,6 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
     return []
 
 
-# Uses of each family ---------------------------------------------------------------------
-def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "BERT is used for classification / understanding"."""
-    ss = c.ss
-    return [
-        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
-        for u in ss.hits.get("understanding", [])
-        if not ss.negated(u)
-    ]
-
-
-def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "GPT is used for / suited to generation" (and the masked LM said to be good at it)."""
-    ss, out = c.ss, []
-    gen_time_spans = ss.hits.get("generation_time", [])
-    has_understanding = bool(ss.hits.get("understanding"))
-    for g in ss.hits.get("generation_use", []):
-        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
-            continue
-        subj = ss.subject_at(g.start)
-        usage = [
-            u for u in ss.hits.get("usage", [])
-            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
-            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
-        ]  # fmt: skip
-        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
-        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
-        usage = usage or ([g] if attached else [])
-        suit = ss.near_before("suitability", g, 4)
-        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
-            out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
-        if usage or has_understanding:
-            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
-    return out
-
-
 # In order: later extractors read what earlier ones found (the ellipsis flips a vision claim;
 # a relation is "conditioned" by a vision claim; the same restriction in both conditions
 # stands in for a missing relation). Register a new extractor where its inputs are complete.
@@ -396,6 +355,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     same_restriction_in_both,
     used_for_understanding,
     used_for_generation,
+    parallel_use,
 )
 
 

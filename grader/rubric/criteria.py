@@ -149,6 +149,11 @@ def _c5(an: Analysis) -> Judgement:
     contra = an.claims("mlm_good_at_generation")
     a = _of(an.claims("used_understanding"), MLM)
     b = _of(an.claims("used_generation"), CLM)
+    if a and not b:
+        # "encoders are used for tagging, and decoders for sampling": the use verb of the
+        # understanding half (this sentence or the one before) carries to the generation half
+        halves = {u.sentence for u in a} | {u.sentence + 1 for u in a}
+        b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
     if contra:
         return _contradicted(contra, "mlm_generation", bool(a and b))
     if a and b:
@@ -167,6 +172,7 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_mlm_no_problem": ("C2", "mlm_no_problem"),
     "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
     "wrong_mlm_generates_well": ("C5", "mlm_generation"),
+    "wrong_arch_swap": ("C5", "arch_swap"),
 }
 _RETRACT = re.compile(r"^\W*(?:but|however|yet|except|unfortunately|sadly|in practice)\b", re.I)
 

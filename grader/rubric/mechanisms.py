@@ -231,6 +231,15 @@ def clm_fills_blanks(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
+def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
+    """ "**GPT**" then "- encoder, ...": the other family's architecture label said of the
+    heading's model (`ParsedSentence.topic_label`) swaps encoder and decoder."""
+    h = ss.topic_label
+    if h is None or ss.inherited is None:
+        return []
+    return [Claim("wrong_arch_swap", ss.inherited, ss.sent.index, True, False, h.text)]
+
+
 EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_causal,
     mlm_trailing_mask,
@@ -238,6 +247,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_generates_well,
     mlm_used_for_generation,
     clm_fills_blanks,
+    label_swapped_under_heading,
 )
 
 

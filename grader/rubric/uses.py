@@ -1,0 +1,142 @@
+"""What each family is used for (C5): the use extractors of `claims.EXTRACTORS`.
+
+`used_understanding` / `used_generation` from "BERT is used for classification", "GPT -> chat";
+`mlm_good_at_generation` when the masked LM is said to suit generation; and
+`parallel_generation`, the second half of a use contrast whose use verb is left out ("encoders
+are used for tagging, and decoders for sampling"), which `criteria._c5` pairs with the
+understanding half of the same or the previous sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
+
+# "trained for generation", "works for generation": the objective or the question restated,
+# not generation named as what the family is chosen for (the labelling guide's C5 rule)
+_NOT_A_CHOICE = re.compile(
+    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
+)
+_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
+
+
+def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT is used for classification / understanding"."""
+    ss = c.ss
+    return [
+        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
+        for u in ss.hits.get("understanding", [])
+        if not ss.negated(u)
+    ]
+
+
+def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT is used for / suited to generation" (and the masked LM said to be good at it).
+    A use word said of another model ("GPT can generate, unlike how you would use BERT to
+    ...") is not this model's use."""
+    ss, out = c.ss, []
+    gen_time_spans = ss.hits.get("generation_time", [])
+    has_understanding = bool(ss.hits.get("understanding"))
+    for g in ss.hits.get("generation_use", []):
+        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
+            continue
+        subj = ss.subject_at(g.start)
+        usage = [
+            u for u in ss.hits.get("usage", [])
+            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
+            and ss.subject_at(u.start) in (subj, None)
+        ]  # fmt: skip
+        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
+        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
+        usage = usage or ([g] if attached else [])
+        suit = ss.near_before("suitability", g, 4)
+        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
+            out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
+        # next to an understanding use, a generation word is the other half of the split,
+        # unless its clause says how the model works ("GPT was trained to generate")
+        if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
+            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
+    return out
+
+
+# Generation named as a use in other words than the lexicon's uses: "text has to be generated",
+# "when you want text written", "for sampling", "for gen". Only read in the second half of a
+# use contrast (`parallel_use`), never as a use on its own.
+_GEN_WORD = re.compile(
+    r"\b(?:generat\w*|sampl(?:e|es|ed|ing)|writ(?:e|es|ing|ten)|wrote|gen|nlg|"
+    r"(?:produc|creat)\w* (?:the )?(?:text|stories|prose))\b",
+    re.IGNORECASE,
+)
+# what makes a clause about how a model works or what it lacks, not about what it is used for
+_PROCESS_KEYS = (
+    "training", "never_trained", "left_to_right", "earlier_ref", "future_ref", "both_sides",
+    "whole_seq", "predict_next", "predict_masked", "causal_mask", "absent", "only", "negation",
+)  # fmt: skip
+# "GPT can generate": the question restated, not a use
+_CAPABILITY = re.compile(r"\b(?:can|could|able to|manages? to)\s+(?:\w+ly\s+)?$", re.I)
+_CLAUSE_END = re.compile(r"^\W*$")
+
+
+def parallel_use(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """The causal family named with generation in a clause that only says what it is for,
+    without a use verb of its own: "..., and GPT-style decoders in generation", "GPT-style
+    decoders do generation", "and a decoder when you want text written". It is the second half
+    of a use contrast when the understanding half stands in this sentence or the one before
+    (`criteria._c5`); alone it earns nothing."""
+    ss = c.ss
+    if ss.sent.norm.rstrip().endswith("?") or any(
+        f.kind == "used_generation" and f.subject == CLM for f in found
+    ):
+        return []  # a question states no use
+    for g in _generation_words(ss):
+        if ss.negated(g) or _able(ss, g):
+            continue
+        if ss.subject_at(g.start) != CLM:
+            continue
+        if _process_clause(ss, g):
+            continue
+        if any(f.kind in ("see_left", "see_both") and f.subject == CLM for f in found):
+            continue
+        return [Claim("parallel_generation", CLM, c.idx, True, True, g.text)]
+    return []
+
+
+def _able(ss: ParsedSentence, g: Hit) -> bool:
+    """ "GPT can generate": a capability, the question restated (no use named)."""
+    return bool(_CAPABILITY.search(ss.sent.norm[: g.start]))
+
+
+def _process_clause(ss: ParsedSentence, g: Hit) -> bool:
+    """The (weak) clause of `g` says how a model works or what it lacks (`_PROCESS_KEYS`)."""
+    ci = ss.clause(g.start, strong=False)
+    return any(
+        ss.clause(h.start, strong=False) == ci and not _overlap(h, g)
+        for k in _PROCESS_KEYS
+        for h in ss.hits.get(k, [])
+    )
+
+
+def _generation_words(ss: ParsedSentence) -> list[Hit]:
+    """Generation uses, generation nouns and `_GEN_WORD`s; a time phrase ("in generation")
+    only when it closes its clause, as in an elided use ("..., and decoders in generation")."""
+    timed = ss.hits.get("generation_time", [])
+    out = [
+        h
+        for k in ("generation_use", "generation")
+        for h in ss.hits.get(k, [])
+        if not any(_overlap(h, t) for t in timed)
+    ]
+    out += [ss._hit("generation", m.start(), m.end()) for m in _GEN_WORD.finditer(ss.sent.norm)]
+    ends = [*ss.bounds[1:], len(ss.sent.norm)]
+    for t in timed:
+        ci = ss.clause(t.start, strong=False)
+        nxt = min((e for e in ends if e >= t.end), default=len(ss.sent.norm))
+        named = any(
+            ss.clause(h.start, strong=False) == ci and h.end <= t.start for h, _, _ in ss.subj
+        )
+        if t.end > t.start and named and _CLAUSE_END.match(ss.sent.norm[t.end : nxt]):
+            out.append(t)
+    return sorted(out, key=lambda h: h.start)
