@@ -139,7 +139,8 @@ full = torch.zeros(T, T)  # BERT
 ```
 
 With `fut`, position t ignores every column after it - it predicts from the prefix only.
-With `full` every position attends everywhere, so BERT fills a [MASK] from the words before and after it.
+With `full` every position attends everywhere,
+so BERT fills a [MASK] from the words before and after it.
 """
 
 
