@@ -23,6 +23,7 @@ from grader.rubric.vision import (
     sees_later_tokens,
     sees_one_direction,
     sees_only_earlier,
+    shared_by_comparison,
 )
 
 _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
@@ -85,6 +86,17 @@ def mentions(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue
             out.append(Claim(kind, ss.subject_at(h.start), c.idx, True, c.gen_ctx(h), h.text))
     return out
+
+
+def no_causal_mask(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT has no causal mask": the masked LM's attention named by what it lacks, a label
+    of its two-sided view without the view stated (C1 partial)."""
+    ss = c.ss
+    return [
+        Claim("no_causal_mask", MLM, c.idx, False, False, h.text)
+        for h in ss.hits.get("causal_mask", [])[:1]
+        if ss.negated(h) and ss.subject_at(h.start) == MLM
+    ]
 
 
 def reads_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -342,9 +354,11 @@ EXTRACTORS: tuple[Extractor, ...] = (
     sees_one_direction,
     causal_mask_hides,
     elided_contrast,
+    shared_by_comparison,
     wrong_mechanism_claims,
     objective_named,
     mentions,
+    no_causal_mask,
     reads_left_to_right,
     future_absent,
     mlm_cannot_generate,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.analysis import BOTH, CLM, MLM, Analysis
+from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.judgement import (
     CONF_CONFLICTED,
@@ -57,7 +57,7 @@ def _c1(an: Analysis) -> Judgement:
     # what the masked LM is wrongly said to have at generation time is no C1 evidence
     wrong_at_gen = {c.sentence for c in an.claims("future_available") if c.gen_ctx}
     both = [c for c in _of(an.claims("see_both"), MLM, BOTH) if c.sentence not in wrong_at_gen]
-    strong = [c for c in both if c.strong]
+    strong = [c for c in both if c.strong or _whole_context(an, c)]
     contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx and c.attributed]
     if contra:
         return _contradicted(contra, "mlm_left_only", bool(strong))
@@ -66,11 +66,32 @@ def _c1(an: Analysis) -> Judgement:
     weak = (
         both
         + _of(an.claims("predicts_masked"), MLM, None)
+        + an.claims("no_causal_mask")
         + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
     )
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("masked_model", "both_sides"))
+
+
+_BARE_LABEL = re.compile(r"^\s*bi ?directional(?:ly|ity)?\s*$", re.IGNORECASE)
+_PER_POSITION = re.compile(
+    r"\b(?:each|every) (?:masked |hidden )?(?:token|position|word|blank)", re.I
+)
+
+
+def _whole_context(an: Analysis, c: Claim) -> bool:
+    """ "During training each token attends to the whole sequence": the whole sequence
+    *perceived* as the context of a prediction (a training or masked-prediction word, or a
+    per-position subject, in the sentence) is both sides, as it is in the causal LM's false
+    claim; "needs the whole sentence" or "sees the whole sentence at once" is not."""
+    if not c.direct or _BARE_LABEL.match(c.text):
+        return False
+    f = next((s for s in an.sentences if s.sentence.index == c.sentence), None)
+    if f is None:
+        return False
+    scene = any(f.has(k) for k in ("training", "never_trained", "predict_masked"))
+    return scene or bool(_PER_POSITION.search(f.sentence.norm))
 
 
 # -- C2: generation lacks the later tokens the masked LM relied on ----------------------------

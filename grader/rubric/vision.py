@@ -249,6 +249,38 @@ def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     return out
 
 
+_LIKE = frozenset({"like", "just like", "similar to", "same as", "as with"})
+
+
+def shared_by_comparison(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT, like BERT, can attend to every position": what is said of the subject is said of
+    the model it is likened to as well. Shared only where it earns that model credit (both
+    sides for the masked LM, the left only for the causal LM), never as a false claim."""
+    ss, out = c.ss, []
+    likes = [
+        (h, code)
+        for h, code, contrast in ss.subj
+        if contrast and code in (MLM, CLM) and _likened(ss, h)
+    ]
+    for h, code in likes:
+        want = "see_both" if code == MLM else "see_left"
+        for f in found:
+            if f.kind != want or f.subject in (code, None) or f.gen_ctx:
+                continue
+            if (f.strong or f.direct) and f.text and ss.sent.norm.find(f.text, h.end) >= 0:
+                out.append(Claim(want, code, c.idx, f.strong, False, f.text, f.direct))
+                break
+    return out
+
+
+def _likened(ss: ParsedSentence, h: Hit) -> bool:
+    """`h` is the object of a "like" comparison ("like BERT", "just like GPT")."""
+    return any(
+        p.text.lower() in _LIKE and p.end <= h.start and 0 <= h.tok - p.tok_end <= 1
+        for p in ss.hits.get("contrast_prefix", [])
+    )
+
+
 def elided_contrast(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT sees both sides, GPT doesn't." (see `_ellipsis`)."""
     return _ellipsis(c.ss, found)
