@@ -21,6 +21,7 @@ module walks the sentences and carries the subject from one sentence to the next
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from grader.rubric.claims import sentence_claims, telegraphic_claims
@@ -55,7 +56,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     inherited: Subject | None = None
     named: tuple[Subject, ...] = ()
     hops = 0
-    prev_train = prev_gen = False
+    prev_train = prev_gen = prev_scene = False
     recent: set[Subject] = set()  # model families the last sentences named as subjects
     last_fams: set[Subject] = set()
     names = dict(aliases([s for s in sentences if s.index not in skip], rubric))
@@ -69,6 +70,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
+        frame = frame or _absence_goes_on(prev_scene and prev is not None, sent, rubric)
         ss = ParsedSentence(
             sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic
         )
@@ -120,6 +122,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         )
         prev_train = prev_train or any(c.kind == "see_left" and c.strong for c in f.claims)
         prev_gen = bool(ss.hits.get("generation_time"))
+        prev_scene = any(ss.hits.get(k) for k in ("generation", "generation_time", "left_to_right"))
         facts.append(f)
     return Analysis(facts, frozenset(skip))
 
@@ -132,3 +135,24 @@ def _families(rubric: Rubric) -> Callable[[str], set[str]]:
         return {k for k, ps in pats.items() if any(p.search(text) for p in ps)}
 
     return family_of
+
+
+_CONTEXT_NOUN = re.compile(r"\b(?:context|tokens?|words?|information)\b", re.IGNORECASE)
+
+
+def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[str, ...]:
+    """ "Generation is one word at a time. The next words are not there.": an absence stated
+    right after a sentence describing generation, with no training word of its own, is the
+    generation condition (read at generation time, like `discourse.carried_frame`)."""
+    if not prev_scene or not _says(sent.norm, "absent", rubric):
+        return ()
+    if any(_says(sent.norm, k, rubric) for k in ("training", "never_trained", "generation_time")):
+        return ()
+    # what is absent is context ("the next words", "the right side"), not "the support"
+    refs = any(_says(sent.norm, k, rubric) for k in ("future_ref", "whole_seq", "both_sides"))
+    return ("generation_time",) if refs or _CONTEXT_NOUN.search(sent.norm) else ()
+
+
+def _says(text: str, key: str, rubric: Rubric) -> bool:
+    gate = rubric.lexicon_gate[key]
+    return gate.search(text) is not None and any(p.search(text) for p in rubric.lexicon[key])

@@ -98,8 +98,14 @@ def _whole_context(an: Analysis, c: Claim) -> bool:
 def _c2(an: Analysis) -> Judgement:
     contra = [c for c in an.claims("future_available") if c.gen_ctx]
     absent = an.claims("future_absent")
+    # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
+    # label without its mechanism), so it links no generation condition to the masked LM
     reliance = (
-        _of(an.claims("see_both"), MLM, BOTH)
+        [
+            c
+            for c in _of(an.claims("see_both"), MLM, BOTH)
+            if c.strong or not _BARE_LABEL.match(c.text)
+        ]
         + an.claims("mlm_relies")
         + _of(an.claims("never_trained"), MLM, BOTH)
     )

@@ -94,8 +94,8 @@ def parallel_use(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     for g in _generation_words(ss):
         if ss.negated(g) or _able(ss, g):
             continue
-        if ss.subject_at(g.start) != CLM:
-            continue
+        if ss.subject_at(g.start) != CLM or CLM not in {x for _, x, k in ss.subj if not k}:
+            continue  # the causal family named in this sentence, not carried over
         if _process_clause(ss, g):
             continue
         if any(f.kind in ("see_left", "see_both") and f.subject == CLM for f in found):

@@ -1,0 +1,68 @@
+"""C2 readings of issue-19 round 5.
+
+- a bare family label ("BERT is bidirectional") says nothing about what the masked LM relied
+  on, so next to the generation condition it is one half of the argument (partial), while the
+  context it uses ("the words on both sides") still links it (met);
+- an absence of context stated right after a sentence describing generation ("Generation is
+  one word at a time. The next words are not there.") is the generation condition.
+
+Each with near misses. Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.rubric.scorer import score_explanation
+
+NO_READER = {"criteria": {}}  # the rules alone
+
+
+def rules(text: str) -> dict[str, str]:
+    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- BERT: a masked LM.\n- It is bidirectional.\n- When you generate, you go left to right, "
+        "so the words after the current one are not there yet.",
+        "BERT is bidirectional. At generation time the later tokens do not exist yet.",
+    ],
+)
+def test_a_bare_label_next_to_the_generation_condition_is_one_half(text: str) -> None:
+    assert rules(text)["C2"] == "partial"
+
+
+def test_the_context_it_uses_next_to_the_generation_condition_links_it() -> None:
+    text = (
+        "BERT uses the words on both sides of each gap. At generation time the later tokens "
+        "do not exist yet."
+    )
+    assert rules(text)["C2"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Generation happens one word at a time. The following words are not there. BERT "
+        "depends on them.",
+        "Text is produced left to right. The context to the right is simply missing. And BERT "
+        "always relied on it.",
+    ],
+)
+def test_an_absence_after_the_generation_scene_is_the_generation_condition(text: str) -> None:
+    assert rules(text)["C2"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an absence with a training word of its own is about training
+        "Generation happens one word at a time. In training some words are missing. BERT "
+        "depends on them.",
+        # what is gone is no context
+        "Generation happens one word at a time. The magic is gone. BERT depends on it.",
+    ],
+)
+def test_an_absence_about_training_or_not_about_context_is_not(text: str) -> None:
+    assert rules(text)["C2"] != "met"
