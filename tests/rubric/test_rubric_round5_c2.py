@@ -66,3 +66,26 @@ def test_an_absence_after_the_generation_scene_is_the_generation_condition(text:
 )
 def test_an_absence_about_training_or_not_about_context_is_not(text: str) -> None:
     assert rules(text)["C2"] != "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT fails because at generation time it just copies the future tokens instead of "
+        "predicting them.",
+        "When generating, BERT peeks at the later words and repeats them.",
+    ],
+)
+def test_acting_on_later_tokens_while_generating_contradicts_c2(text: str) -> None:
+    assert rules(text)["C2"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "At generation time there are no future tokens that BERT could copy.",
+        "In training BERT copies the words after the gap into its prediction.",
+    ],
+)
+def test_no_later_tokens_to_copy_or_copying_in_training_does_not(text: str) -> None:
+    assert rules(text)["C2"] != "contradicted"
