@@ -36,6 +36,11 @@ _LATER_ONLY = re.compile(
     r"upcoming|subsequent|ahead|rest|end)\b",
     re.I,
 )
+# a prediction verb right before a later-token phrase makes it the target
+_TARGET = re.compile(
+    r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
@@ -153,6 +158,8 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     ss = c.ss
     if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
         return []
+    if _TARGET.search(ss.sent.norm[max(0, h.start - 30) : h.start]):
+        return []  # "predict token t+1": the later token is the target, not the context
     if c.absent_in_clause(h):
         return _relies(c, h)
     if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
