@@ -32,6 +32,7 @@ from grader.rubric.polarity import affirms, blank
 from grader.rubric.reference import code_names, is_heading
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.text import Sentence, is_list_like
+from grader.rubric.uses import use_question_frame
 from grader.rubric.vision import _bare_label
 
 __all__ = [
@@ -71,6 +72,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
         frame = frame or _absence_goes_on(prev_scene and prev is not None, sent, rubric)
+        if prev is not None:
+            frame = (*frame, *use_question_frame(prev.norm, sent.norm, rubric))
         ss = ParsedSentence(
             sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic
         )

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
+from grader.rubric.uses import suited_time
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -175,8 +176,9 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     timed = ss.hits.get("generation_time", [])
     uses = ss.hits.get("usage", []) + ss.hits.get("suitability", [])
     for g in ss.hits.get("generation_use", []):
-        if any(t.start < g.end and g.start < t.end for t in timed):
-            continue
+        norm = ss.sent.norm
+        if any(t.start < g.end and g.start < t.end and not suited_time(norm, t) for t in timed):
+            continue  # "at inference time for generation" is a time; "better at generation" not
         if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 40) : g.start]):
             continue  # "for understanding rather than generation"
         used = [

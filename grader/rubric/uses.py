@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit, Subject
+from grader.rubric.model import Rubric
 from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
 
 # "trained for generation", "works for generation": the objective or the question restated,
@@ -39,10 +40,20 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     ss, out = c.ss, []
     gen_time_spans = ss.hits.get("generation_time", [])
     has_understanding = bool(ss.hits.get("understanding"))
-    for g in ss.hits.get("generation_use", []):
+    # "a model that writes": a generation verb qualifying a model, read only as such a use
+    qualified = [
+        g
+        for g in ss.hits.get("generation", [])
+        if _THAT_BEFORE.search(ss.sent.norm[: g.start]) and _model_for_use(ss, g) is not None
+        and not any(_overlap(g, u) for u in ss.hits.get("generation_use", []))
+        and not ss.negated(g)
+    ]  # fmt: skip
+    for g in ss.hits.get("generation_use", []) + qualified:
+        # "better at generation" restates the question for the causal LM (no credit), but
+        # said of the masked LM it is a false claim (`mechanisms.mlm_used_for_generation`)
         if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
             continue
-        subj = ss.subject_at(g.start)
+        subj = _model_for_use(ss, g) or ss.subject_at(g.start)
         usage = [
             u for u in ss.hits.get("usage", [])
             if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
@@ -51,7 +62,7 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         ]  # fmt: skip
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
-        usage = usage or ([g] if attached else [])
+        usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
             out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
@@ -60,6 +71,46 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
             out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
     return out
+
+
+_SUITED_BEFORE = re.compile(
+    r"\b(?:better|best|good|great|excellent|strong|stronger|ideal|worse|worst|bad|poor)\s+$", re.I
+)
+
+
+def suited_time(norm: str, t: Hit) -> bool:
+    """ "better at generation": the time phrase after a word of suitability names a use, not
+    a time."""
+    return t.text.lower().startswith("at ") and bool(_SUITED_BEFORE.search(norm[: t.start]))
+
+
+# a model qualified by its use and then equated with or chosen as a family: "every chat model
+# is decoder-only", "if you want a model that writes, you train a decoder"
+_QUALIFIED_AFTER = re.compile(
+    r"^\W*(?:models?|systems?|assistants?|bots?)?\s*(?:is|are|=|means)\s+(?:an?\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+_THAT_BEFORE = re.compile(r"\b(?:models?|ones?|systems?)\s+(?:that|which)\s+$", re.IGNORECASE)
+_CHOSEN_AFTER = re.compile(
+    r"^\W*(?:then\s+)?(?:you|we|one|people)\s+(?:\w+\s+)?(?:train|use|pick|choose|grab|take|"
+    r"build|want|need)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _model_for_use(ss: ParsedSentence, g: Hit) -> Subject | None:
+    """The family named right after the use `g` when `g` qualifies a model that the sentence
+    equates with or chooses as that family (see `_QUALIFIED_AFTER`, `_CHOSEN_AFTER`)."""
+    after = [(h, code) for h, code, k in ss.subj if h.start >= g.end and not k]
+    if not after:
+        return None
+    h, code = after[0]
+    between = ss.sent.norm[g.end : h.start]
+    if _QUALIFIED_AFTER.match(between):
+        return code
+    tail = re.sub(r"^\w*", "", between, count=1)  # the rest of the verb ("writes", "chats")
+    chosen = _THAT_BEFORE.search(ss.sent.norm[: g.start]) and _CHOSEN_AFTER.match(tail)
+    return code if chosen else None
 
 
 # Generation named as a use in other words than the lexicon's uses: "text has to be generated",
@@ -140,3 +191,34 @@ def _generation_words(ss: ParsedSentence) -> list[Hit]:
         if t.end > t.start and named and _CLAUSE_END.match(ss.sent.norm[t.end : nxt]):
             out.append(t)
     return sorted(out, key=lambda h: h.start)
+
+
+_ANSWER_HEAD = re.compile(r"^[^,;:.!?(]*")
+ANSWER_WORDS = 6  # a short answer naming a family ("The decoder.", "The bidirectional encoder")
+
+
+def use_question_frame(question: str, answer: str, rubric: Rubric) -> tuple[str, ...]:
+    """ "Which would you put behind a chatbot? The decoder.": a question about a use answered
+    by naming one family claims that use for it. Returns the lexicon keys the answer inherits
+    (zero-width, like `discourse.question_frame`): ("generation_use", "usage") or
+    ("understanding",); none when the question names no use or both, or the answer is no
+    short answer naming exactly one family."""
+    q, a = question.rstrip(" \"')"), answer.strip()
+    if not q.endswith("?") or a.rstrip(" \"')").endswith("?"):
+        return ()
+    head = _ANSWER_HEAD.match(a)
+    words = re.findall(r"\w+", head.group(0)) if head else []
+    if not words or len(words) > ANSWER_WORDS:
+        return ()
+    fams = {k for k in ("masked_model", "causal_model") if _says(head.group(0), k, rubric)}
+    if len(fams) != 1:
+        return ()
+    gen, und = _says(q, "generation_use", rubric), _says(q, "understanding", rubric)
+    if gen == und:
+        return ()
+    return ("generation_use", "usage") if gen else ("understanding",)
+
+
+def _says(text: str, key: str, rubric: Rubric) -> bool:
+    gate = rubric.lexicon_gate[key]
+    return gate.search(text) is not None and any(p.search(text) for p in rubric.lexicon[key])

@@ -161,3 +161,54 @@ def test_code_names_need_one_family_and_backticks() -> None:
     assert set(names) == {"causal_model"}
     (pat,) = names["causal_model"]
     assert pat.search("with `c` each row") and not pat.search("with c each row")
+
+
+# -- C5: uses stated through a question answered, or a model qualified by its use -------------
+def test_use_questions_answered_by_a_family_meet_c5() -> None:
+    text = (
+        "Which model would you put behind a chatbot? The decoder. Which one would you use to "
+        "classify reviews? The encoder, because it sees the whole text."
+    )
+    assert rules(text)["C5"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which model would you pick to write a story? And which one to classify reviews?",
+        "Which would you use to classify reviews? The encoder and the decoder both work.",
+    ],
+)
+def test_unanswered_use_questions_or_both_families_earn_nothing(text: str) -> None:
+    assert rules(text)["C5"] == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT suits classification. This is why pretty much every chat model is decoder-only.",
+        "BERT suits classification. If you want a model that writes, you train a decoder.",
+    ],
+)
+def test_a_model_qualified_by_its_use_and_equated_with_a_family_meets_c5(text: str) -> None:
+    assert rules(text)["C5"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT suits classification. If you want a model that writes, you would not train a "
+        "decoder.",
+        "BERT suits classification. A model that writes sees only the prefix, like a decoder.",
+    ],
+)
+def test_a_denied_choice_or_a_description_does_not(text: str) -> None:
+    assert rules(text)["C5"] == "partial"
+
+
+def test_better_at_generation_alone_restates_the_question() -> None:
+    assert rules("GPT is better at generation because it is bigger.")["C5"] == "missing"
+
+
+def test_the_masked_model_better_at_generation_contradicts_c5() -> None:
+    assert rules("BERT is better at generation than GPT.")["C5"] == "contradicted"
