@@ -27,11 +27,12 @@ from collections.abc import Callable
 from grader.rubric.claims import sentence_claims, telegraphic_claims
 from grader.rubric.discourse import aliases, carried_frame, question_frame
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
+from grader.rubric.judgement import SHORT_LINK_WORDS
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
 from grader.rubric.reference import code_names, is_heading
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.text import Sentence, is_list_like
+from grader.rubric.text import Sentence, is_list_like, word_count
 from grader.rubric.uses import use_question_frame
 from grader.rubric.vision import _bare_label
 
@@ -57,7 +58,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     inherited: Subject | None = None
     named: tuple[Subject, ...] = ()
     hops = 0
-    prev_train = prev_gen = prev_scene = False
+    prev_train = prev_gen = False
+    scene_gap = None
     recent: set[Subject] = set()  # model families the last sentences named as subjects
     last_fams: set[Subject] = set()
     names = dict(aliases([s for s in sentences if s.index not in skip], rubric))
@@ -71,6 +73,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
+        prev_scene = scene_gap is not None and scene_gap <= SHORT_LINK_WORDS
         frame = frame or _absence_goes_on(prev_scene and prev is not None, sent, rubric)
         if prev is not None:
             frame = (*frame, *use_question_frame(prev.norm, sent.norm, rubric))
@@ -125,7 +128,11 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         )
         prev_train = prev_train or any(c.kind == "see_left" and c.strong for c in f.claims)
         prev_gen = bool(ss.hits.get("generation_time"))
-        prev_scene = any(ss.hits.get(k) for k in ("generation", "generation_time", "left_to_right"))
+        # words since the last sentence describing generation (None: no such sentence yet)
+        if any(ss.hits.get(k) for k in ("generation", "generation_time", "left_to_right")):
+            scene_gap: int | None = 0
+        elif scene_gap is not None:
+            scene_gap += word_count(sent.norm)
         facts.append(f)
     return Analysis(facts, frozenset(skip))
 

@@ -24,6 +24,7 @@ from grader.rubric.judgement import (
     CONF_MET_SAME,
     CONF_PARTIAL,
     LINK_WINDOW,
+    SHORT_LINK_WORDS,
     Judgement,
     _contradicted,
     _first,
@@ -31,6 +32,7 @@ from grader.rubric.judgement import (
     _of,
 )
 from grader.rubric.model import Rubric
+from grader.rubric.text import word_count
 
 __all__ = ["KNOWN_CRITERIA", "Judgement", "judge_all"]
 
@@ -116,7 +118,7 @@ def _c2(an: Analysis) -> Judgement:
         # closest first; at equal distance prefer "relied on" / "never trained" sentences,
         # which state the dependence, over a plain "sees both sides" (the better quote)
         near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i not in explicit, i))
-        near = [i for i in near if abs(i - a.sentence) <= LINK_WINDOW]
+        near = [i for i in near if _close(an, i, a.sentence)]
         if near:
             link = tuple(sorted({a.sentence, near[0]}))
             break
@@ -139,6 +141,17 @@ def _c2(an: Analysis) -> Judgement:
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+def _close(an: Analysis, i: int, j: int) -> bool:
+    """Sentences `i` and `j` are within `LINK_WINDOW` of each other, or only short sentences
+    lie between them ("There is no right side yet." four staccato lines after "It also uses
+    the words on the right."): at most `SHORT_LINK_WORDS` words in between."""
+    lo, hi = sorted((i, j))
+    if hi - lo <= LINK_WINDOW:
+        return True
+    between = [f for f in an.sentences if lo < f.sentence.index < hi]
+    return sum(word_count(f.sentence.norm) for f in between) <= SHORT_LINK_WORDS
 
 
 # -- C3: causal LM sees only earlier tokens ---------------------------------------------------

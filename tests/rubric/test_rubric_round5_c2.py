@@ -89,3 +89,27 @@ def test_acting_on_later_tokens_while_generating_contradicts_c2(text: str) -> No
 )
 def test_no_later_tokens_to_copy_or_copying_in_training_does_not(text: str) -> None:
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- staccato answers: short sentences between the two halves still link them -------------------
+STACCATO = (
+    "BERT covers a word. It reads the words before. It also reads the words after. "
+    "Now we write. One word. Then another. Then one more. Nothing to the right yet. So BERT "
+    "is lost."
+)
+
+
+def test_short_sentences_between_the_halves_still_link_them() -> None:
+    assert rules(STACCATO)["C2"] == "met"
+
+
+def test_the_same_halves_far_apart_in_long_sentences_do_not_link() -> None:
+    filler = (
+        " Many people have spent a long time discussing this question in seminars and blogs"
+        " without reaching any real agreement about the details of the matter at all."
+    )
+    text = (
+        "BERT reads the words before and after each gap." + filler * 2 + " When generating, "
+        "the later tokens do not exist yet."
+    )
+    assert rules(text)["C2"] == "partial"
