@@ -165,13 +165,17 @@ def never_trained(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "generation goes left to right"."""
     ss = c.ss
-    if (
-        c.gen_any
-        and ss.hits.get("left_to_right")
-        and (ss.hits.get("generation") or ss.hits.get("generation_time"))
-    ):
+    # "GPT is autoregressive, so it can generate": the family's label, not how generation goes
+    l2r = [h for h in ss.hits.get("left_to_right", []) if not _LABEL_OF_MODEL.search(
+        ss.sent.norm[max(0, h.start - 40) : h.end])]  # fmt: skip
+    if c.gen_any and l2r and (ss.hits.get("generation") or ss.hits.get("generation_time")):
         return [Claim("generation_left_to_right", None, c.idx, True, True, "")]
     return []
+
+
+_LABEL_OF_MODEL = re.compile(
+    r"\b(?:bert|gpt|\w*(?:model|lm|coder)s?)\s+(?:is|are)\s+(?:\w+\s+)?autoregressive\w*$", re.I
+)
 
 
 # Training versus generation --------------------------------------------------------------

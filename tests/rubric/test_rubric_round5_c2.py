@@ -113,3 +113,18 @@ def test_the_same_halves_far_apart_in_long_sentences_do_not_link() -> None:
         "the later tokens do not exist yet."
     )
     assert rules(text)["C2"] == "partial"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT is bidirectional while GPT is autoregressive, so only GPT can generate text.",
+        "The causal model is autoregressive and therefore it can generate.",
+    ],
+)
+def test_the_autoregressive_label_is_not_how_generation_goes(text: str) -> None:
+    assert rules(text)["C2"] == "missing"
+
+
+def test_generation_said_to_be_autoregressive_is_the_generation_condition() -> None:
+    assert rules("Generation is autoregressive: one token at a time.")["C2"] == "partial"
