@@ -65,6 +65,9 @@ def _c1(an: Analysis) -> Judgement:
         return _contradicted(contra, "mlm_left_only", bool(strong))
     if strong:
         return Judgement("met", _first(strong), CONF_MET_SAME)
+    split = _split_sides(an)
+    if split:
+        return Judgement("met", split, CONF_MET_LINKED)
     weak = (
         both
         + _of(an.claims("predicts_masked"), MLM, None)
@@ -94,6 +97,40 @@ def _whole_context(an: Analysis, c: Claim) -> bool:
         return False
     scene = any(f.has(k) for k in ("training", "never_trained", "predict_masked"))
     return scene or bool(_PER_POSITION.search(f.sentence.norm))
+
+
+_EARLIER_SIDE = re.compile(r"\b(?:left|before|previous|preceding|earlier)\b", re.I)
+_LATER_SIDE = re.compile(r"\b(?:right|after|following|later|next)\b", re.I)
+SPLIT_WORDS = 10  # a side stated in a sentence of its own ("It looks left. It looks right.")
+
+
+def _split_sides(an: Analysis) -> tuple[int, ...]:
+    """The two sides stated for the masked LM in two short parallel sentences, one side each
+    ("It looks left. It looks right.", "It uses the words before. It also uses the words
+    after."): both sides. The sentences are next to each other, about the masked LM, open
+    with the same words (up to an "also"), and neither restricts ("only") or denies."""
+    # short lines read as list-like by their share of function words; the parallel opening
+    # is what makes them statements here
+    facts = an.sentences
+    for a, b in zip(facts, facts[1:], strict=False):
+        if b.sentence.index != a.sentence.index + 1 or a.primary != MLM or b.primary != MLM:
+            continue
+        if any(f.has("negation") or f.has("only") or f.subjects - {MLM} for f in (a, b)):
+            continue
+        ta, tb = a.sentence.norm, b.sentence.norm
+        if max(word_count(ta), word_count(tb)) > SPLIT_WORDS or _opening(ta) != _opening(tb):
+            continue
+        sides = (_EARLIER_SIDE.search(ta), _LATER_SIDE.search(tb))
+        flipped = (_LATER_SIDE.search(ta), _EARLIER_SIDE.search(tb))
+        if all(sides) or all(flipped):
+            return (a.sentence.index, b.sentence.index)
+    return ()
+
+
+def _opening(norm: str) -> tuple[str, ...]:
+    """The first two words of a sentence, without an "also" / "too"."""
+    ws = [w for w in re.findall(r"[a-z']+", norm.lower()) if w not in ("also", "too")]
+    return tuple(ws[:2])
 
 
 # -- C2: generation lacks the later tokens the masked LM relied on ----------------------------

@@ -126,3 +126,27 @@ def test_leaving_the_causal_mask_out_is_no_false_claim(text: str) -> None:
 
 def test_applying_the_causal_mask_to_bert_still_contradicts() -> None:
     assert rules("BERT applies a causal mask, just as GPT does.")["C1"] == "contradicted"
+
+
+# -- the two sides in two short parallel sentences ----------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT sees a gap. It looks left. It looks right. It guesses.",
+        "BERT covers a word. It checks the words after it. It checks the words before it too.",
+    ],
+)
+def test_two_parallel_sentences_one_side_each_meet_c1(text: str) -> None:
+    assert rules(text)["C1"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT sees a gap. It looks left. It only looks left.",
+        "GPT reads the words on the left. It also reads the words on the right.",
+        "BERT fills a blank. It uses the previous words. Then it predicts the next word.",
+    ],
+)
+def test_a_restricted_side_another_model_or_no_parallel_does_not(text: str) -> None:
+    assert rules(text)["C1"] != "met"
