@@ -203,6 +203,9 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:
         return Judgement("met", _first(support), CONF_MET_SAME)
+    restricted = _fragment_restricts(an)
+    if restricted:
+        return Judgement("met", restricted, CONF_MET_LINKED)
     if implied:
         via = _clm_trains_as_generates(an)
         assert via is not None
@@ -219,6 +222,25 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("causal_model", "causal_mask"))
+
+
+FRAGMENT_WORDS = 4
+
+
+def _fragment_restricts(an: Analysis) -> tuple[int, ...]:
+    """ "It sees the left. Only the left.": a verbless fragment with "only" and an earlier-side
+    phrase restricts the context the sentence before gave the causal LM (its claim of the
+    earlier tokens is carried into the fragment, which names no model and denies nothing)."""
+    by_index = {f.sentence.index: f for f in an.sentences}
+    for f in an.sentences:
+        prev = by_index.get(f.sentence.index - 1)
+        if prev is None or not f.list_like or word_count(f.sentence.norm) > FRAGMENT_WORDS:
+            continue
+        if not (f.has("only") and f.has("earlier_ref")) or f.has("negation") or f.mentions:
+            continue
+        if any(c.kind in ("uses_earlier", "see_left") and c.subject == CLM for c in prev.claims):
+            return (prev.sentence.index, f.sentence.index)
+    return ()
 
 
 # -- C5: encoders for understanding, decoders for generation ----------------------------------

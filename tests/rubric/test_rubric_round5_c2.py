@@ -1,4 +1,4 @@
-"""C2 readings of issue-19 round 5.
+"""C2 (and one staccato C3) readings of issue-19 round 5.
 
 - a bare family label ("BERT is bidirectional") says nothing about what the masked LM relied
   on, so next to the generation condition it is one half of the argument (partial), while the
@@ -128,3 +128,19 @@ def test_the_autoregressive_label_is_not_how_generation_goes(text: str) -> None:
 
 def test_generation_said_to_be_autoregressive_is_the_generation_condition() -> None:
     assert rules("Generation is autoregressive: one token at a time.")["C2"] == "partial"
+
+
+# -- C3: a fragment that restricts the sentence before ------------------------------------------
+def test_an_only_fragment_restricts_the_causal_models_context() -> None:
+    assert rules("GPT is different. It sees the left. Only the left.")["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT is different. It sees the left. Not only the left.",
+        "BERT is different. It sees the left. Only the left.",
+    ],
+)
+def test_a_denied_fragment_or_another_models_does_not(text: str) -> None:
+    assert rules(text)["C3"] != "met"
