@@ -138,15 +138,15 @@ def parallel_use(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     of a use contrast when the understanding half stands in this sentence or the one before
     (`criteria._c5`); alone it earns nothing."""
     ss = c.ss
-    if ss.sent.norm.rstrip().endswith("?") or any(
-        f.kind == "used_generation" and f.subject == CLM for f in found
-    ):
-        return []  # a question states no use
+    if CLM not in {x for _, x, k in ss.subj if not k} or ss.sent.norm.rstrip().endswith("?"):
+        return []  # the causal family named in this sentence; a question states no use
+    if any(f.kind == "used_generation" and f.subject == CLM for f in found):
+        return []
     for g in _generation_words(ss):
         if ss.negated(g) or _able(ss, g):
             continue
-        if ss.subject_at(g.start) != CLM or CLM not in {x for _, x, k in ss.subj if not k}:
-            continue  # the causal family named in this sentence, not carried over
+        if ss.subject_at(g.start) != CLM:
+            continue
         if _process_clause(ss, g):
             continue
         if any(f.kind in ("see_left", "see_both") and f.subject == CLM for f in found):
@@ -220,5 +220,9 @@ def use_question_frame(question: str, answer: str, rubric: Rubric) -> tuple[str,
 
 
 def _says(text: str, key: str, rubric: Rubric) -> bool:
+    """Some entry of lexicon `key` matches `text` (the key's gate alone decides, unless it is
+    the always-matching gate of hand-written patterns)."""
     gate = rubric.lexicon_gate[key]
-    return gate.search(text) is not None and any(p.search(text) for p in rubric.lexicon[key])
+    if gate.pattern:
+        return gate.search(text) is not None
+    return any(p.search(text) for p in rubric.lexicon[key])
