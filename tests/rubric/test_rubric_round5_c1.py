@@ -6,7 +6,7 @@ sentence rather than through one phrase.
 - a "like" comparison shares what it says with the model it likens ("GPT, like BERT, attends
   to every position"), for credit only;
 - the whole sequence perceived as the context of each prediction is both sides ("during
-  training each token attends to the whole sequence"), not "sees the whole sentence at once";
+  training each token attends to the whole sequence"), not "sees the complete text at once";
 - the masked LM named by the mask it lacks ("BERT has no causal mask") and masking in other
   words ("hides a few random words") earn partial.
 
@@ -50,7 +50,7 @@ def test_a_negated_or_restricted_side_does_not_meet_c1(text: str) -> None:
 
 
 def test_like_comparison_shares_the_view_with_the_masked_model() -> None:
-    v = rules("GPT, like BERT, can attend to every position in the sentence during training.")
+    v = rules("GPT, like BERT, may look at all the positions of the input while training.")
     assert v["C1"] == "met"
     assert v["C3"] == "contradicted"  # the subject's own false claim stays
 
@@ -64,7 +64,7 @@ def test_like_comparison_shares_the_restriction_with_the_causal_model() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "GPT, unlike BERT, can attend to every position in the sentence during training.",
+        "GPT, unlike BERT, may look at all the positions of the input while training.",
         "Like BERT, GPT is a transformer; it predicts the next word.",
     ],
 )
@@ -86,7 +86,7 @@ def test_whole_sequence_as_the_context_of_a_prediction_meets_c1(text: str) -> No
 
 @pytest.mark.parametrize(
     "text",
-    ["BERT sees the whole sentence at once.", "BERT needs the whole sentence to be present."],
+    ["BERT sees the complete text all at once.", "BERT needs the whole sentence to be present."],
 )
 def test_whole_sentence_without_a_prediction_stays_partial(text: str) -> None:
     assert rules(text)["C1"] == "partial"
@@ -132,7 +132,7 @@ def test_applying_the_causal_mask_to_bert_still_contradicts() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "BERT sees a gap. It looks left. It looks right. It guesses.",
+        "BERT reads a gap. It checks left. It checks right. It guesses.",
         "BERT covers a word. It checks the words after it. It checks the words before it too.",
     ],
 )
@@ -143,7 +143,7 @@ def test_two_parallel_sentences_one_side_each_meet_c1(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "BERT sees a gap. It looks left. It only looks left.",
+        "BERT reads a gap. It checks left. It only checks left.",
         "GPT reads the words on the left. It also reads the words on the right.",
         "BERT fills a blank. It uses the previous words. Then it predicts the next word.",
     ],

@@ -71,8 +71,7 @@ def test_an_absence_about_training_or_not_about_context_is_not(text: str) -> Non
 @pytest.mark.parametrize(
     "text",
     [
-        "BERT fails because at generation time it just copies the future tokens instead of "
-        "predicting them.",
+        "At generation time BERT just copies the upcoming tokens rather than predicting them.",
         "When generating, BERT peeks at the later words and repeats them.",
     ],
 )
@@ -132,14 +131,14 @@ def test_generation_said_to_be_autoregressive_is_the_generation_condition() -> N
 
 # -- C3: a fragment that restricts the sentence before ------------------------------------------
 def test_an_only_fragment_restricts_the_causal_models_context() -> None:
-    assert rules("GPT is different. It sees the left. Only the left.")["C3"] == "met"
+    assert rules("GPT works another way. It reads the left part. Only left.")["C3"] == "met"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "GPT is different. It sees the left. Not only the left.",
-        "BERT is different. It sees the left. Only the left.",
+        "GPT works another way. It reads the left part. Not only left.",
+        "BERT works another way. It reads the left part. Only left.",
     ],
 )
 def test_a_denied_fragment_or_another_models_does_not(text: str) -> None:

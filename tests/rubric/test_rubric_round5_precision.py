@@ -1,7 +1,7 @@
 """Wrong-claim precision and recall of issue-19 round 5 on C1 / C2 / C3 / C5.
 
-False charges removed: a later token named as the *target* of a prediction ("predict token
-t+1") is not context the causal LM sees; a condition the masked LM was "never optimised for"
+False charges removed: a later token named as the *target* of a prediction ("guess
+word i+1") is not context the causal LM sees; a condition the masked LM was "never optimised for"
 is the generation condition; "for BERT, ..." names a topic, not a use. Missed claims found: a
 left-to-right reading said of both families blames the masked LM too; a trailing [MASK]
 presented as a generator after a reported view ("People say ..., but actually ..."); the
@@ -24,9 +24,8 @@ def rules(text: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     "text",
     [
-        "GPT's training task is to predict token t+1 from the tokens up to t.",
-        "| | BERT | GPT |\n|---|---|---|\n| Training task | recover masked words | predict "
-        "token t+1 |",
+        "GPT is trained to predict word i+1 from words 1..i.",
+        "| | BERT | GPT |\n|---|---|---|\n| Objective | fill in hidden words | guess word i+1 |",
     ],
 )
 def test_a_later_token_as_the_prediction_target_is_no_view_of_it(text: str) -> None:
@@ -38,7 +37,7 @@ def test_attending_to_a_later_token_still_contradicts_c3() -> None:
 
 
 def test_a_condition_never_optimised_for_is_the_generation_condition() -> None:
-    text = "Here BERT receives x_{<t} only, a conditional it was never optimised for."
+    text = "Here BERT is handed x_{<t} alone, a conditional it was never optimised for."
     assert rules(text)["C1"] != "contradicted"
 
 
@@ -48,8 +47,8 @@ def test_the_left_only_view_in_training_still_contradicts_c1() -> None:
 
 def test_for_a_model_names_a_topic_not_a_use() -> None:
     text = (
-        "So for BERT training and generation look alike. Encoders are used for classification "
-        "and decoders for text generation."
+        "Honestly, for BERT learning and generation look alike. Encoders are used for "
+        "classification and decoders for text generation."
     )
     assert rules(text)["C5"] == "met"
 
@@ -60,7 +59,7 @@ def test_masked_model_used_for_generation_still_contradicts_c5() -> None:
 
 # -- missed claims -------------------------------------------------------------------------------
 def test_left_to_right_said_of_both_families_blames_the_masked_lm() -> None:
-    assert rules("Both BERT and GPT process text from left to right.")["C1"] == "contradicted"
+    assert rules("BERT and GPT alike scan their input from left to right.")["C1"] == "contradicted"
 
 
 def test_left_to_right_said_of_gpt_alone_does_not() -> None:
@@ -89,7 +88,7 @@ def test_trailing_mask_that_fails_is_no_claim(text: str) -> None:
 
 
 def test_causal_lm_filling_hidden_words_contradicts_c3() -> None:
-    assert rules("GPT also fills in hidden words, just like BERT.")["C3"] == "contradicted"
+    assert rules("GPT, like BERT, fills in hidden tokens too.")["C3"] == "contradicted"
 
 
 def test_masked_lm_filling_hidden_words_is_no_c3_claim() -> None:

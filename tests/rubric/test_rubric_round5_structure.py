@@ -31,12 +31,13 @@ def rules(text: str) -> dict[str, str]:
     "text",
     [
         "Encoders like BERT are the usual pick for sentiment labels, and decoders like GPT "
-        "whenever prose has to be generated.",
-        "BERT-style encoders handle classification and NER. GPT-style decoders do the generation.",
-        "You reach for BERT to classify reviews, and for a GPT-type decoder when you need a "
-        "story written.",
-        "encoders for NER and retrieval; decoders for sampling.",
-        "That is why BERT-like encoders went into search ranking and GPT-like decoders into "
+        "wherever new prose must be generated.",
+        "Encoders of the BERT kind handle sentiment and tagging. Decoders of the GPT kind do the "
+        "text generation.",
+        "You reach for BERT to classify reviews, and for a GPT-type decoder once a story needs "
+        "to be written.",
+        "Encoders go to NER and retrieval, decoders to sampling.",
+        "So encoders such as BERT went into search ranking while decoders such as GPT went into "
         "generation.",
     ],
 )
@@ -61,9 +62,8 @@ def test_generation_without_a_parallel_use_stays_partial_or_less(text: str) -> N
 # -- C5: whose use -------------------------------------------------------------------------------
 def test_a_use_word_said_of_the_masked_model_is_no_use_of_the_causal_one() -> None:
     text = (
-        "Why only the causal model can generate is simply that how BERT learns is different "
-        "from how you would use it to generate. BERT is mostly used for sentiment "
-        "classification."
+        "What lets GPT generate is just that the way BERT learns differs from how you would "
+        "use it to generate. BERT is mostly used for sentiment classification."
     )
     assert rules(text)["C5"] == "partial"
 
@@ -75,13 +75,11 @@ def test_a_use_word_said_of_the_causal_model_still_counts() -> None:
 
 # -- C5: reading tasks ---------------------------------------------------------------------------
 def test_reading_tasks_are_the_understanding_side() -> None:
-    assert rules("BERT is for reading tasks; GPT is the one for writing.")["C5"] == "met"
+    assert rules("BERT serves reading tasks, and GPT serves writing.")["C5"] == "met"
 
 
 def test_reading_as_a_process_is_no_understanding_use() -> None:
-    assert rules("GPT is the one for writing, while BERT keeps reading both sides.")["C5"] == (
-        "partial"
-    )
+    assert rules("GPT serves writing, while BERT keeps reading both sides.")["C5"] == "partial"
 
 
 # -- headings: the topic of a bullet ------------------------------------------------------------
@@ -138,7 +136,7 @@ fut = torch.triu(torch.ones(T, T), diagonal=1).bool()  # GPT
 full = torch.zeros(T, T)  # BERT
 ```
 
-With `fut`, position t ignores every column after it - it predicts from the prefix only.
+With `fut`, position t ignores every column after it - it uses the prefix alone.
 With `full` every position attends everywhere,
 so BERT fills a [MASK] from the words before and after it.
 """
@@ -166,8 +164,8 @@ def test_code_names_need_one_family_and_backticks() -> None:
 # -- C5: uses stated through a question answered, or a model qualified by its use -------------
 def test_use_questions_answered_by_a_family_meet_c5() -> None:
     text = (
-        "Which model would you put behind a chatbot? The decoder. Which one would you use to "
-        "classify reviews? The encoder, because it sees the whole text."
+        "Which one powers a chatbot? The decoder. Which one would you use to classify reviews? "
+        "The encoder, because it sees the whole text."
     )
     assert rules(text)["C5"] == "met"
 
@@ -175,7 +173,7 @@ def test_use_questions_answered_by_a_family_meet_c5() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Which model would you pick to write a story? And which one to classify reviews?",
+        "Which model should draft a story? And which should label reviews?",
         "Which would you use to classify reviews? The encoder and the decoder both work.",
     ],
 )
@@ -186,8 +184,8 @@ def test_unanswered_use_questions_or_both_families_earn_nothing(text: str) -> No
 @pytest.mark.parametrize(
     "text",
     [
-        "BERT suits classification. This is why pretty much every chat model is decoder-only.",
-        "BERT suits classification. If you want a model that writes, you train a decoder.",
+        "BERT suits classification. Hence each chat assistant is a decoder.",
+        "BERT suits classification. When you need a model that writes, you pick a decoder.",
     ],
 )
 def test_a_model_qualified_by_its_use_and_equated_with_a_family_meets_c5(text: str) -> None:
@@ -197,7 +195,7 @@ def test_a_model_qualified_by_its_use_and_equated_with_a_family_meets_c5(text: s
 @pytest.mark.parametrize(
     "text",
     [
-        "BERT suits classification. If you want a model that writes, you would not train a "
+        "BERT suits classification. When you need a model that writes, you would not pick a "
         "decoder.",
         "BERT suits classification. A model that writes sees only the prefix, like a decoder.",
     ],
@@ -207,7 +205,7 @@ def test_a_denied_choice_or_a_description_does_not(text: str) -> None:
 
 
 def test_better_at_generation_alone_restates_the_question() -> None:
-    assert rules("GPT is better at generation because it is bigger.")["C5"] == "missing"
+    assert rules("GPT is simply better at generation since it is larger.")["C5"] == "missing"
 
 
 def test_the_masked_model_better_at_generation_contradicts_c5() -> None:
