@@ -36,7 +36,8 @@ from tools.rubric.agreement import (  # noqa: E402
 
 # every labelled set, in the order `--split all` reports them
 SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
-          "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9")  # fmt: skip
+          "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9", "dev7",
+          "dev8")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
