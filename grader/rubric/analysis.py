@@ -21,13 +21,19 @@ module walks the sentences and carries the subject from one sentence to the next
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from grader.rubric.claims import sentence_claims, telegraphic_claims
 from grader.rubric.discourse import aliases, carried_frame, question_frame
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
+from grader.rubric.judgement import SHORT_LINK_WORDS
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
+from grader.rubric.reference import code_names, is_heading
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.text import Sentence, is_list_like
+from grader.rubric.text import Sentence, is_list_like, word_count
+from grader.rubric.uses import use_question_frame
 from grader.rubric.vision import _bare_label
 
 __all__ = [
@@ -53,9 +59,13 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     named: tuple[Subject, ...] = ()
     hops = 0
     prev_train = prev_gen = False
+    scene_gap = None
     recent: set[Subject] = set()  # model families the last sentences named as subjects
     last_fams: set[Subject] = set()
-    names = aliases([s for s in sentences if s.index not in skip], rubric)
+    names = dict(aliases([s for s in sentences if s.index not in skip], rubric))
+    for key, pats in code_names([s.norm for s in sentences], _families(rubric)).items():
+        names[key] = (*names.get(key, ()), *pats)
+    topic: Subject | None = None  # the family the last heading names
     for k, sent in enumerate(sentences):
         if sent.index in skip:
             continue
@@ -63,7 +73,16 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
-        ss = ParsedSentence(sent, rubric, inherited, named, yes, names, frame, len(recent) > 1)
+        prev_scene = scene_gap is not None and scene_gap <= SHORT_LINK_WORDS
+        frame = frame or _absence_goes_on(prev_scene and prev is not None, sent, rubric)
+        if prev is not None:
+            frame = (*frame, *use_question_frame(prev.norm, sent.norm, rubric))
+        ss = ParsedSentence(
+            sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic
+        )
+        if is_heading(sent.norm):
+            fams = {c for _, c, _ in ss.subj} & {MLM, CLM}
+            topic = next(iter(fams)) if len(fams) == 1 else None
         pair = tuple(dict.fromkeys(c for _, c, _ in ss.subj if c in (MLM, CLM)))
         named = pair if len(pair) >= 2 else named  # the pair "former/latter" refer to
         f = SentenceFacts(
@@ -84,6 +103,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         f.mentions = {c for _, c, _ in ss.subj}
         f.subjects = {c for _, c, k in ss.subj if not k}
         own = [c for _, c, k in ss.subj if not k]
+        if ss.topic_label is not None and ss.inherited is not None:
+            own = [ss.inherited]  # "- encoder, ..." under "**GPT**" is about GPT
         if own:
             # the families named as subjects in this sentence and the one before it
             fams = {c for c in own if c in (MLM, CLM)}
@@ -107,5 +128,45 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         )
         prev_train = prev_train or any(c.kind == "see_left" and c.strong for c in f.claims)
         prev_gen = bool(ss.hits.get("generation_time"))
+        # words since the last sentence describing generation (None: no such sentence yet)
+        if any(ss.hits.get(k) for k in ("generation", "generation_time", "left_to_right")):
+            scene_gap: int | None = 0
+        elif scene_gap is not None:
+            scene_gap += word_count(sent.norm)
         facts.append(f)
     return Analysis(facts, frozenset(skip))
+
+
+def _families(rubric: Rubric) -> Callable[[str], set[str]]:
+    """The model keys (masked_model / causal_model) a text names, by the lexicon."""
+    pats = {k: rubric.lexicon[k] for k in ("masked_model", "causal_model")}
+
+    def family_of(text: str) -> set[str]:
+        return {k for k, ps in pats.items() if any(p.search(text) for p in ps)}
+
+    return family_of
+
+
+_CONTEXT_NOUN = re.compile(r"\b(?:context|tokens?|words?|information)\b", re.IGNORECASE)
+
+
+def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[str, ...]:
+    """ "Generation is one word at a time. The next words are not there.": an absence stated
+    right after a sentence describing generation, with no training word of its own, is the
+    generation condition (read at generation time, like `discourse.carried_frame`)."""
+    if not prev_scene or not _says(sent.norm, "absent", rubric):
+        return ()
+    if any(_says(sent.norm, k, rubric) for k in ("training", "never_trained", "generation_time")):
+        return ()
+    # what is absent is context ("the next words", "the right side"), not "the support"
+    refs = any(_says(sent.norm, k, rubric) for k in ("future_ref", "whole_seq", "both_sides"))
+    return ("generation_time",) if refs or _CONTEXT_NOUN.search(sent.norm) else ()
+
+
+def _says(text: str, key: str, rubric: Rubric) -> bool:
+    """Some entry of lexicon `key` matches `text` (the key's gate alone decides, unless it is
+    the always-matching gate of hand-written patterns)."""
+    gate = rubric.lexicon_gate[key]
+    if gate.pattern:
+        return gate.search(text) is not None
+    return any(p.search(text) for p in rubric.lexicon[key])

@@ -15,7 +15,8 @@ from dataclasses import replace
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
 from grader.rubric.relation_senses import not_a_relation, said_gone, sign_relations
-from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence, _overlap
+from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence
+from grader.rubric.uses import parallel_use, used_for_generation, used_for_understanding
 from grader.rubric.vision import (
     causal_mask_hides,
     elided_contrast,
@@ -24,6 +25,7 @@ from grader.rubric.vision import (
     sees_later_tokens,
     sees_one_direction,
     sees_only_earlier,
+    shared_by_comparison,
 )
 
 _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
@@ -39,12 +41,6 @@ _DATA = re.compile(
     r"genres?|news|vocabulary|languages)\b",
     re.IGNORECASE,
 )
-# "trained for generation", "works for generation": the objective or the question restated,
-# not generation named as what the family is chosen for (the labelling guide's C5 rule)
-_NOT_A_CHOICE = re.compile(
-    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
-)
-_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
 _REASON = re.compile(r"\W*(?:because|since|as|given that)\b", re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
@@ -92,6 +88,17 @@ def mentions(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 continue
             out.append(Claim(kind, ss.subject_at(h.start), c.idx, True, c.gen_ctx(h), h.text))
     return out
+
+
+def no_causal_mask(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT has no causal mask": the masked LM's attention named by what it lacks, a label
+    of its two-sided view without the view stated (C1 partial)."""
+    ss = c.ss
+    return [
+        Claim("no_causal_mask", MLM, c.idx, False, False, h.text)
+        for h in ss.hits.get("causal_mask", [])[:1]
+        if ss.negated(h) and ss.subject_at(h.start) == MLM
+    ]
 
 
 def reads_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -160,13 +167,17 @@ def never_trained(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "generation goes left to right"."""
     ss = c.ss
-    if (
-        c.gen_any
-        and ss.hits.get("left_to_right")
-        and (ss.hits.get("generation") or ss.hits.get("generation_time"))
-    ):
+    # "GPT is autoregressive, so it can generate": the family's label, not how generation goes
+    l2r = [h for h in ss.hits.get("left_to_right", []) if not _LABEL_OF_MODEL.search(
+        ss.sent.norm[max(0, h.start - 40) : h.end])]  # fmt: skip
+    if c.gen_any and l2r and (ss.hits.get("generation") or ss.hits.get("generation_time")):
         return [Claim("generation_left_to_right", None, c.idx, True, True, "")]
     return []
+
+
+_LABEL_OF_MODEL = re.compile(
+    r"\b(?:bert|gpt|\w*(?:model|lm|coder)s?)\s+(?:is|are)\s+(?:\w+\s+)?autoregressive\w*$", re.I
+)
 
 
 # Training versus generation --------------------------------------------------------------
@@ -350,42 +361,6 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
     return []
 
 
-# Uses of each family ---------------------------------------------------------------------
-def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "BERT is used for classification / understanding"."""
-    ss = c.ss
-    return [
-        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
-        for u in ss.hits.get("understanding", [])
-        if not ss.negated(u)
-    ]
-
-
-def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "GPT is used for / suited to generation" (and the masked LM said to be good at it)."""
-    ss, out = c.ss, []
-    gen_time_spans = ss.hits.get("generation_time", [])
-    has_understanding = bool(ss.hits.get("understanding"))
-    for g in ss.hits.get("generation_use", []):
-        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
-            continue
-        subj = ss.subject_at(g.start)
-        usage = [
-            u for u in ss.hits.get("usage", [])
-            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
-            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
-        ]  # fmt: skip
-        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
-        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
-        usage = usage or ([g] if attached else [])
-        suit = ss.near_before("suitability", g, 4)
-        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
-            out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
-        if usage or has_understanding:
-            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
-    return out
-
-
 # In order: later extractors read what earlier ones found (the ellipsis flips a vision claim;
 # a relation is "conditioned" by a vision claim; the same restriction in both conditions
 # stands in for a missing relation). Register a new extractor where its inputs are complete.
@@ -397,9 +372,11 @@ EXTRACTORS: tuple[Extractor, ...] = (
     sees_one_direction,
     causal_mask_hides,
     elided_contrast,
+    shared_by_comparison,
     wrong_mechanism_claims,
     objective_named,
     mentions,
+    no_causal_mask,
     reads_left_to_right,
     future_absent,
     mlm_cannot_generate,
@@ -410,6 +387,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     same_restriction_in_both,
     used_for_understanding,
     used_for_generation,
+    parallel_use,
 )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.analysis import BOTH, CLM, MLM, Analysis
+from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.judgement import (
     CONF_CONFLICTED,
@@ -24,6 +24,7 @@ from grader.rubric.judgement import (
     CONF_MET_SAME,
     CONF_PARTIAL,
     LINK_WINDOW,
+    SHORT_LINK_WORDS,
     Judgement,
     _contradicted,
     _first,
@@ -31,6 +32,7 @@ from grader.rubric.judgement import (
     _of,
 )
 from grader.rubric.model import Rubric
+from grader.rubric.text import word_count
 
 __all__ = ["KNOWN_CRITERIA", "Judgement", "judge_all"]
 
@@ -57,15 +59,19 @@ def _c1(an: Analysis) -> Judgement:
     # what the masked LM is wrongly said to have at generation time is no C1 evidence
     wrong_at_gen = {c.sentence for c in an.claims("future_available") if c.gen_ctx}
     both = [c for c in _of(an.claims("see_both"), MLM, BOTH) if c.sentence not in wrong_at_gen]
-    strong = [c for c in both if c.strong]
+    strong = [c for c in both if c.strong or _whole_context(an, c)]
     contra = [c for c in _of(an.claims("see_left"), MLM, BOTH) if not c.gen_ctx and c.attributed]
     if contra:
         return _contradicted(contra, "mlm_left_only", bool(strong))
     if strong:
         return Judgement("met", _first(strong), CONF_MET_SAME)
+    split = _split_sides(an)
+    if split:
+        return Judgement("met", split, CONF_MET_LINKED)
     weak = (
         both
         + _of(an.claims("predicts_masked"), MLM, None)
+        + an.claims("no_causal_mask")
         + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
     )
     if weak:
@@ -73,12 +79,72 @@ def _c1(an: Analysis) -> Judgement:
     return _missing(an, ("masked_model", "both_sides"))
 
 
+_BARE_LABEL = re.compile(r"^\s*bi ?directional(?:ly|ity)?\s*$", re.IGNORECASE)
+_PER_POSITION = re.compile(
+    r"\b(?:each|every) (?:masked |hidden )?(?:token|position|word|blank)", re.I
+)
+
+
+def _whole_context(an: Analysis, c: Claim) -> bool:
+    """ "During training each token attends to the whole sequence": the whole sequence
+    *perceived* as the context of a prediction (a training or masked-prediction word, or a
+    per-position subject, in the sentence) is both sides, as it is in the causal LM's false
+    claim; "needs the whole sentence" or "sees the whole sentence at once" is not."""
+    if not c.direct or _BARE_LABEL.match(c.text):
+        return False
+    f = next((s for s in an.sentences if s.sentence.index == c.sentence), None)
+    if f is None:
+        return False
+    scene = any(f.has(k) for k in ("training", "never_trained", "predict_masked"))
+    return scene or bool(_PER_POSITION.search(f.sentence.norm))
+
+
+_EARLIER_SIDE = re.compile(r"\b(?:left|before|previous|preceding|earlier)\b", re.I)
+_LATER_SIDE = re.compile(r"\b(?:right|after|following|later|next)\b", re.I)
+SPLIT_WORDS = 10  # a side stated in a sentence of its own ("It looks left. It looks right.")
+
+
+def _split_sides(an: Analysis) -> tuple[int, ...]:
+    """The two sides stated for the masked LM in two short parallel sentences, one side each
+    ("It looks left. It looks right.", "It uses the words before. It also uses the words
+    after."): both sides. The sentences are next to each other, about the masked LM, open
+    with the same words (up to an "also"), and neither restricts ("only") or denies."""
+    # short lines read as list-like by their share of function words; the parallel opening
+    # is what makes them statements here
+    facts = an.sentences
+    for a, b in zip(facts, facts[1:], strict=False):
+        if b.sentence.index != a.sentence.index + 1 or a.primary != MLM or b.primary != MLM:
+            continue
+        if any(f.has("negation") or f.has("only") or f.subjects - {MLM} for f in (a, b)):
+            continue
+        ta, tb = a.sentence.norm, b.sentence.norm
+        if max(word_count(ta), word_count(tb)) > SPLIT_WORDS or _opening(ta) != _opening(tb):
+            continue
+        sides = (_EARLIER_SIDE.search(ta), _LATER_SIDE.search(tb))
+        flipped = (_LATER_SIDE.search(ta), _EARLIER_SIDE.search(tb))
+        if all(sides) or all(flipped):
+            return (a.sentence.index, b.sentence.index)
+    return ()
+
+
+def _opening(norm: str) -> tuple[str, ...]:
+    """The first two words of a sentence, without an "also" / "too"."""
+    ws = [w for w in re.findall(r"[a-z']+", norm.lower()) if w not in ("also", "too")]
+    return tuple(ws[:2])
+
+
 # -- C2: generation lacks the later tokens the masked LM relied on ----------------------------
 def _c2(an: Analysis) -> Judgement:
     contra = [c for c in an.claims("future_available") if c.gen_ctx]
     absent = an.claims("future_absent")
+    # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
+    # label without its mechanism), so it links no generation condition to the masked LM
     reliance = (
-        _of(an.claims("see_both"), MLM, BOTH)
+        [
+            c
+            for c in _of(an.claims("see_both"), MLM, BOTH)
+            if c.strong or not _BARE_LABEL.match(c.text)
+        ]
         + an.claims("mlm_relies")
         + _of(an.claims("never_trained"), MLM, BOTH)
     )
@@ -89,7 +155,7 @@ def _c2(an: Analysis) -> Judgement:
         # closest first; at equal distance prefer "relied on" / "never trained" sentences,
         # which state the dependence, over a plain "sees both sides" (the better quote)
         near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i not in explicit, i))
-        near = [i for i in near if abs(i - a.sentence) <= LINK_WINDOW]
+        near = [i for i in near if _close(an, i, a.sentence)]
         if near:
             link = tuple(sorted({a.sentence, near[0]}))
             break
@@ -114,6 +180,17 @@ def _c2(an: Analysis) -> Judgement:
     return _missing(an, ("generation", "left_to_right"))
 
 
+def _close(an: Analysis, i: int, j: int) -> bool:
+    """Sentences `i` and `j` are within `LINK_WINDOW` of each other, or only short sentences
+    lie between them ("There is no right side yet." four staccato lines after "It also uses
+    the words on the right."): at most `SHORT_LINK_WORDS` words in between."""
+    lo, hi = sorted((i, j))
+    if hi - lo <= LINK_WINDOW:
+        return True
+    between = [f for f in an.sentences if lo < f.sentence.index < hi]
+    return sum(word_count(f.sentence.norm) for f in between) <= SHORT_LINK_WORDS
+
+
 # -- C3: causal LM sees only earlier tokens ---------------------------------------------------
 def _c3(an: Analysis, implied: bool = False) -> Judgement:
     left = _of(an.claims("see_left"), CLM, BOTH)
@@ -126,6 +203,9 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:
         return Judgement("met", _first(support), CONF_MET_SAME)
+    restricted = _fragment_restricts(an)
+    if restricted:
+        return Judgement("met", restricted, CONF_MET_LINKED)
     if implied:
         via = _clm_trains_as_generates(an)
         assert via is not None
@@ -144,11 +224,35 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     return _missing(an, ("causal_model", "causal_mask"))
 
 
+FRAGMENT_WORDS = 4
+
+
+def _fragment_restricts(an: Analysis) -> tuple[int, ...]:
+    """ "It sees the left. Only the left.": a verbless fragment with "only" and an earlier-side
+    phrase restricts the context the sentence before gave the causal LM (its claim of the
+    earlier tokens is carried into the fragment, which names no model and denies nothing)."""
+    by_index = {f.sentence.index: f for f in an.sentences}
+    for f in an.sentences:
+        prev = by_index.get(f.sentence.index - 1)
+        if prev is None or not f.list_like or word_count(f.sentence.norm) > FRAGMENT_WORDS:
+            continue
+        if not (f.has("only") and f.has("earlier_ref")) or f.has("negation") or f.mentions:
+            continue
+        if any(c.kind in ("uses_earlier", "see_left") and c.subject == CLM for c in prev.claims):
+            return (prev.sentence.index, f.sentence.index)
+    return ()
+
+
 # -- C5: encoders for understanding, decoders for generation ----------------------------------
 def _c5(an: Analysis) -> Judgement:
     contra = an.claims("mlm_good_at_generation")
     a = _of(an.claims("used_understanding"), MLM)
     b = _of(an.claims("used_generation"), CLM)
+    if a and not b:
+        # "encoders are used for tagging, and decoders for sampling": the use verb of the
+        # understanding half (this sentence or the one before) carries to the generation half
+        halves = {u.sentence for u in a} | {u.sentence + 1 for u in a}
+        b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
     if contra:
         return _contradicted(contra, "mlm_generation", bool(a and b))
     if a and b:
@@ -167,6 +271,7 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_mlm_no_problem": ("C2", "mlm_no_problem"),
     "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
     "wrong_mlm_generates_well": ("C5", "mlm_generation"),
+    "wrong_arch_swap": ("C5", "arch_swap"),
 }
 _RETRACT = re.compile(r"^\W*(?:but|however|yet|except|unfortunately|sadly|in practice)\b", re.I)
 

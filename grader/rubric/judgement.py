@@ -17,6 +17,10 @@ CONF_MISSING_NEAR = 0.7  # related words present, but nothing that counts
 CONF_CONTRADICTED = 0.75
 CONF_CONFLICTED = 0.45  # the answer both states and contradicts the point
 LINK_WINDOW = 2  # sentences apart that a "what generation lacks" / "what MLM relied on" pair may be
+# words between two sentences that still count as neighbours when only short sentences lie
+# between them (staccato answers: "It also uses the words on the right. ... There is no right
+# side yet.")
+SHORT_LINK_WORDS = 25
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from grader.rubric.facts import CLM, MLM, Claim, Hit
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
+from grader.rubric.uses import suited_time
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -75,9 +76,10 @@ _NOT_CONTEXT = re.compile(
     r"(?:context|tokens|words|information)",
     re.IGNORECASE,
 )
+_REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
-_MIDDLE = re.compile(r"\b(?:middle|masked|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
+_MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
 
 
 def _framed(ss: ParsedSentence, h: Hit) -> bool:
@@ -128,7 +130,9 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     for h in cands:
         if (at_gen or trailing) and h.key != "causal_mask":
             continue  # "when BERT generates it must predict the next word": the scenario
-        if _blamed(ss, h, MLM) and not any(
+        # "Both BERT and GPT read text left to right" says it of BERT too
+        blamed = _blamed(ss, h, MLM) or _blamed(ss, h, BOTH)
+        if blamed and not any(
             n.start < h.end and h.start < n.end for n in ss.hits.get("masked_model", [])
         ):
             out.append(Claim("wrong_mlm_causal", MLM, ss.sent.index, True, False, h.text))
@@ -160,19 +164,29 @@ _NOT_THIS = re.compile(
 )
 
 
+# "for BERT, training and generation are ...": "for" + a model names the topic, not a use
+_TOPIC_FOR = re.compile(
+    r"for\s+(?:the\s+)?(?:bert|gpt|masked|causal|encoders?|decoders?|mlms?|clms?)\b", re.I
+)
+
+
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     """The masked LM is said to be used for / better at generation ("Encoders such as BERT
     are used for text generation", "BERT is the better model for long-form writing")."""
     timed = ss.hits.get("generation_time", [])
     uses = ss.hits.get("usage", []) + ss.hits.get("suitability", [])
     for g in ss.hits.get("generation_use", []):
-        if any(t.start < g.end and g.start < t.end for t in timed):
-            continue
+        norm = ss.sent.norm
+        if any(t.start < g.end and g.start < t.end and not suited_time(norm, t) for t in timed):
+            continue  # "at inference time for generation" is a time; "better at generation" not
         if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 40) : g.start]):
             continue  # "for understanding rather than generation"
         used = [
-            u for u in uses if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
-        ]
+            u
+            for u in uses
+            if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
+            and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
+        ]  # fmt: skip
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model
         if (
@@ -191,7 +205,12 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     sentence; `criteria` also looks at the next sentence)."""
     s = ss.sent.norm
     mask = _trailing_mask(ss)
-    if mask is None or not _TRAIL_GOOD.search(s) or _TRAIL_BAD.search(s):
+    if mask is None or not _TRAIL_GOOD.search(s):
+        return []
+    # "People say it can't, but actually you simply append a [MASK]": a failure said before
+    # the last "but" ahead of the mask is what the experiment answers, not its outcome
+    cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
+    if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
         return []
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
@@ -231,6 +250,15 @@ def clm_fills_blanks(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
+def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
+    """ "**GPT**" then "- encoder, ...": the other family's architecture label said of the
+    heading's model (`ParsedSentence.topic_label`) swaps encoder and decoder."""
+    h = ss.topic_label
+    if h is None or ss.inherited is None:
+        return []
+    return [Claim("wrong_arch_swap", ss.inherited, ss.sent.index, True, False, h.text)]
+
+
 EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_causal,
     mlm_trailing_mask,
@@ -238,6 +266,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_generates_well,
     mlm_used_for_generation,
     clm_fills_blanks,
+    label_swapped_under_heading,
 )
 
 

@@ -12,6 +12,7 @@ Pure data and functions, no state.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _GENERIC = re.compile(
     r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
@@ -46,4 +47,51 @@ def generic_spans(norm: str, names: list[tuple[int, int]]) -> list[tuple[int, in
         named = any(_MODIFIER.match(norm[y:a]) for _, y in names if y <= a)
         if not inside and not named:
             out.append((a, b))
+    return out
+
+
+# -- the answer's own structure: Markdown headings and code names ---------------------------
+# "**Causal LM (GPT)**", "## BERT", "Masked LM:": a short line that names its topic
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*|__)|:\s*$|\*\*\s*$")
+HEADING_WORDS = 6
+# a bullet that opens with an architecture label as its predicate: "- encoder, predicts ...",
+# "- decoder-only model - used for ..." (not "Decoders: NLG", which names its subject)
+_LABEL_OPEN = re.compile(
+    r"^\W*(?:an?\s+)?(?:encoder|decoder)s?(?:[\s-]+only)?(?:[\s-]+models?)?(?=\s*(?:,|\(|\s-\s))",
+    re.IGNORECASE,
+)
+# "causal = torch.triu(...)  # GPT": a code name assigned with a comment naming its model
+_CODE_NAME = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*=[^#=][^#]*#\s*(?P<comment>.+)$")
+
+
+def is_heading(text: str) -> bool:
+    """A heading line: Markdown-marked or ending with ":", at most `HEADING_WORDS` words."""
+    return bool(_HEADING.search(text)) and len(re.findall(r"\w+", text)) <= HEADING_WORDS
+
+
+def opens_with_label(norm: str, start: int, end: int) -> bool:
+    """The model name at `start:end` is an architecture label opening the line as its
+    predicate ("encoder, predicts the next token ..."), not the subject of a clause."""
+    m = _LABEL_OPEN.match(norm)
+    return m is not None and m.end() == end and not norm[:start].strip(" -*\u2022")
+
+
+def code_names(
+    lines: list[str], family_of: Callable[[str], set[str]]
+) -> dict[str, list[re.Pattern[str]]]:
+    """Per model key, patterns for the code names a code line assigns with a comment naming
+    exactly one family (`family_of(comment)` gives the keys it names): the prose names them
+    in backticks ("With `causal`, row t ..."). A name given to both families decides nothing."""
+    found: dict[str, set[str]] = {}
+    for line in lines:
+        m = _CODE_NAME.match(line)
+        if m is None:
+            continue
+        keys = family_of(m.group("comment"))
+        if len(keys) == 1:
+            found.setdefault(m.group("name"), set()).update(keys)
+    out: dict[str, list[re.Pattern[str]]] = {}
+    for name, keys in sorted(found.items()):
+        if len(keys) == 1:
+            out.setdefault(next(iter(keys)), []).append(re.compile(rf"`{re.escape(name)}`"))
     return out

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
-from grader.rubric.reference import KIND_NOUNS, PLURAL_REFS, SCENE_OPENER, generic_spans
+from grader.rubric.reference import (
+    KIND_NOUNS,
+    PLURAL_REFS,
+    SCENE_OPENER,
+    generic_spans,
+    opens_with_label,
+)
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -69,6 +75,7 @@ class ParsedSentence:
         aliases: Mapping[str, tuple[re.Pattern[str], ...]] | None = None,
         frame: tuple[str, ...] = (),
         plural_ambiguous: bool = False,
+        topic: Subject | None = None,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
@@ -76,7 +83,10 @@ class ParsedSentence:
         condition keys a question just before sets for this answer to it
         (`discourse.question_frame`): the whole sentence is read in that condition.
         `plural_ambiguous`: the sentences before named both families as subjects, so a
-        "they" here has two antecedents and inherits neither."""
+        "they" here has two antecedents and inherits neither. `topic`: the family a heading
+        above names ("**GPT**"); a line under it that opens with the other family's
+        architecture label ("- encoder, ...") says that label of the topic (`topic_label`):
+        the topic stays its subject."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -109,6 +119,12 @@ class ParsedSentence:
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self._resolve_senses()
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
+        self.topic_label: Hit | None = None
+        if topic is not None and self.subj:
+            h, code, _ = self.subj[0]
+            if code in (MLM, CLM) and code != topic and opens_with_label(s, h.start, h.end):
+                self.subj[0] = (h, code, True)  # a predicate of the topic, not a subject
+                self.topic_label, inherited = h, topic
         self.generic = self._generic_subjects()
         self.inherited = inherited
         if plural_ambiguous and not self.subj and self._plural_only():

@@ -36,6 +36,11 @@ _LATER_ONLY = re.compile(
     r"upcoming|subsequent|ahead|rest|end)\b",
     re.I,
 )
+# a prediction verb right before a later-token phrase makes it the target
+_TARGET = re.compile(
+    r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
@@ -153,6 +158,8 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     ss = c.ss
     if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
         return []
+    if _TARGET.search(ss.sent.norm[max(0, h.start - 30) : h.start]):
+        return []  # "predict token t+1": the later token is the target, not the context
     if c.absent_in_clause(h):
         return _relies(c, h)
     if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
@@ -247,6 +254,38 @@ def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             subj = ss.subject_at(h.start) or CLM
             out.append(Claim("see_left", subj, c.idx, True, c.gen_ctx(h), h.text))
     return out
+
+
+_LIKE = frozenset({"like", "just like", "similar to", "same as", "as with"})
+
+
+def shared_by_comparison(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT, like BERT, can attend to every position": what is said of the subject is said of
+    the model it is likened to as well. Shared only where it earns that model credit (both
+    sides for the masked LM, the left only for the causal LM), never as a false claim."""
+    ss, out = c.ss, []
+    likes = [
+        (h, code)
+        for h, code, contrast in ss.subj
+        if contrast and code in (MLM, CLM) and _likened(ss, h)
+    ]
+    for h, code in likes:
+        want = "see_both" if code == MLM else "see_left"
+        for f in found:
+            if f.kind != want or f.subject in (code, None) or f.gen_ctx:
+                continue
+            if (f.strong or f.direct) and f.text and ss.sent.norm.find(f.text, h.end) >= 0:
+                out.append(Claim(want, code, c.idx, f.strong, False, f.text, f.direct))
+                break
+    return out
+
+
+def _likened(ss: ParsedSentence, h: Hit) -> bool:
+    """`h` is the object of a "like" comparison ("like BERT", "just like GPT")."""
+    return any(
+        p.text.lower() in _LIKE and p.end <= h.start and 0 <= h.tok - p.tok_end <= 1
+        for p in ss.hits.get("contrast_prefix", [])
+    )
 
 
 def elided_contrast(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -1,0 +1,228 @@
+"""What each family is used for (C5): the use extractors of `claims.EXTRACTORS`.
+
+`used_understanding` / `used_generation` from "BERT is used for classification", "GPT -> chat";
+`mlm_good_at_generation` when the masked LM is said to suit generation; and
+`parallel_generation`, the second half of a use contrast whose use verb is left out ("encoders
+are used for tagging, and decoders for sampling"), which `criteria._c5` pairs with the
+understanding half of the same or the previous sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit, Subject
+from grader.rubric.model import Rubric
+from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
+
+# "trained for generation", "works for generation": the objective or the question restated,
+# not generation named as what the family is chosen for (the labelling guide's C5 rule)
+_NOT_A_CHOICE = re.compile(
+    r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
+)
+_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
+
+
+def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "BERT is used for classification / understanding"."""
+    ss = c.ss
+    return [
+        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
+        for u in ss.hits.get("understanding", [])
+        if not ss.negated(u)
+    ]
+
+
+def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """ "GPT is used for / suited to generation" (and the masked LM said to be good at it).
+    A use word said of another model ("GPT can generate, unlike how you would use BERT to
+    ...") is not this model's use."""
+    ss, out = c.ss, []
+    gen_time_spans = ss.hits.get("generation_time", [])
+    has_understanding = bool(ss.hits.get("understanding"))
+    # "a model that writes": a generation verb qualifying a model, read only as such a use
+    qualified = [
+        g
+        for g in ss.hits.get("generation", [])
+        if _THAT_BEFORE.search(ss.sent.norm[: g.start]) and _model_for_use(ss, g) is not None
+        and not any(_overlap(g, u) for u in ss.hits.get("generation_use", []))
+        and not ss.negated(g)
+    ]  # fmt: skip
+    for g in ss.hits.get("generation_use", []) + qualified:
+        # "better at generation" restates the question for the causal LM (no credit), but
+        # said of the masked LM it is a false claim (`mechanisms.mlm_used_for_generation`)
+        if any(_overlap(g, t) for t in gen_time_spans) or ss.negated(g):
+            continue
+        subj = _model_for_use(ss, g) or ss.subject_at(g.start)
+        usage = [
+            u for u in ss.hits.get("usage", [])
+            if ss.same_clause(u, g) and (u.text.lower() != "for" or 0 <= g.tok - u.tok_end <= 2)
+            and not (u.text.lower() == "for" and _NOT_A_CHOICE.search(ss.sent.norm[: u.start]))
+            and ss.subject_at(u.start) in (subj, None)
+        ]  # fmt: skip
+        # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
+        attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
+        usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
+        suit = ss.near_before("suitability", g, 4)
+        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
+            out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
+        # next to an understanding use, a generation word is the other half of the split,
+        # unless its clause says how the model works ("GPT was trained to generate")
+        if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
+            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
+    return out
+
+
+_SUITED_BEFORE = re.compile(
+    r"\b(?:better|best|good|great|excellent|strong|stronger|ideal|worse|worst|bad|poor)\s+$", re.I
+)
+
+
+def suited_time(norm: str, t: Hit) -> bool:
+    """ "better at generation": the time phrase after a word of suitability names a use, not
+    a time."""
+    return t.text.lower().startswith("at ") and bool(_SUITED_BEFORE.search(norm[: t.start]))
+
+
+# a model qualified by its use and then equated with or chosen as a family: "every chat model
+# is decoder-only", "if you want a model that writes, you train a decoder"
+_QUALIFIED_AFTER = re.compile(
+    r"^\W*(?:models?|systems?|assistants?|bots?)?\s*(?:is|are|=|means)\s+(?:an?\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+_THAT_BEFORE = re.compile(r"\b(?:models?|ones?|systems?)\s+(?:that|which)\s+$", re.IGNORECASE)
+_CHOSEN_AFTER = re.compile(
+    r"^\W*(?:then\s+)?(?:you|we|one|people)\s+(?:\w+\s+)?(?:train|use|pick|choose|grab|take|"
+    r"build|want|need)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _model_for_use(ss: ParsedSentence, g: Hit) -> Subject | None:
+    """The family named right after the use `g` when `g` qualifies a model that the sentence
+    equates with or chooses as that family (see `_QUALIFIED_AFTER`, `_CHOSEN_AFTER`)."""
+    after = [(h, code) for h, code, k in ss.subj if h.start >= g.end and not k]
+    if not after:
+        return None
+    h, code = after[0]
+    between = ss.sent.norm[g.end : h.start]
+    if _QUALIFIED_AFTER.match(between):
+        return code
+    tail = re.sub(r"^\w*", "", between, count=1)  # the rest of the verb ("writes", "chats")
+    chosen = _THAT_BEFORE.search(ss.sent.norm[: g.start]) and _CHOSEN_AFTER.match(tail)
+    return code if chosen else None
+
+
+# Generation named as a use in other words than the lexicon's uses: "text has to be generated",
+# "when you want text written", "for sampling", "for gen". Only read in the second half of a
+# use contrast (`parallel_use`), never as a use on its own.
+_GEN_WORD = re.compile(
+    r"\b(?:generat\w*|sampl(?:e|es|ed|ing)|writ(?:e|es|ing|ten)|wrote|gen|nlg|"
+    r"(?:produc|creat)\w* (?:the )?(?:text|stories|prose))\b",
+    re.IGNORECASE,
+)
+# what makes a clause about how a model works or what it lacks, not about what it is used for
+_PROCESS_KEYS = (
+    "training", "never_trained", "left_to_right", "earlier_ref", "future_ref", "both_sides",
+    "whole_seq", "predict_next", "predict_masked", "causal_mask", "absent", "only", "negation",
+)  # fmt: skip
+# "GPT can generate": the question restated, not a use
+_CAPABILITY = re.compile(r"\b(?:can|could|able to|manages? to)\s+(?:\w+ly\s+)?$", re.I)
+_CLAUSE_END = re.compile(r"^\W*$")
+
+
+def parallel_use(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """The causal family named with generation in a clause that only says what it is for,
+    without a use verb of its own: "..., and GPT-style decoders in generation", "GPT-style
+    decoders do generation", "and a decoder when you want text written". It is the second half
+    of a use contrast when the understanding half stands in this sentence or the one before
+    (`criteria._c5`); alone it earns nothing."""
+    ss = c.ss
+    if CLM not in {x for _, x, k in ss.subj if not k} or ss.sent.norm.rstrip().endswith("?"):
+        return []  # the causal family named in this sentence; a question states no use
+    if any(f.kind == "used_generation" and f.subject == CLM for f in found):
+        return []
+    for g in _generation_words(ss):
+        if ss.negated(g) or _able(ss, g):
+            continue
+        if ss.subject_at(g.start) != CLM:
+            continue
+        if _process_clause(ss, g):
+            continue
+        if any(f.kind in ("see_left", "see_both") and f.subject == CLM for f in found):
+            continue
+        return [Claim("parallel_generation", CLM, c.idx, True, True, g.text)]
+    return []
+
+
+def _able(ss: ParsedSentence, g: Hit) -> bool:
+    """ "GPT can generate": a capability, the question restated (no use named)."""
+    return bool(_CAPABILITY.search(ss.sent.norm[: g.start]))
+
+
+def _process_clause(ss: ParsedSentence, g: Hit) -> bool:
+    """The (weak) clause of `g` says how a model works or what it lacks (`_PROCESS_KEYS`)."""
+    ci = ss.clause(g.start, strong=False)
+    return any(
+        ss.clause(h.start, strong=False) == ci and not _overlap(h, g)
+        for k in _PROCESS_KEYS
+        for h in ss.hits.get(k, [])
+    )
+
+
+def _generation_words(ss: ParsedSentence) -> list[Hit]:
+    """Generation uses, generation nouns and `_GEN_WORD`s; a time phrase ("in generation")
+    only when it closes its clause, as in an elided use ("..., and decoders in generation")."""
+    timed = ss.hits.get("generation_time", [])
+    out = [
+        h
+        for k in ("generation_use", "generation")
+        for h in ss.hits.get(k, [])
+        if not any(_overlap(h, t) for t in timed)
+    ]
+    out += [ss._hit("generation", m.start(), m.end()) for m in _GEN_WORD.finditer(ss.sent.norm)]
+    ends = [*ss.bounds[1:], len(ss.sent.norm)]
+    for t in timed:
+        ci = ss.clause(t.start, strong=False)
+        nxt = min((e for e in ends if e >= t.end), default=len(ss.sent.norm))
+        named = any(
+            ss.clause(h.start, strong=False) == ci and h.end <= t.start for h, _, _ in ss.subj
+        )
+        if t.end > t.start and named and _CLAUSE_END.match(ss.sent.norm[t.end : nxt]):
+            out.append(t)
+    return sorted(out, key=lambda h: h.start)
+
+
+_ANSWER_HEAD = re.compile(r"^[^,;:.!?(]*")
+ANSWER_WORDS = 6  # a short answer naming a family ("The decoder.", "The bidirectional encoder")
+
+
+def use_question_frame(question: str, answer: str, rubric: Rubric) -> tuple[str, ...]:
+    """ "Which would you put behind a chatbot? The decoder.": a question about a use answered
+    by naming one family claims that use for it. Returns the lexicon keys the answer inherits
+    (zero-width, like `discourse.question_frame`): ("generation_use", "usage") or
+    ("understanding",); none when the question names no use or both, or the answer is no
+    short answer naming exactly one family."""
+    q, a = question.rstrip(" \"')"), answer.strip()
+    if not q.endswith("?") or a.rstrip(" \"')").endswith("?"):
+        return ()
+    head = _ANSWER_HEAD.match(a)
+    words = re.findall(r"\w+", head.group(0)) if head else []
+    if not words or len(words) > ANSWER_WORDS:
+        return ()
+    fams = {k for k in ("masked_model", "causal_model") if _says(head.group(0), k, rubric)}
+    if len(fams) != 1:
+        return ()
+    gen, und = _says(q, "generation_use", rubric), _says(q, "understanding", rubric)
+    if gen == und:
+        return ()
+    return ("generation_use", "usage") if gen else ("understanding",)
+
+
+def _says(text: str, key: str, rubric: Rubric) -> bool:
+    """Some entry of lexicon `key` matches `text` (the key's gate alone decides, unless it is
+    the always-matching gate of hand-written patterns)."""
+    gate = rubric.lexicon_gate[key]
+    if gate.pattern:
+        return gate.search(text) is not None
+    return any(p.search(text) for p in rubric.lexicon[key])
