@@ -321,7 +321,8 @@ def test_split_rows_independent(submission, student):
     """The 80/10/10 decision is drawn per position: where both rows of a disjoint pair are
     selected, both become [MASK] with probability 0.8^2 = 0.64 (one decision shared by a whole
     column gives 0.8). Only independence is judged: a [MASK] share m other than 0.8 (the
-    split tests' to charge) is judged against m_even x m_odd, the independent rate."""
+    split tests' to charge) is judged against m_even x m_odd, the independent rate; a share
+    of 0 or 1 (never or always [MASK]) shows nothing about independence and earns nothing."""
     ids = BIG["ids"]
     inputs, labels = _selection(submission, "big")
     sel = (labels != IGNORE) & _eligible(ids)
@@ -337,7 +338,7 @@ def test_split_rows_independent(submission, student):
     for half in (slice(0, None, 2), slice(1, None, 2)):
         n_sel, n_mask = int(sel[half].sum()), int((sel[half] & masked[half]).sum())
         lo, hi = binomial_band(n_sel, 0.8, ALPHA)
-        shares.append(0.8 if lo <= n_mask <= hi else n_mask / n_sel)
+        shares.append(0.8 if lo <= n_mask <= hi or n_mask in (0, n_sel) else n_mask / n_sel)
     expected = shares[0] * shares[1]
     diag = _selection_diagnosis(BIG, labels, 0.15, inputs) or (
         ["split_shared_across_rows"] if co / n > expected else ["wrong_80_10_10"])  # fmt: skip
