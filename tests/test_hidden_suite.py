@@ -367,6 +367,14 @@ def test_a_global_rng_draw_is_not_called_dropout(mutant_reports):
         assert "no_eval_mode" in mutant_reports[name].diagnoses, name
 
 
+def test_a_model_that_is_right_where_the_student_is_wrong_is_refuted(mutant_reports):
+    """A transposed mask leaks at ordinary scores, where a weak fill constant gives the correct
+    output: the two coincide only on the +-1e5 scores, so the weak constant is not named
+    (on 70c6923 it was, from that one test)."""
+    r = mutant_reports["mask_transposed_in_attention"]
+    assert "weak_mask_constant" not in r.diagnoses, _failures(r)
+
+
 def test_a_diagnosis_two_mistakes_share_names_neither(mutant_reports):
     """Ignoring the temperature and dividing the probabilities by it give the same function:
     the one diagnosis both get says what was observed, not which of the two was written."""
