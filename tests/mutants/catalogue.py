@@ -506,7 +506,7 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('    if not causal:\n        return keys.clone()\n', '    if not causal:\n        return padding_mask(attention_mask)\n')]),
     ('causal_mask_2d_without_padding', 'masks', 'none', 'no attention_mask and causal: the 2-D (T, T) mask, no leading axes',
      [('return causal_mask(seq_len)[None, None]  # (1, 1, T, T)', 'return causal_mask(seq_len)')]),
-    ('mask_transposed_in_attention', 'masks', 'none', 'masked_attention applies mask.transpose(-2, -1)',
+    ('mask_transposed_in_attention', 'masks', 'none', 'masked_attention applies mask.transpose(-2, -1) (FIXED: was also named weak_mask_constant)',
      [('        mask = mask.to(scores.device)\n', '        mask = mask.to(scores.device).transpose(-2, -1)\n')]),
     ('attention_dropout_left_on', 'masks', 'none', 'dropout(p=0.1, train=True) on the weights (copied from a training block)',
      [('    out = weights @ v  # (B, H, Tq, D)\n', '    weights = torch.dropout(weights, 0.1, True)\n    out = weights @ v  # (B, H, Tq, D)\n')]),
