@@ -32,6 +32,28 @@ def test_result_aliases_survive_the_wire_and_are_validated():
     assert Effects.from_dict(forged).result_aliases == ("args[0]",)
 
 
+def test_dropout_in_train_mode_is_seen_apart_from_global_rng_draws():
+    """`model_forward_dropout`: a forward pass with a dropout layer (p > 0) in train mode. A
+    global RNG draw in eval mode (sampling where greedy decoding is due) is not dropout."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Dropout(0.5))
+    x = torch.ones(2, 3)
+    seen = invoke(lambda m, a: m(a), [model.train(), x], {}).effects
+    assert seen.model_forward_dropout == {"args[0]": True} and seen.global_rng_changed
+
+    def sample_in_eval(m, a):
+        m.eval()
+        return torch.multinomial(m(a).softmax(-1), 1)
+
+    other = invoke(sample_in_eval, [model.train(), x], {}).effects
+    assert other.model_forward_dropout == {"args[0]": False} and other.global_rng_changed
+    assert Effects.from_dict(seen.to_dict()).model_forward_dropout == {"args[0]": True}
+    off = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Dropout(0.0)).train()
+    assert invoke(lambda m, a: m(a), [off, x], {}).effects.model_forward_dropout == {
+        "args[0]": False
+    }  # p = 0 draws nothing and changes nothing
+
+
 class _Invalid(ValueError):
     pass
 

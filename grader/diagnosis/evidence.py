@@ -9,7 +9,9 @@ which were evaluated on a test's inputs (differing from the correct answer there
 
 1. **it was refuted elsewhere**: the same model of the same function was evaluated on another
    failing test and did not reproduce the student's output there. A student who had that
-   mistake would have failed that test the way the model predicts; or
+   mistake would have failed that test the way the model predicts (a model that gives the
+   correct output on a failing comparison, or whose mistake is invisible there, is refuted
+   by it too); or
 2. **a broader explanation covers it**: another diagnosis of the same test is named by a strict
    superset of the failing tests that name this one (the simpler account of the evidence).
 

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from grader import values
+from grader.diagnosis.variant_registry import NotApplicable
 from grader.lru import BoundedLRU
 
 MAX_ENTRIES = 4096
@@ -34,6 +35,7 @@ class _Raised:
 
 
 _RAISED = _Raised()
+_INVISIBLE = _Raised()  # the variant's `applies` said no: its mistake cannot show on these inputs
 _MISSING = object()
 
 
@@ -65,7 +67,8 @@ class VariantOutputs:
 
     def output(self, key: bytes | None, variant: tuple, run: Callable[[], Any]) -> Any:
         """`run()`'s result for `variant` on the inputs digested as `key` (a copy of the one
-        remembered, when there is one). Raises RuntimeError if the variant raised."""
+        remembered, when there is one). Raises RuntimeError if the variant raised, and
+        `NotApplicable` again if it did (its mistake is invisible on these inputs)."""
         if key is None:
             return run()
         full = (variant, key)
@@ -73,14 +76,18 @@ class VariantOutputs:
         if value is _MISSING:
             try:
                 value = run()
+            except NotApplicable:
+                value = _INVISIBLE
             except Exception:
                 value = _RAISED
-            stored = value if value is _RAISED else values.copy(value)
+            stored = value if isinstance(value, _Raised) else values.copy(value)
             size = values.nbytes(stored)
             if size <= self._lru.max_bytes // 16:  # no single output crowds out the rest
                 self._lru.put(full, stored, size)
-        elif value is not _RAISED:
+        elif not isinstance(value, _Raised):
             value = values.copy(value)
+        if value is _INVISIBLE:
+            raise NotApplicable(variant[1] if len(variant) > 1 else "")
         if value is _RAISED:
             raise RuntimeError("this variant fails on these inputs")
         return value

@@ -32,7 +32,9 @@ def variant(
     """Register ``fn`` as a model of misconception ``mid`` for ``function`` ("module.name").
 
     ``applies(*args, **kwargs)`` (optional) says whether the mistake is observable on these
-    inputs at all; when it is not, the variant is skipped instead of coinciding with another.
+    inputs at all; when it is not, the variant is skipped instead of coinciding with another,
+    and counts as giving the correct output there (so a wrong output there refutes it): a
+    guard must only say no where the mistake really is invisible.
     """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -116,6 +116,9 @@ def matching(
 
         try:
             out = project(memo.output(key, (function, mid, i), run))
+        except NotApplicable:  # the mistake is invisible here: this model gives the correct output
+            like_correct.add(mid)
+            continue
         except Exception:  # noqa: BLE001 - a variant that fails on these inputs explains nothing
             continue
         if w is not None and same(out, w, rtol=rtol, atol=atol):
@@ -134,8 +137,11 @@ def _refuted(evaluated: set[str], found: list[str], like_correct: set[str],
              passed: bool) -> set[str]:  # fmt: skip
     """The ids none of whose models fits the observation. A model that gives the correct
     output here fits a check that passed (and no failed one): the same id may have another
-    model (keeps k+1 vs k-1 tokens) that this check cannot tell from the correct one."""
-    return evaluated - set(found) - (like_correct if passed else set())
+    model (keeps k+1 vs k-1 tokens) that this check cannot tell from the correct one. Where
+    the output is wrong, an id whose models all give the correct output fits it no better."""
+    if passed:
+        return evaluated - set(found) - like_correct
+    return (evaluated | like_correct) - set(found)
 
 
 def model_variants() -> Iterator[tuple[str, Callable[..., Tensor], Callable[..., Any]]]:

@@ -112,6 +112,24 @@ def _generate_divided_by_zero(model, input_ids, max_new_tokens, *, temperature=1
     return generate(model, input_ids, max_new_tokens, _argmax_of_divided, eos_token_id)
 
 
+# each step draws from a new generator seeded with the caller's initial_seed(): every step
+# repeats the first draw's random number and the caller's generator never advances
+@variant("generation.sample_generate", "generator_not_advanced",
+         applies=lambda *a, temperature=1.0, generator=None, **_: (
+             generator is not None and temperature != 0))  # fmt: skip
+def _generate_fresh_generator_each_step(model, input_ids, max_new_tokens, *, temperature=1.0,
+                                        top_k=None, top_p=None, generator=None,
+                                        eos_token_id=None):  # fmt: skip
+    seed = generator.initial_seed()
+
+    def choose(x: Tensor) -> Tensor:
+        probs = sampling_distribution(x, temperature=temperature, top_k=top_k, top_p=top_p)
+        fresh = torch.Generator(device=probs.device).manual_seed(seed)
+        return torch.multinomial(probs, 1, generator=fresh).squeeze(-1)
+
+    return generate(model, input_ids, max_new_tokens, choose, eos_token_id)
+
+
 def gap(model: Any, input_ids: Tensor, *, offset: int = 0, reduce: str = "max_abs") -> Tensor:
     """prefix_consistency_gap with knobs: prefix length off by ``offset``, other reductions."""
     T = input_ids.size(1)

@@ -23,6 +23,7 @@ __all__ = ["Effects", "Invocation", "invoke", "is_arg_path", "module_flags", "mo
 _equal = torch.equal
 _get_rng_state = torch.get_rng_state
 _is_grad_enabled = torch.is_grad_enabled
+_Dropout = torch.nn.modules.dropout._DropoutNd
 _tensor_detach = torch.Tensor.detach
 _clone = torch.Tensor.clone
 _contiguous = torch.Tensor.contiguous
@@ -43,6 +44,8 @@ class Effects:
         module's flag (``model.modules()`` order), by path.
     result_requires_grad: some tensor in the result requires grad (autograd was on).
     model_forward_with_grad: per model argument, whether any forward pass ran with autograd on.
+    model_forward_dropout: per model argument, whether any forward pass ran with one of its
+        dropout layers (p > 0) in train mode: dropout was active, whatever else drew randoms.
     result_aliases: paths of input tensors whose memory a tensor of the result shares (the
         input itself, or a view of it, returned where a new tensor is due).
     """
@@ -54,6 +57,7 @@ class Effects:
     result_requires_grad: bool = False
     model_forward_with_grad: dict[str, bool] = field(default_factory=dict)
     result_aliases: tuple[str, ...] = ()
+    model_forward_dropout: dict[str, bool] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -63,6 +67,7 @@ class Effects:
             "result_requires_grad": self.result_requires_grad,
             "model_forward_with_grad": dict(self.model_forward_with_grad),
             "result_aliases": list(self.result_aliases),
+            "model_forward_dropout": dict(self.model_forward_dropout),
         }
         if self.module_modes:  # only models that ended in mixed modes (rare) add the key
             out["module_modes"] = {k: list(v) for k, v in self.module_modes.items()}
@@ -91,6 +96,7 @@ class Effects:
             result_requires_grad=bool(d.get("result_requires_grad", False)),
             model_forward_with_grad=flags(d.get("model_forward_with_grad", {})),
             result_aliases=tuple(paths(d.get("result_aliases", []))),
+            model_forward_dropout=flags(d.get("model_forward_dropout", {})),
         )
 
 
@@ -155,13 +161,19 @@ def invoke(
 
     before = {p: _bits(a) for p, a in arg_paths(args, kwargs) if isinstance(a, torch.Tensor)}
     grad_seen: dict[str, bool] = {}
+    dropout_seen: dict[str, bool] = {}
     hooks = []
     for p, a in arg_paths(args, kwargs):
         if isinstance(a, torch.nn.Module):
             grad_seen[p] = False
+            dropout_seen[p] = False
+            # found at registration: the hook then only reads flags (no tree walk per forward)
+            drops = [m for m in module_list(a) if isinstance(m, _Dropout) and m.p > 0]
 
-            def _hook(_module, _inputs, _p=p):
+            def _hook(_module, _inputs, _p=p, _drops=drops):
                 grad_seen[_p] = grad_seen[_p] or _is_grad_enabled()
+                if not dropout_seen[_p]:
+                    dropout_seen[_p] = any(m.training for m in _drops)
 
             hooks.append(a.register_forward_pre_hook(_hook))
     rng_before = _get_rng_state()
@@ -205,6 +217,7 @@ def invoke(
         result_requires_grad=_any_requires_grad(value),
         model_forward_with_grad=grad_seen,
         result_aliases=_aliases(value, args, kwargs),
+        model_forward_dropout=dropout_seen,
     )
     return Invocation(value=_detach(value), grads=grads, effects=effects)
 

@@ -90,6 +90,7 @@ def _effects(d: dict[str, Any]) -> Effects:
         result_requires_grad=d["result_requires_grad"],
         model_forward_with_grad=dict(d["model_forward_with_grad"]),
         result_aliases=tuple(d["result_aliases"]),
+        model_forward_dropout=dict(d.get("model_forward_dropout", {})),
     )
 
 

@@ -96,6 +96,7 @@ def _copy_effects(e: Effects) -> Effects:
         module_modes={k: list(v) for k, v in e.module_modes.items()},
         result_requires_grad=e.result_requires_grad,
         model_forward_with_grad=dict(e.model_forward_with_grad),
+        model_forward_dropout=dict(e.model_forward_dropout),
     )
 
 

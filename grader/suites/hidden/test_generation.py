@@ -20,6 +20,7 @@ import torch
 
 from grader.diagnosis import evidence
 from grader.diagnosis.variants import matching, sampling_distribution
+from grader.sandbox.client import StudentException
 from grader.suite.checks import (
     check_close,
     check_effects,
@@ -122,9 +123,9 @@ def test_greedy_runs_in_eval_mode(submission, student, reference):
     """A model handed over in train mode with dropout 0.3: generation must switch dropout off."""
     require_working(student, reference, "generation.greedy_generate")
     got, effects, _ = _train_mode_call(submission)
-    if effects is not None and effects.global_rng_changed:
+    if effects is not None and any(effects.model_forward_dropout.values()):
         fail("greedy_generate ran a train-mode model without switching it to eval mode: dropout "
-             "was active (it drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
+             "was active in its forward passes.", ["no_eval_mode"])  # fmt: skip
     entry = GOLDEN_GENERATION.get("causal_single")
     if entry is not None:
         want = torch.tensor(entry["expected"])
@@ -183,9 +184,9 @@ def test_sample_generate_inference_contract(submission, student, reference, clau
     got, effects, model = _sample_train_mode_call(submission)
     what = "sample_generate on a train-mode model with dropout (temperature=0, 3 new tokens)"
     if clause == "eval_mode":
-        if effects is not None and effects.global_rng_changed:
+        if effects is not None and any(effects.model_forward_dropout.values()):
             fail(f"{what} ran the model without switching it to eval mode: dropout was active "
-                 "(it drew from the global RNG).", ["no_eval_mode"])  # fmt: skip
+                 "in its forward passes.", ["no_eval_mode"])  # fmt: skip
         want = _golden_prefix("causal_single", 3)
         if want is not None:
             _check_ids(got, want, what=what, diagnose=tuple, reveal=False)
@@ -323,6 +324,19 @@ def test_tiny_top_p_and_top_k_one_are_greedy(student, cases):
         settings = ", ".join(f"{k}={v}" for k, v in kw.items())
         check_close(got, want, what=f"sample_next_token({settings}) (must always pick the most "
                     "likely token)", check_dtype=False)  # fmt: skip
+    # float16 logits (distinct, 30 apart) at a tiny temperature: ~1e5, past float16's 65504,
+    # so only a sampler that works in float32 (the contract) finds the one likely token
+    spread = torch.arange(9, dtype=torch.float32) * 30 - 120
+    half = torch.stack([spread[torch.randperm(9, generator=g)] for _ in range(16)]).half()
+    try:
+        got = student.generation.sample_next_token(half, temperature=1e-3, generator=_gen(1))
+    except StudentException as e:  # e.g. multinomial on the NaN of an inf - inf softmax
+        fail(f"sample_next_token(float16 logits up to 120, temperature=0.001) raised "
+             f"{e.exc_type or 'an error'}: logits / 0.001 overflow float16 (max 65504), so the "
+             "probabilities are NaN; convert the logits to float32 first.")  # fmt: skip
+    check_close(got, half.float().argmax(-1), what="sample_next_token(float16 logits up to "
+                "120, temperature=0.001) (must pick the most likely token; work in float32, "
+                "logits / 0.001 overflow float16)", check_dtype=False)  # fmt: skip
 
 
 @pytest.mark.points(1)
@@ -433,7 +447,8 @@ def test_prefix_consistency_gap_restores_mode(student, reference, clause):
         _check_mixed_modes_restored(student, "prefix_consistency_gap",
                                     (torch.tensor([[3, 17, 8]]),))  # fmt: skip
         return
-    if student.last_effects is not None and student.last_effects.global_rng_changed:
+    effects = student.last_effects
+    if effects is not None and any(effects.model_forward_dropout.values()):
         fail("prefix_consistency_gap ran a train-mode model with dropout active; run it in eval "
              "mode.", ["no_eval_mode"])  # fmt: skip
     if not bool((got.abs() <= 1e-5).all()):

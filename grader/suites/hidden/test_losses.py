@@ -55,14 +55,23 @@ def _expected_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def _check_loss(got, want, *, what, function, kwargs, rtol, atol, reveal=True):
-    """A 0-dim loss of the right value; a wrong value is matched against mistakes.
+def _scalar(got, *, what: str) -> torch.Tensor:
+    """The loss as a 0-dim tensor. The 0-dim shape is `test_dtype_policy`'s clause: elsewhere a
+    one-element loss (e.g. shape (1,)) is read as its value, so that slip is charged once."""
+    check_tensor(got, what=what)
+    if got.dim() and got.numel() == 1:
+        return got.reshape(())
+    return check_tensor(got, what=what, shape=())
 
-    The dtype is not judged here (`test_dtype_policy` owns it), and no tolerance below float32
-    rounding is used (`test_float64_precision` owns float64 precision): a value test charges
-    only a wrong value.
+
+def _check_loss(got, want, *, what, function, kwargs, rtol, atol, reveal=True):
+    """A loss of the right value; a wrong value is matched against mistakes.
+
+    The dtype and the 0-dim shape are not judged here (`test_dtype_policy` owns them), and no
+    tolerance below float32 rounding is used (`test_float64_precision` owns float64
+    precision): a value test charges only a wrong value.
     """
-    check_tensor(got, what=what, shape=())
+    got = _scalar(got, what=what)
     check_close(
         got, want, what=what, rtol=max(rtol, VALUE_RTOL), atol=max(atol, VALUE_ATOL),
         check_dtype=False, reveal=reveal,
@@ -269,7 +278,7 @@ def test_empty_targets(student, reference, case):
     value, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
     want = torch.tensor(0.0)
     what = f"{function} when no target counts ({case.replace('_', ' ')})"
-    check_tensor(value, what=what, shape=())
+    value = _scalar(value, what=what)
     if torch.isnan(value).any():
         fail(f"{what} is NaN; it must be 0 (a mean over nothing).", ["nan_on_empty_loss"])
     check_close(value, want, what=what, check_dtype=False,
@@ -298,10 +307,9 @@ def test_integer_id_dtypes(student, reference, cases):
                     for k, v in kwargs.items()}  # fmt: skip
             what = f"{name} with int32 {'input_ids' if name == 'causal_lm_loss' else 'labels'}"
             with check:
-                got = getattr(student.losses, name)(**ints)
-                check_tensor(got, what=what, shape=())
+                got = _scalar(getattr(student.losses, name)(**ints), what=what)
                 same = getattr(student.losses, name)(**kwargs)
-                check_tensor(same, what=f"{name} with int64 ids", shape=())
+                same = _scalar(same, what=f"{name} with int64 ids")
                 check_close(
                     got,
                     same,
@@ -346,7 +354,7 @@ def test_no_input_mutation(student, reference, cases):
 @pytest.mark.parametrize("dtype", ["float64", "half"])
 def test_dtype_policy(student, reference, cases, dtype):
     """The loss is float64 for float64 logits and float32 for float16 / bfloat16 / float32 ones
-    (half logits reduced in float32). Only the dtype is judged here."""
+    (half logits reduced in float32). Only the dtype and the 0-dim shape are judged here."""
     require_working(student, reference, "losses.causal_lm_loss", "losses.masked_lm_loss")
     dtypes = [torch.float64] if dtype == "float64" else [torch.float16, torch.bfloat16]
     with collecting() as check:
@@ -377,7 +385,7 @@ def _check_half_precision(student, reference, name: str, kwargs, got) -> None:
         return  # a correct submission stops here: no second call
     up = {k: v.float() if v.is_floating_point() else v for k, v in kwargs.items()}
     own = getattr(student.losses, name)(**up)
-    check_tensor(own, what=f"{name} on float32 logits", shape=())
+    own = _scalar(own, what=f"{name} on float32 logits")
     if not torch.isclose(own.detach().double(), w, rtol=1e-4, atol=1e-5):
         return
     ws, gs = distinct(w.item(), g.item())
@@ -399,7 +407,7 @@ def test_float64_precision(student, reference, cases, function):
     got = getattr(student.losses, function)(**kwargs)
     want = getattr(reference.losses, function)(**kwargs)
     what = f"{function} ({_describe(kwargs)})"
-    check_tensor(got, what=what, shape=())
+    got = _scalar(got, what=what)
     g, w = got.detach().double(), want.double()
     if not torch.isclose(g, w, rtol=VALUE_RTOL, atol=VALUE_ATOL):
         return  # a wrong value, charged by the value tests
@@ -431,6 +439,9 @@ def test_contract_errors(student, reference):
          "causal_lm_loss with logits (2, 4, 7) and an attention_mask (2, 3)"),
         (lambda: student.losses.masked_lm_loss(logits, torch.zeros(2, 3, dtype=torch.int64)),
          "masked_lm_loss with logits (2, 4, 7) and labels (2, 3)"),
+        # as many labels as positions, in the wrong shape: flattening alone would accept it
+        (lambda: student.losses.masked_lm_loss(logits, torch.zeros(4, 2, dtype=torch.int64)),
+         "masked_lm_loss with logits (2, 4, 7) and labels (4, 2)"),
     ]  # fmt: skip
     with collecting() as check:  # every documented error is checked, not only the first
         for call, what in cases:

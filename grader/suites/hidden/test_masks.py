@@ -122,8 +122,9 @@ def test_build_attention_mask(student, reference, cases, name):
     want = reference.masks.build_attention_mask(*args)
     full = (1 if am is None else am.shape[0], 1, T, T)
     check_tensor(got, what="build_attention_mask", dtype=torch.bool)
-    if got.dim() != 4:
-        fail(f"build_attention_mask must return a 4-D mask, got shape {tuple(got.shape)}")
+    if got.dim() != 4 or tuple(got.shape) != full:  # documented, not merely broadcastable
+        fail(f"build_attention_mask must return a 4-D mask of shape {full}, got shape "
+             f"{tuple(got.shape)} (expand the key mask over the queries)")  # fmt: skip
     pad = "no attention_mask" if am is None else f"attention_mask={am.int().tolist()}"
     _check_mask(got, want, what=f"build_attention_mask({pad}, seq_len={T}, causal={causal})",
                 function="masks.build_attention_mask", args=args,
