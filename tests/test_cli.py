@@ -166,7 +166,11 @@ def test_readme_shows_the_two_setup_commands_and_ci_runs_the_test_one():
     assert f"{setup} && .venv/bin/grader demo" in cmds
     test_cmd = f"{setup} && .venv/bin/python -m pytest"
     assert test_cmd in cmds
-    assert test_cmd in (REPO / ".ci" / "run").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    assert test_cmd in ci
+    # Hypothesis runs derandomized there (tests/conftest.py): set before the tests, not left to
+    # the CI platform
+    assert re.search(r"^export CI=true$", ci[: ci.index(test_cmd)], re.MULTILINE), ci
 
 
 @pytest.fixture(scope="module")
