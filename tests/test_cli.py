@@ -106,18 +106,34 @@ def ref_with_drill(ref_folder, tmp_path_factory) -> Path:
     return d
 
 
-def test_check_is_pytest_like(ref_with_drill):
-    ok = run("check", str(ref_with_drill))
+@pytest.fixture(scope="module")
+def checked_ref_with_drill(ref_with_drill) -> subprocess.CompletedProcess[str]:
+    """One `grader check` of the reference with its drill (~10 s: the rerun), shared by the
+    tests that read its output."""
+    return run("check", str(ref_with_drill))
+
+
+@pytest.fixture(scope="module")
+def checked_stubs() -> subprocess.CompletedProcess[str]:
+    """One `grader check exercises/` (the README's command, the untouched stubs), shared."""
+    assert (REPO / "exercises").resolve() == STUBS.resolve()
+    return run("check", "exercises/")
+
+
+def test_check_is_pytest_like(checked_ref_with_drill, checked_stubs):
+    ok = checked_ref_with_drill
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    stubs = run("check", str(STUBS))
+    stubs = checked_stubs
     assert stubs.returncode == 1
     assert "not attempted" in stubs.stdout
 
 
-def test_check_reruns_and_checks_the_drill_like_grade(ref_folder, ref_with_drill, tmp_path):
+def test_check_reruns_and_checks_the_drill_like_grade(
+    ref_folder, ref_with_drill, checked_ref_with_drill, tmp_path
+):
     # Exercise 3 is checked by `grader check` exactly as `grader grade` checks it: the rerun in
     # the sandbox and every check of docs/drill.md, with the same rows and messages
-    ok = run("check", str(ref_with_drill))
+    ok = checked_ref_with_drill
     assert re.search(r"Exercise 3 - drill\s+20 / 20", ok.stdout), ok.stdout
     absent = run("check", str(ref_folder))
     assert absent.returncode == 1  # every public test passes, but there is no drill yet
@@ -150,7 +166,11 @@ def test_readme_shows_the_two_setup_commands_and_ci_runs_the_test_one():
     assert f"{setup} && .venv/bin/grader demo" in cmds
     test_cmd = f"{setup} && .venv/bin/python -m pytest"
     assert test_cmd in cmds
-    assert test_cmd in (REPO / ".ci" / "run").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    assert test_cmd in ci
+    # Hypothesis runs derandomized there (tests/conftest.py): set before the tests, not left to
+    # the CI platform
+    assert re.search(r"^export CI=true$", ci[: ci.index(test_cmd)], re.MULTILINE), ci
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +207,8 @@ def test_readme_demo_table_matches_the_demo_output(demo_run):
     assert _demo_table(block) == _demo_table(demo_run.stdout)
 
 
-def test_readme_student_check_command_runs():
+def test_readme_student_check_command_runs(checked_stubs):
     # `grader check exercises/` from the README: the untouched stubs fail, readably.
-    res = run("check", "exercises/")
+    res = checked_stubs
     assert res.returncode == 1
     assert "Public self-check" in res.stdout and "not attempted" in res.stdout

@@ -51,7 +51,12 @@ def _scaling(fn: Callable[[str], object], make: Callable[[int], str]) -> tuple[f
 
 
 def _assert_linear(fn: Callable[[str], object], make: Callable[[int], str], limit: float) -> None:
-    one, four = _scaling(fn, make)
+    # measured again (at most 3 times) only when the ratio looks quadratic: a load spike on a
+    # shared machine hit both 4 MB runs once (0.71 s vs 0.037 s); a quadratic step fails all 3
+    for _ in range(3):
+        one, four = _scaling(fn, make)
+        if one < limit and four < 10 * one + 0.1:
+            break
     assert one < limit, f"{one:.2f}s at 1 MB"
     # a quadratic step is 16x slower at 4x the size; noise on tiny times is not a signal
     assert four < 10 * one + 0.1, f"{four:.3f}s at 4 MB vs {one:.3f}s at 1 MB"

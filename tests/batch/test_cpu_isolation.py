@@ -121,9 +121,16 @@ def test_student_code_cannot_widen_its_affinity_or_raise_its_priority(jailed):
     "are only pinned, and other load on the machine is pushed onto them",
 )
 def test_a_cpu_burner_does_not_slow_down_honest_students_graded_beside_it(fast_options):
+    # The honest students are graded on two parts only (no drill): a grade of ~0.5 s instead of
+    # ~2 s, so the burn overlaps ~10 of them instead of 3 and the test takes half the time; the
+    # burner's own code stays in masks, which is graded. Each grade still forks its workers from
+    # its slot's zygote, so a burner that escaped its slot still shows (tried: >3x, and only 1
+    # grade fits the burn).
     options = replace(
         fast_options,
         grade_written=False,
+        grade_drill=False,
+        keyword="test_masks or test_losses",
         limits=replace(fast_options.limits, call_timeout=BURN_SECONDS),
     )
     honest = load_submission(REPO / "solutions", name="honest")
