@@ -8,6 +8,10 @@ a real argument never does:
   whose effect clause is only about the other (the causal LM: earlier tokens, the causal mask,
   next-word prediction, generation as a use), with no negation to make it a contrast
   ("BERT predicts the masked tokens, therefore GPT uses a causal mask");
+- an **inverted link**: a model's property given as the cause of the generation condition
+  ("BERT relies on the later tokens, so generation does not exist yet"): the later tokens are
+  missing because generation goes left to right, whatever the model (an effect that points
+  back at the model, "so they are unknown to it", is what the model lacks: an argument);
 - a **crossed claim**: a property of one family asserted of the other model ("GPT relies on
   the later tokens", "BERT uses a causal mask"), or a wrong mechanism from the catalogue;
 - **every sentence a link**: a template repeated, each sentence joined by a causal word.
@@ -31,8 +35,11 @@ from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
 _MASKED_SIDE = ("masked_model", "both_sides", "whole_seq", "predict_masked", "understanding")
 _CAUSAL_SIDE = (
     "causal_model", "earlier_ref", "causal_mask", "one_direction", "predict_next",
-    "left_to_right", "generation_use",
+    "left_to_right",
 )  # fmt: skip
+# ("generation" as a use is left out: the same word names the condition, "the mismatch between
+# training and generation")
+_CONDITION_KEYS = ("absent", "generation", "generation_time", "training")
 # claim kinds that state one family's property
 _MASKED_KINDS = frozenset(
     "see_both predicts_masked mlm_relies never_trained used_understanding relation_diff".split()
@@ -41,6 +48,10 @@ _CAUSAL_KINDS = frozenset(
     "see_left predicts_next causal_mask used_generation relation_same left_to_right".split()
 )
 _WRONG_KINDS = frozenset("wrong_clm_fills_blanks wrong_mlm_causal wrong_mlm_generates_well".split())
+_FORWARD = re.compile(r"so|therefore|hence|thus|which is why|that is why|that's why", re.I)
+# an effect clause that points back at the model ("so the future is unknown to it", "so it
+# relies on tokens that do not exist yet") says what the model lacks: an argument
+_BACK_TO_MODEL = re.compile(r"\b(?:it|its|itself|they|them|their)\b", re.IGNORECASE)
 _LINK = re.compile(
     r"\b(?:so|therefore|because|hence|thus|since|which is why|that is why|that's why)\b",
     re.IGNORECASE,
@@ -75,9 +86,10 @@ class SaladSignal:
 
 
 def _incoherent_links(f: SentenceFacts) -> int:
-    """Links in `f` whose cause and effect clauses lie on opposite families' sides."""
-    if f.list_like or not _LINK.search(f.sentence.norm):
-        return 0
+    """Links in `f` whose cause and effect clauses lie on opposite families' sides, or whose
+    effect is the absence at generation and whose cause only a model's property."""
+    if f.list_like or f.has("other_model") or not _LINK.search(f.sentence.norm):
+        return 0  # a sentence about another architecture (XLNet, T5) is about neither family
     sides = [
         (h.start, side)
         for side, keys in ((MLM, _MASKED_SIDE), (CLM, _CAUSAL_SIDE))
@@ -88,9 +100,21 @@ def _incoherent_links(f: SentenceFacts) -> int:
     negations = [h.start for h in f.hits.get("negation", [])]
     links = list(_LINK.finditer(f.sentence.norm))
     bounds = [0, *(m.start() for m in links), len(f.sentence.norm)]
+    conditions = [h.start for k in _CONDITION_KEYS for h in f.hits.get(k, [])]
+    absences = [h.start for h in f.hits.get("absent", [])]
     n = 0
     for k, m in enumerate(links):
         lo, hi = bounds[k], bounds[k + 2]
+        if (
+            _FORWARD.fullmatch(m.group(0))
+            and any(lo <= p < m.start() for p, _ in sides)
+            and not any(lo <= p < m.start() for p in conditions)
+            and any(m.end() <= p < hi for p in absences)
+            and not any(m.end() <= p < hi for p, _ in sides)
+            and not _BACK_TO_MODEL.search(f.sentence.norm, m.end(), hi)
+        ):
+            n += 1
+            continue
         if any(lo <= p < hi for p in negations):  # "so it cannot ...": a contrast, not a salad
             continue
         cause = {s for p, s in sides if lo <= p < m.start()}

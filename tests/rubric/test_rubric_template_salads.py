@@ -19,7 +19,9 @@ from grader.rubric.scorer import read_answer
 
 DEVSET = Path(__file__).parents[2] / "tools" / "rubric" / "devset"
 # the labelled sets this defence was measured on (never the sealed held-out sets)
-MEASURED = "dev dev2 dev3 dev4 dev5 dev6 dev7 dev8 heldout heldout2 heldout3 heldout4".split()
+MEASURED = (
+    "dev dev2 dev3 dev4 dev5 dev6 dev7 dev8 heldout heldout2 heldout3 heldout4 heldout8 heldout9"
+).split()
 TEMPLATE_REASON = "keyword template"
 
 
@@ -68,8 +70,14 @@ def test_salads_from_another_seed_are_caught_as_often() -> None:
         "right, so BERT is used for classification. BERT sees both sides of the mask, hence "
         "GPT predicts the next token. The masked LM relies on the later tokens, so the causal "
         "LM is used for generation.",
+        # true facts joined by links that argue nothing (10/10 unflagged before)
+        "BERT relies on the later tokens, so generation does not exist yet. GPT only sees the "
+        "earlier tokens, so the later tokens are missing at generation. BERT sees both sides of "
+        "the mask, therefore GPT is used for generation. GPT uses a causal mask, hence BERT is "
+        "used for classification. GPT's training matches its generation, because BERT was "
+        "never trained without the right context.",
     ],
-    ids=["truths-crossed-links", "crossed-properties", "hand-written"],
+    ids=["truths-crossed-links", "crossed-properties", "hand-written", "linked-truths"],
 )
 def test_a_template_salad_is_flagged_as_one(text: str) -> None:
     r = score_explanation(text)
@@ -106,8 +114,14 @@ def test_a_template_salad_is_flagged_as_one(text: str) -> None:
             "the left, so it cannot use the right context, which is why it suits generation.",
             None,
         ),
+        (
+            "GPT only looks at the past, so the future is unknown to it, exactly as when it "
+            "generates. BERT sees both sides of the blank, so it relies on tokens that do not "
+            "exist yet at generation time, which is why it is used for classification.",
+            None,
+        ),
     ],
-    ids=["so-links", "because-therefore", "terse", "contrast-object"],
+    ids=["so-links", "because-therefore", "terse", "contrast-object", "absence-as-effect"],
 )
 def test_real_answers_with_links_are_not_read_as_salads(text: str, score: float | None) -> None:
     r = score_explanation(text)
@@ -117,8 +131,9 @@ def test_real_answers_with_links_are_not_read_as_salads(text: str, score: float 
 
 
 def test_labelled_answers_rarely_look_like_salads() -> None:
-    # measured: 1 of 542 labelled answers (dev6 t40, 9/10, which swaps the two families'
-    # uses) gains a review flag; none loses a point (the check changes no verdict)
+    # measured: 3 of 542 labelled answers look like salads: dev6 t40 (9/10, which swaps the
+    # two families' uses), dev8 d8-06 and heldout9 n50 (both 0/10, n50 already flagged); two
+    # review flags are new, no answer loses a point (the check changes no verdict)
     rubric = load_rubric()
     hits = []
     for name in MEASURED:
@@ -127,4 +142,4 @@ def test_labelled_answers_rarely_look_like_salads() -> None:
                 _, _, an = read_answer(row["text"], rubric)
                 if salad_signal(an).high:
                     hits.append(f"{name}:{row['id']}")
-    assert len(hits) <= 2, hits
+    assert len(hits) <= 3, hits
