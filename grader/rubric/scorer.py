@@ -20,6 +20,7 @@ from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
 from grader.rubric.certainty import settle
+from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.discourse import expand_tables
 from grader.rubric.evasion import noncommittal_sentences, visible_text
@@ -87,6 +88,15 @@ def score_explanation(
         scrambled=scrambled,
         hedged=hedged,
     )
+    # template salads ("BERT predicts the masked tokens, therefore GPT uses a causal mask"):
+    # grammatical clauses joined by links no argument makes; a person decides (no verdict moves)
+    if not (guards.language or guards.list_like) and salad_signal(an).high:
+        guards.reasons.append(
+            "The answer joins claims by links that argue nothing (a cause about one model, an "
+            "effect about the other) or gives one model the other's properties; it may be a "
+            "keyword template rather than an explanation. Please read it."
+        )
+        guards.cap = min(guards.cap, 0.5)
     if len(full_text) > MAX_CHARS:
         guards.reasons.append(
             f"Only the first {MAX_CHARS} characters of this {len(full_text)}-character answer "
