@@ -79,6 +79,20 @@ def test_mistakes_without_a_downstream_scope_explain_nothing_else():
     assert explain(results, calls, {}) == tuple(results)
 
 
+def test_consequences_are_listed_under_their_mistake_but_do_not_outweigh_another():
+    """Four seeded failures explained by one global-RNG finding count as one finding: a
+    top-p mistake found twice in the same part is still shown, not moved to "unexplained"."""
+    results = [_failed("rng", "global_rng"), _failed("p1", "top_p_inverted"),
+               _failed("p2", "top_p_inverted"), *(_failed(f"s{i}") for i in range(4))]  # fmt: skip
+    calls = {r.id: frozenset({(SAMPLER, True)}) for r in results}
+    report = GradeReport(grader_version="t", submission="s", tests=explain(results, calls, {}))
+    view = feedback_view(report)
+    fixes = {f["id"]: f["tests"] for f in view["fixes"]}
+    assert fixes == {"top_p_inverted": ["p1", "p2"],
+                     "global_rng": ["rng", "s0", "s1", "s2", "s3"]}  # fmt: skip
+    assert view["unexplained"] == []
+
+
 # ----------------------------------------------------------------------------- end to end
 
 

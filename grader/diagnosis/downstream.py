@@ -29,6 +29,9 @@ from grader.parts import CALLS
 from grader.report import TestResult
 
 Calls = frozenset[tuple[str, bool]]  # (function, given a generator) pairs of one test
+# the line `explain` adds to a failure it explains: such a failure is a consequence of the
+# mistake, not more evidence for it (`grader.render.view.likely_misconceptions`)
+FOLLOWS = "\n  This follows from a mistake found by "
 
 
 @cache
@@ -88,9 +91,6 @@ def explain(
         if not ids:
             out.append(r)
             continue
-        note = "".join(
-            f"\n  This follows from a mistake found by {by}: {describe(d).title}."
-            for d, by in ids.items()
-        )
+        note = "".join(f"{FOLLOWS}{by}: {describe(d).title}." for d, by in ids.items())
         out.append(replace(r, message=r.message + note, diagnoses=tuple(ids)))
     return tuple(out)
