@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from grader.diagnosis.downstream import callees, explain
 from grader.diagnosis.evidence import Evidence
@@ -16,6 +17,7 @@ from grader.pipeline import GradeOptions, Grader
 from grader.render.view import feedback_view
 from grader.report import GradeReport
 from grader.report import TestResult as _Result
+from grader.suite.proxy import StudentProxy
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("masks", "corruption", "losses", "generation")
@@ -28,6 +30,10 @@ def _failed(tid: str, *ids: str, message: str = "wrong") -> _Result:
 
 
 SAMPLER, GENERATE = "generation.sample_next_token", "generation.sample_generate"
+
+
+def _gen() -> torch.Generator:
+    return torch.Generator().manual_seed(0)
 
 
 def test_the_call_graph_is_followed_from_caller_to_callee_only():
@@ -91,6 +97,19 @@ def test_consequences_are_listed_under_their_mistake_but_do_not_outweigh_another
     assert fixes == {"top_p_inverted": ["p1", "p2"],
                      "global_rng": ["rng", "s0", "s1", "s2", "s3"]}  # fmt: skip
     assert view["unexplained"] == []
+
+
+def test_a_gates_probes_are_not_the_tests_own_calls():
+    """`require_working` probes the sampler with generators; a property test failing after
+    that gate is not about seeded draws."""
+    side = StudentProxy.__new__(StudentProxy)  # no sandbox: only the call record is used
+    side._remember("generation", "greedy_generate", (), {}, (None,))
+    with side.uncounted():
+        side._remember("generation", "sample_generate", (), {"generator": _gen()}, (None,))
+    assert side.functions_called() == {("generation.greedy_generate", False)}
+    side.forget_calls()
+    side._remember("generation", "sample_generate", (), {"generator": _gen()}, (None,))
+    assert side.functions_called() == {(GENERATE, True)}
 
 
 # ----------------------------------------------------------------------------- end to end

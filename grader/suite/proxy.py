@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -104,6 +105,7 @@ class _Side:
         called (`key`, default "module.function"), each with whether it got a generator."""
         if self._calls is None:
             self._calls = deque(maxlen=REMEMBERED_CALLS)
+        if self._called is None:
             self._called = set()
         seeded = any(isinstance(a, torch.Generator) for a in (*args, *kwargs.values()))
         self._called.add((key or f"{module}.{function}", seeded))
@@ -122,6 +124,16 @@ class _Side:
         """The running test's calls: ("generation.sample_generate", given a generator) pairs
         (for `grader.diagnosis.downstream`)."""
         return frozenset(self._called or ())
+
+    @contextmanager
+    def uncounted(self) -> Iterator[None]:
+        """Calls made inside are not the running test's own `functions_called` (a gate's
+        probes, `grader.suite.working`): its failure is not about them."""
+        saved = set(self._called or ())
+        try:
+            yield
+        finally:
+            self._called = saved
 
     def describe_call(self, value: Any = None) -> str:
         """The call that returned `value` (or one of its items) as a student reads it, e.g.
