@@ -9,6 +9,8 @@ before the jail closes), as do the loaders, the report and the scripts.
     PART_TITLES  the heading each part gets in every report and platform export
     OPEN_PARTS   parts graded by checks the student's docs spell out (docs/drill.md), on the
                  student's own files and run: no hidden test, so platforms may show them
+    CALLS        the call graph the handout documents: function -> the student functions it
+                 calls ("model_forward": the grader's TinyLM run on the student's masks)
 """
 
 from __future__ import annotations
@@ -24,3 +26,10 @@ PART_TITLES: dict[str, str] = {
     "drill": "Exercise 3 - drill",
 }
 OPEN_PARTS: tuple[str, ...] = ("drill",)
+# exercises/masks.py: 1.1 and 1.2 are building blocks of 1.3, TinyLM calls 1.3 and 1.4;
+# exercises/generation.py: 4.3 draws each token with sample_next_token
+CALLS: dict[str, tuple[str, ...]] = {
+    "masks.build_attention_mask": ("masks.causal_mask", "masks.padding_mask"),
+    "model_forward": ("masks.build_attention_mask", "masks.masked_attention"),
+    "generation.sample_generate": ("generation.sample_next_token",),
+}

@@ -22,6 +22,7 @@ from grader.loading import (
     load_one,
     load_submission,
 )
+from grader.loading.cells import to_cells
 from grader.report import CriterionResult, GradeReport, TestResult, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
@@ -159,10 +160,15 @@ class Grader:
         ]
         if not self.zygote.jailed and self.options.suite == "hidden":
             errors.append(BASIC_MODE_NOTE)
+        tests = run.results + drill
+        if submission.cell_lines:  # a notebook: its lines are named by cell
+            tests = tuple(
+                replace(t, message=to_cells(t.message, submission.cell_lines)) for t in tests
+            )
         return GradeReport(
             grader_version=__version__,
             submission=submission.name,
-            tests=run.results + drill,
+            tests=tests,
             written=written,
             errors=tuple(errors),
         )

@@ -1,9 +1,10 @@
 """The batch cache: what was graded, keyed by what was graded and by what graded it.
 
 `cache_key(submission, fingerprint)` hashes the submission's content (`Submission.digest`, plus
-the loader's problems, which the digest does not cover) together with the grader fingerprint:
-the hidden tests, the reference solutions, the diagnosis catalogue, the rubric, the sandbox and
-suite machinery, the grader version and the grading options. Change any of them and every
+the loader's problems and a notebook's cell lines, which the digest does not cover) together
+with the grader fingerprint: the hidden tests, the reference solutions, the diagnosis
+catalogue, the rubric, the sandbox and suite machinery, the grader version and the grading
+options. Change any of them and every
 key changes; change one student's file and only that student's key changes.
 
 Results are kept in an append-only journal, `OUT/.cache/journal.jsonl`: one JSON line per
@@ -99,6 +100,8 @@ def cache_key(submission: Submission, fingerprint: str) -> str:
     h.update(submission.digest.encode())
     h.update(b"\0")
     h.update(json.dumps(sorted(submission.problems)).encode())
+    if submission.cell_lines:  # a notebook: the cells its messages point to
+        h.update(json.dumps(sorted(submission.cell_lines.items())).encode())
     return h.hexdigest()
 
 

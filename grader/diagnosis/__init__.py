@@ -1,7 +1,9 @@
 """Known misconceptions: the catalogue hidden tests name when observed values match one.
 
 The catalogue is data (`catalogue.toml`): id, title, a one-or-two sentence explanation and a
-hint the student can act on. Tests name a misconception through
+hint the student can act on; `downstream` (optional) says which results of other calls the mistake
+changes as well ("seeded": every result drawn from a given generator, by the function or a
+function that calls it; `grader.diagnosis.downstream`). Tests name a misconception through
 `grader.suite.checks.fail(..., diagnoses=["forgot_shift"])`; renderers look the id up here.
 """
 
@@ -24,6 +26,7 @@ class Misconception:
     title: str
     explanation: str
     hint: str
+    downstream: str = ""  # "" or "seeded"
 
 
 @cache
@@ -38,6 +41,7 @@ def catalogue() -> dict[str, Misconception]:
             title=str(entry["title"]),
             explanation=str(entry["explanation"]).strip(),
             hint=str(entry["hint"]).strip(),
+            downstream=str(entry.get("downstream", "")),
         )
     return out
 

@@ -83,6 +83,10 @@ def _decode(index: int, frame: dict) -> Loaded:
             **{k: {str(a): str(b) for a, b in d[k].items()} for k in _FIELDS},
             problems=tuple(str(p) for p in d["problems"]),
             notebook=str(d.get("notebook", "")),
+            cell_lines={
+                str(f): tuple(tuple(int(x) for x in run[:4]) for run in runs)
+                for f, runs in d.get("cell_lines", {}).items()
+            },
         ),
     )
 
@@ -189,6 +193,7 @@ def _run(loader: Callable[[], Submission], memory_mb: int) -> dict:
                 **{k: getattr(sub, k) for k in _FIELDS},
                 "problems": list(sub.problems),
                 "notebook": sub.notebook,
+                "cell_lines": sub.cell_lines,
             }
         }
     except BaseException as exc:  # noqa: BLE001 - every failure is this entry's, with a reason

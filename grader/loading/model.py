@@ -73,6 +73,8 @@ class Submission:
     problems: messages about the submission that cost nothing by themselves.
     notebook: a notebook submission's own JSON text, for feedback inside it (never graded,
     not in the digest); "" for any other submission.
+    cell_lines: a notebook's files -> runs (first line in the file, cell, first line in that
+    cell, count) saying where their lines came from (`grader.loading.cells`); {} otherwise.
     """
 
     name: str
@@ -83,6 +85,7 @@ class Submission:
     files: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     notebook: str = ""
+    cell_lines: dict[str, tuple[tuple[int, int, int, int], ...]] = field(default_factory=dict)
 
     @property
     def digest(self) -> str:

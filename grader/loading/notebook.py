@@ -21,6 +21,11 @@ Rules (documented for instructors in docs/instructor.md):
   Markdown cells tagged `grader-feedback` are the grader's (a feedback notebook handed in
   again) and never part of the answer: its advice is not the student's explanation.
 
+* Where each line of the code graded came from is kept (`Submission.cell_lines`: per file,
+  runs of lines from one cell), so a traceback's `File "losses.py", line 215` is shown as
+  `cell 7, line 4` (`grader.loading.cells`). Cells are counted from the top of the notebook,
+  markdown cells included, as in the `# --- notebook cell N ---` markers.
+
 A file that is not a readable notebook raises `SubmissionError`.
 """
 
@@ -94,7 +99,8 @@ def load_notebook_bytes(
     problems: list[str] = []
     raw: dict[str, bytes] = {}
     written_files: dict[str, str] = {}
-    code_parts: list[str] = []
+    code_parts: list[tuple[int, str, list[Run]]] = []
+    written_runs: dict[str, list[Run]] = {}  # file -> (file line, cell, cell line, count)
     future: dict[str, None] = {}
     for index, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -106,16 +112,24 @@ def load_notebook_bytes(
         if target is not None:
             fname, append, body = target
             if fname in KNOWN_FILES:
-                written_files[fname] = (written_files.get(fname, "") if append else "") + body
+                before = written_files.get(fname, "") if append else ""
+                runs = written_runs.get(fname, []) if append else []
+                # the body starts on the line after `%%writefile` (leading blank lines dropped)
+                first = len(source) - len(source.lstrip("\n")) + 2
+                runs.append((before.count("\n") + 1, index, first, body.count("\n")))
+                written_files[fname], written_runs[fname] = before + body, runs
             continue
-        python = _strip_ipython(source)
-        if python is None:
+        stripped = _strip_ipython(source)
+        if stripped is None:
             continue
-        kept = _definitions_only(python, index, problems, future)
+        python, offset = stripped
+        kept, runs = _definitions_only(python, index, problems, future)
         if kept:
-            code_parts.append(f"# --- notebook cell {index} ---\n{kept}")
+            code_parts.append((index, kept, [(o, index, c + offset, n) for o, _, c, n in runs]))
 
-    combined = "\n\n".join(code_parts) + "\n" if code_parts else ""
+    combined = "\n\n".join(f"# --- notebook cell {i} ---\n{k}" for i, k, _ in code_parts)
+    combined = combined + "\n" if combined else ""
+    combined_runs: list[Run] = []
     if combined:
         header = (
             "# Code extracted from the notebook: imports, functions, classes and top-level\n"
@@ -123,14 +137,23 @@ def load_notebook_bytes(
         )
         hoisted = "".join(f"from __future__ import {n}\n" for n in future)
         combined = hoisted + header + combined
+        line = len(future) + header.count("\n") + 1  # the first part's marker line
+        for _, kept, runs in code_parts:
+            combined_runs += [(line + 1 + o, cell, c, n) for o, cell, c, n in runs]
+            line += kept.count("\n") + 3  # marker, kept lines, blank line
+    cell_lines: dict[str, tuple[Run, ...]] = {}
     for part in CODE_PARTS:
         fname = f"{part}.py"
         if fname in written_files:
             raw[fname] = written_files[fname].encode("utf-8")
+            cell_lines[fname] = tuple(written_runs[fname])
         elif combined:
             raw[fname] = combined.encode("utf-8")
+            cell_lines[fname] = tuple(combined_runs)
     for fname, body in written_files.items():
         raw.setdefault(fname, body.encode("utf-8"))
+        if fname.endswith(".py"):
+            cell_lines.setdefault(fname, tuple(written_runs[fname]))
 
     answer = _explanation(cells)
     if answer is not None and EXPLANATION_FILE not in raw:
@@ -143,7 +166,7 @@ def load_notebook_bytes(
             )
     if not combined and not written_files:
         problems.append(f"{filename} has no code cells with definitions")
-    return replace(assemble(name, origin, raw, problems), notebook=text)
+    return replace(assemble(name, origin, raw, problems), notebook=text, cell_lines=cell_lines)
 
 
 def _cell_source(cell: dict) -> str:
@@ -166,15 +189,18 @@ def _writefile_target(source: str) -> tuple[str, bool, str] | None:
     return fname, bool(m.group(1)), body if body.endswith("\n") or not body else body + "\n"
 
 
-def _strip_ipython(source: str) -> str | None:
-    """Python source with IPython-only syntax neutralised; None for a non-Python cell."""
+def _strip_ipython(source: str) -> tuple[str, int] | None:
+    """Python source with IPython-only syntax neutralised, and how many cell lines come before
+    its first line (a `%%time` line and the blank lines above it); None for a non-Python cell."""
     lines = source.split("\n")
+    offset = 0
     first = source.lstrip("\n").split("\n", 1)[0].strip()
     if first.startswith("%%"):
         magic = first[2:].split()[0] if first[2:].split() else ""
         if magic not in _PYTHON_CELL_MAGICS:
             return None
         lines = source.lstrip("\n").split("\n")[1:]
+        offset = len(source) - len(source.lstrip("\n")) + 1
     out = []
     for line in lines:
         m = _LINE_MAGIC.match(line)
@@ -182,14 +208,21 @@ def _strip_ipython(source: str) -> str | None:
             out.append(f"{m.group(1)}pass  # IPython-only line removed")
         else:
             out.append(line)
-    return "\n".join(out)
+    return "\n".join(out), offset
 
 
 _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ASSIGN = (ast.Assign, ast.AnnAssign)
 
 
-def _definitions_only(source: str, index: int, problems: list[str], future: dict[str, None]) -> str:
+Run = tuple[int, int, int, int]  # (first line in the file, cell, first line in the cell, count)
+
+
+def _definitions_only(
+    source: str, index: int, problems: list[str], future: dict[str, None]
+) -> tuple[str, list[Run]]:
+    """The definitions of one cell's code, and where their lines come from: runs of
+    (line offset in the kept text, cell, line in `source`, count)."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -197,26 +230,35 @@ def _definitions_only(source: str, index: int, problems: list[str], future: dict
             f"notebook cell {index} has a syntax error (line {exc.lineno}: {exc.msg}) and was "
             "skipped"
         )
-        return ""
+        return "", []
     lines = source.split("\n")
     kept: list[str] = []
+    runs: list[Run] = []
+    at = 0  # lines of `kept` so far
     for node in tree.body:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         text = "\n".join(lines[start - 1 : node.end_lineno])
+        count = node.end_lineno - start + 1
+        guard = None
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             for alias in node.names:  # must come first in the module: hoisted by the caller
                 future.setdefault(alias.name, None)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            kept.append(_guard(text, "ImportError"))
-        elif isinstance(node, _KEPT):
-            kept.append(text)
-        elif isinstance(node, _ASSIGN) or (
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            guard = "ImportError"
+        elif isinstance(node, _ASSIGN):
+            guard = "Exception"
+        elif not isinstance(node, _KEPT) and not (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
-            kept.append(_guard(text, "Exception") if isinstance(node, _ASSIGN) else text)
-    return "\n".join(kept)
+            continue
+        piece = text if guard is None else _guard(text, guard)
+        runs.append((at + (guard is not None), index, start, count))  # `try:` comes first
+        kept.append(piece)
+        at += piece.count("\n") + 1
+    return "\n".join(kept), runs
 
 
 def _guard(text: str, exc: str) -> str:

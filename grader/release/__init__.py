@@ -32,9 +32,11 @@ from grader.resources import data_path
 HANDOUT_GRADER_FILES = (
     "__init__.py", "check_cli.py", "errors.py", "lru.py", "parts.py", "pipeline.py", "report.py",
     "resources.py", "textsafe.py", "values.py",
-    "diagnosis/__init__.py", "diagnosis/catalogue.toml", "diagnosis/evidence.py",
+    "diagnosis/__init__.py", "diagnosis/catalogue.toml", "diagnosis/downstream.py",
+    "diagnosis/evidence.py",
     "drill/__init__.py", "drill/note.py", "drill/results.py",
-    "loading/__init__.py", "loading/archive.py", "loading/folder.py", "loading/model.py",
+    "loading/__init__.py", "loading/archive.py", "loading/cells.py", "loading/folder.py",
+    "loading/model.py",
     "loading/notebook.py", "loading/entry.py", "loading/guarded.py",
     "render/__init__.py", "render/view.py",
     "sandbox/__init__.py", "sandbox/client.py", "sandbox/drillrun.py", "sandbox/forker.py",

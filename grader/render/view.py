@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from grader.diagnosis import describe, strip_explanations
+from grader.diagnosis.downstream import FOLLOWS
 from grader.parts import PART_IDS, PART_TITLES
 from grader.report import GradeReport, ScoreAdjustment, TestResult
 
@@ -79,10 +80,13 @@ def likely_misconceptions(report: GradeReport) -> list[tuple[str, int]]:
     Several mistakes can explain one observed value (on oracle logits every misaligned loss is
     about 10), so a single check may name several. Across a part the true mistake is the one
     most failures agree on: within each part, keep the ids named by at least half as many
-    failures as the best-supported one, most supported first.
+    failures as the best-supported one, most supported first. A failure a diagnosis explains
+    as its consequence (`grader.diagnosis.downstream`) is listed under it but is no support.
     """
     by_part: dict[str, dict[str, int]] = {}
     for t in report.tests:
+        if FOLLOWS in t.message:
+            continue
         for d in t.diagnoses:
             counts = by_part.setdefault(t.part, {})
             counts[d] = counts.get(d, 0) + 1

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from grader.diagnosis import evidence
+from grader.diagnosis import downstream, evidence
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
 from grader.suite.checks import GradeFailure
@@ -94,6 +94,7 @@ class GradingPlugin:
         self.collection_errors: list[str] = []
         self._started: dict[str, float] = {}
         self._evidence: dict[str, evidence.Evidence] = {}  # per test id, this submission
+        self._calls: dict[str, frozenset] = {}  # per failed test id: the functions it called
         self._deferred = evidence.Evidence()  # the running test's deferred diagnoses
         # Counts submissions; `_served` is the count at which the session-scoped
         # `submission` fixture was last set up (see `_result`).
@@ -118,13 +119,16 @@ class GradingPlugin:
         self.internal_errors = []
         self._started = {}
         self._evidence = {}
+        self._calls = {}
 
     def finish_submission(self) -> tuple[list[TestResult], list[str]]:
         """This submission's results, with diagnoses the rest of its evidence contradicts
-        removed (`grader.diagnosis.evidence.prune`)."""
-        out = (list(evidence.prune(self.results, self._evidence)), self.internal_errors)
+        removed (`grader.diagnosis.evidence.prune`), then the failures a surviving diagnosis
+        causes downstream explained by it (`grader.diagnosis.downstream`)."""
+        pruned = evidence.prune(self.results, self._evidence)
+        out = (list(downstream.explain(pruned, self._calls, self._evidence)), self.internal_errors)
         self._context = as_context(None, self._reference)
-        self.results, self.internal_errors, self._evidence = [], [], {}
+        self.results, self.internal_errors, self._evidence, self._calls = [], [], {}, {}
         return out
 
     @pytest.hookimpl(tryfirst=True)
@@ -199,6 +203,9 @@ class GradingPlugin:
         result = self._result(item, call)
         if call.when == "call":
             self._evidence[result.id] = self._test_evidence(call)
+            called = getattr(self._student, "functions_called", None)
+            if result.status == "failed" and called is not None:
+                self._calls[result.id] = called()
         self.results.append(result)
 
     def _test_evidence(self, call: pytest.CallInfo) -> evidence.Evidence:

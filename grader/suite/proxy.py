@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -95,12 +96,19 @@ class _Side:
     last_effects: Effects | None = None
     cases: Cases = FIXED_CASES
     _calls: deque | None = None  # the last few (module, function, args, kwargs, value)
+    _called: set[tuple[str, bool]] | None = None  # this test's (function, given a generator)
 
-    def _remember(self, module: str, function: str, args, kwargs, results: tuple) -> None:
+    def _remember(self, module: str, function: str, args, kwargs, results: tuple,
+                  key: str | None = None) -> None:  # fmt: skip
         """Keep references (no copies: rendered only if a check fails) to the last calls and
-        what they returned (the value, then any gradients)."""
+        what they returned (the value, then any gradients), and which functions the test
+        called (`key`, default "module.function"), each with whether it got a generator."""
         if self._calls is None:
             self._calls = deque(maxlen=REMEMBERED_CALLS)
+        if self._called is None:
+            self._called = set()
+        seeded = any(isinstance(a, torch.Generator) for a in (*args, *kwargs.values()))
+        self._called.add((key or f"{module}.{function}", seeded))
         # a model's modes are summarised now: the call may change them (and the proxy does)
         args = tuple(Summary(summarise(a)) if isinstance(a, torch.nn.Module) else a
                      for a in args)  # fmt: skip
@@ -110,7 +118,22 @@ class _Side:
 
     def forget_calls(self) -> None:
         """Start a new test: calls of an earlier test are never named in its messages."""
-        self._calls = None
+        self._calls = self._called = None
+
+    def functions_called(self) -> frozenset[tuple[str, bool]]:
+        """The running test's calls: ("generation.sample_generate", given a generator) pairs
+        (for `grader.diagnosis.downstream`)."""
+        return frozenset(self._called or ())
+
+    @contextmanager
+    def uncounted(self) -> Iterator[None]:
+        """Calls made inside are not the running test's own `functions_called` (a gate's
+        probes, `grader.suite.working`): its failure is not about them."""
+        saved = set(self._called or ())
+        try:
+            yield
+        finally:
+            self._called = saved
 
     def describe_call(self, value: Any = None) -> str:
         """The call that returned `value` (or one of its items) as a student reads it, e.g.
@@ -196,7 +219,7 @@ class StudentProxy(_Side):
         )
         self._remember("__grader__", "TinyLM forward with your masks", (model,),
                        {"input_ids": input_ids, "attention_mask": attention_mask},
-                       (res.value,))  # fmt: skip
+                       (res.value,), key="model_forward")  # fmt: skip
         return self._finish(res, (model, input_ids, attention_mask), {}).value
 
     def has_part(self, module: str) -> bool:

@@ -33,6 +33,7 @@ the failure message says why the function does not work, never what the referenc
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -272,7 +273,9 @@ def require_working(student: Any, reference: Any, *functions: str) -> None:
         if function not in PROBES:
             raise KeyError(f"no working probes for {function}")
         once = getattr(student, "once", None)
-        if once is None:  # an object without the per-submission cache: check every time
-            _verdict(student, reference, function)
-        else:
-            once(("working", function), lambda f=function: _verdict(student, reference, f))
+        quiet = getattr(student, "uncounted", nullcontext)
+        with quiet():  # the probes are not the calls the test is about
+            if once is None:  # an object without the per-submission cache: check every time
+                _verdict(student, reference, function)
+            else:
+                once(("working", function), lambda f=function: _verdict(student, reference, f))

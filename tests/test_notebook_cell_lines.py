@@ -1,0 +1,128 @@
+"""A notebook student reads locations as cells: a traceback of the code extracted from a
+notebook says `cell 7, line 4`, not `File "losses.py", line 215` (a line of the combined code
+the student never sees), in every report format (`grader.loading.cells`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.loading import LoadLimits
+from grader.loading.cells import cell_of, to_cells
+from grader.loading.notebook import load_notebook_bytes, notebook_json
+from grader.pipeline import GradeOptions, grade_path
+from grader.render import render_report
+
+ROOT = Path(__file__).resolve().parents[1]
+PARTS = ("masks", "corruption", "losses", "generation")
+
+
+def _load(cells: list[dict]):
+    data = notebook_json(cells).encode()
+    return load_notebook_bytes(data, name="nb", origin="nb.ipynb", limits=LoadLimits())
+
+
+CELLS = [
+    {"cell_type": "markdown", "source": "# Exercises"},
+    {
+        "cell_type": "code",
+        "source": "import torch\nimport not_installed_pkg\nprint('hi')\n"
+        "SCALE = 2\n\n\n@staticmethod\ndef helper(x):\n"
+        "    '''doc'''\n    return x * SCALE\n",
+    },  # fmt: skip
+    {
+        "cell_type": "code",
+        "source": "helper(3)\n%matplotlib inline\nfrom math import pi\nclass Box:\n    size = 3\n",
+    },  # fmt: skip
+    {"cell_type": "code", "source": "\n%%time\ndef timed():\n    return 1\n"},
+    {
+        "cell_type": "code",
+        "source": "%%writefile exercises/generation.py\nimport torch\n\n"
+        "def greedy_generate(model, ids, n):\n    raise KeyError\n",
+    },  # fmt: skip
+    {"cell_type": "code", "source": "%%writefile -a generation.py\ndef more():\n    pass\n"},
+]
+
+
+def _cell_lines(cells: list[dict]) -> dict[int, list[str]]:
+    out = {}
+    for i, c in enumerate(cells, start=1):
+        out[i] = c["source"].split("\n")
+    return out
+
+
+def test_every_mapped_line_is_the_cells_own_line():
+    """Each line of each extracted file that maps to a cell holds that cell line's text."""
+    sub = _load(CELLS)
+    cell_text = _cell_lines(CELLS)
+    assert set(sub.cell_lines) == {f"{p}.py" for p in PARTS}
+    checked = 0
+    for fname, runs in sub.cell_lines.items():
+        lines = sub.sources[fname[:-3]].split("\n")
+        for n, text in enumerate(lines, start=1):
+            where = cell_of(runs, n)
+            if where is None:
+                continue
+            cell, line = where
+            assert cell_text[cell][line - 1].strip() == text.strip(), (fname, n, where)
+            checked += 1
+    assert checked > 20
+    combined = sub.sources["losses"].split("\n")
+    at = next(n for n, t in enumerate(combined, start=1) if "return x * SCALE" in t)
+    assert cell_of(sub.cell_lines["losses.py"], at) == (2, 10)
+    at = next(n for n, t in enumerate(combined, start=1) if "return 1" in t)
+    assert cell_of(sub.cell_lines["losses.py"], at) == (4, 4)  # below `%%time`
+    body = sub.sources["generation"].split("\n")
+    assert cell_of(sub.cell_lines["generation.py"], body.index("    raise KeyError") + 1) == (5, 5)
+    assert cell_of(sub.cell_lines["generation.py"], body.index("    pass") + 1) == (6, 3)
+
+
+def test_references_are_rewritten_and_added_lines_left_alone():
+    runs = {"losses.py": ((10, 7, 2, 3),), "drill/experiment.py": ((1, 9, 2, 40),)}
+    tb = ('  File "losses.py", line 11, in causal_lm_loss\n    raise RuntimeError\n'
+          '  File "losses.py", line 3, in <module>\n'
+          '  File "experiment.py", line 5, in main\n'
+          "syntax error in losses.py, line 12: x")  # fmt: skip
+    assert to_cells(tb, runs) == (
+        "  cell 7, line 3, in causal_lm_loss\n    raise RuntimeError\n"
+        '  File "losses.py", line 3, in <module>\n'  # a line the loader added: kept as it was
+        "  cell 9, line 6, in main\nsyntax error in cell 7, line 4: x"
+    )
+    assert to_cells(tb, {}) == tb  # not a notebook
+    long = 'File "losses.py", line 11 ' * 20_000  # student text: one linear pass
+    assert to_cells(long, runs).count("cell 7, line 3") == 20_000
+
+
+BROKEN = (
+    "# my loss, rewritten\n"
+    "print('checking')\n"
+    "def causal_lm_loss(logits, input_ids, attention_mask=None):\n"
+    "    B, T, V = logits.shape\n"
+    "    raise RuntimeError('boom')\n"
+)
+
+
+def test_a_graded_notebook_names_the_cell_and_line_in_every_report(tmp_path):
+    cells = [{"cell_type": "markdown", "source": "# Exercises"}]
+    for p in PARTS:
+        cells.append({"source": (ROOT / "solutions" / f"{p}.py").read_text(encoding="utf-8")})
+    cells.append({"source": BROKEN})
+    path = tmp_path / "work.ipynb"
+    path.write_text(notebook_json(cells), encoding="utf-8")
+    options = GradeOptions(grade_written=False, grade_drill=False, keyword="causal_lm_loss")
+    report = grade_path(path, options)
+    failed = [t for t in report.tests if t.status != "passed"]
+    assert failed
+    for t in failed:
+        assert "cell 6, line 5, in causal_lm_loss" in t.message, t.message
+        assert 'losses.py", line' not in t.message, t.message
+    for fmt in ("md", "html", "text", "json", "gradescope", "junit", "github"):
+        assert "cell 6, line 5" in render_report(report, fmt), fmt
+
+
+@pytest.mark.parametrize("lines", [0, 1])
+def test_a_cell_without_definitions_maps_nothing(lines):
+    sub = _load([{"source": "print(1)\n" * lines + "x = 1"}])
+    runs = sub.cell_lines["masks.py"]
+    assert [cell_of(runs, n) for n in range(1, 20)].count((1, lines + 1)) == 1
