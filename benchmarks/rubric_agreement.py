@@ -2,8 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 | dev3 | dev4 | dev5 | heldout | heldout2 | heldout3 | heldout4 | heldout5 |
-           heldout6 | heldout7 | both | seen | all
+    SPLIT: dev | dev2 ... dev8 | heldout | heldout2 ... heldout11 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -11,10 +10,10 @@ answers, for the answers the scorer scores (English; it abstains on other langua
 them to a human) and for the answers it did not flag for review; the scorer's contradicted
 true positives / predictions / labels; then the mean absolute error of the 0-10 score. `--details`
 lists every disagreement. Each held-out split was frozen before the changes it measures (see
-tools/rubric/devset/README.md and docs/rubric.md): heldout7 is the newest (an independent
-author; measured once before and once after the third issue-19 round); heldout6 was frozen
-before the second issue-19 round and measured once at its end; heldout4 was written by
-another author; heldout3 is only looked at in aggregate.
+tools/rubric/devset/README.md and docs/rubric.md). heldout10 and heldout11 are the newest (two
+independent authors; frozen before the fifth issue-19 round, measured at its start and end, in
+aggregate only); heldout5-heldout7 have never been tuned on or read; heldout8 and heldout9
+were released as tuning data after their measurement; heldout3 is only looked at in aggregate.
 Do not use --details on a held-out split you still want to measure generalisation with. The
 second reader's cross-validation is `python -m tools.rubric.fit_reader`.
 """
@@ -37,7 +36,7 @@ from tools.rubric.agreement import (  # noqa: E402
 # every labelled set, in the order `--split all` reports them
 SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
-          "dev7", "dev8")  # fmt: skip
+          "dev7", "dev8", "heldout10", "heldout11")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:

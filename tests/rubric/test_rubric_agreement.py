@@ -51,7 +51,8 @@ FLOORS = {
     # C4 0.73 -> 0.85 after the C4 and heldout8 rounds (measured in aggregate only)
     "heldout5": ({"C1": 0.82, "C2": 0.8, "C3": 0.85, "C4": 0.82, "C5": 0.9}, 0.85, 1.05),
     # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
-    "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.68, "C5": 0.9}, 0.95, 1.15),
+    # C4 0.68 -> 0.80 after the fifth issue-19 round (0.83, measured in aggregate only)
+    "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.8, "C5": 0.9}, 0.95, 1.15),
     # heldout7 (an independent author who never saw the scorer) was committed before any run
     # and measured twice, in aggregate: before and after the third issue-19 round
     # C4 0.79 -> 0.86 after the heldout8 round (measured in aggregate only)
@@ -61,7 +62,15 @@ FLOORS = {
     "heldout8": ({"C1": 0.85, "C2": 0.8, "C3": 0.92, "C4": 0.76, "C5": 0.93}, 0.75, 0.95),
     # heldout9 (another independent author) was frozen before the round's second half and
     # measured at its start and once at its end, in aggregate
-    "heldout9": ({"C1": 0.78, "C2": 0.86, "C3": 0.88, "C4": 0.7, "C5": 0.83}, 0.9, 1.1),
+    # C4 0.70 -> 0.88 once released as tuning data (fifth issue-19 round)
+    "heldout9": ({"C1": 0.87, "C2": 0.87, "C3": 0.92, "C4": 0.88, "C5": 0.92}, 0.6, 0.8),
+    # heldout10 and heldout11 (two more independent authors) were frozen before the fifth
+    # issue-19 round and measured at its start (70c6923) and once at its end, in aggregate
+    "heldout10": ({"C1": 0.86, "C2": 0.82, "C3": 0.87, "C4": 0.83, "C5": 0.94}, 0.7, 0.9),
+    "heldout11": ({"C1": 0.81, "C2": 0.87, "C3": 0.78, "C4": 0.74, "C5": 0.88}, 0.9, 1.1),
+    # the fifth round's tuning sets (two new authors), measured clean at 70c6923
+    "dev7": ({"C1": 0.94, "C2": 0.89, "C3": 0.89, "C4": 0.8, "C5": 0.95}, 0.6, 0.8),
+    "dev8": ({"C1": 0.88, "C2": 0.92, "C3": 0.92, "C4": 0.86, "C5": 0.83}, 0.55, 0.8),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -72,10 +81,14 @@ FALSE_CONTRADICTIONS = {
     "heldout3": 0,  # its one (C4, "one meets the conditions ... the other does not") is gone
     "heldout4": 2,
     "heldout5": 2,
-    "heldout6": 1,
+    "heldout6": 0,
     "heldout7": 1,
-    "heldout8": 1,
-    "heldout9": 4,
+    "heldout8": 0,
+    "heldout9": 1,
+    "heldout10": 0,
+    "heldout11": 4,
+    "dev7": 0,
+    "dev8": 0,
 }
 
 
