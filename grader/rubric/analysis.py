@@ -14,9 +14,10 @@ Pipeline per sentence:
 The output is plain data (`Analysis`) that `criteria.py` judges. Nothing here knows weights.
 
 Where each step lives: `facts.py` the data types; `sentence.py` steps 1-3 (`ParsedSentence`);
-`claims.py` step 4, as small extractors registered in order (`claims.EXTRACTORS`; what each
-model sees is in `vision.py`, the catalogue of wrong mechanisms in `mechanisms.py`). This
-module walks the sentences and carries the subject from one sentence to the next.
+`claims.py` step 4, as small extractors registered in order (`claims.EXTRACTORS`, each reading
+a `ClaimContext` from `extractor.py`; what each model sees is in `vision.py`, the catalogue
+of wrong mechanisms in `mechanisms.py`). This module walks the sentences and carries the
+subject from one sentence to the next.
 """
 
 from __future__ import annotations

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from grader.rubric.extractor import ClaimContext, Extractor
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
 from grader.rubric.relation_senses import not_a_relation, said_gone, sign_relations
-from grader.rubric.sentence import ClaimContext, Extractor, ParsedSentence
+from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import parallel_use, used_for_generation, used_for_understanding
 from grader.rubric.vision import (
     causal_mask_hides,

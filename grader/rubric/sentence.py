@@ -3,18 +3,17 @@
 `ParsedSentence` is what every claim extractor (`claims.py`, `mechanisms.py`) queries:
 `subject_at` attributes a phrase to a model (see the module doc of `analysis.py`), `negated`
 and `negated_after` read the negation scope, `near_before` / `near_after` / `clause_has` find
-a related hit in the same clause. `ClaimContext` adds what several extractors ask of the
-sentence (is it about generation, its absence phrases); an `Extractor` reads it.
+a related hit in the same clause. `ClaimContext` (`extractor.py`) adds what several extractors
+ask of the sentence.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Claim, Hit, Subject
+from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Hit, Subject
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
 from grader.rubric.reference import (
@@ -456,55 +455,3 @@ def _dedupe(hits: list[Hit]) -> list[Hit]:
             continue
         out.append(h)
     return out
-
-
-@dataclass(frozen=True)
-class ClaimContext:
-    """One sentence being read for claims, with what several extractors ask of it."""
-
-    ss: ParsedSentence
-    prev_train: bool  # the sentence before talks about training (see `sentence_claims`)
-    gen_sentence: bool  # a generation-time phrase ("at generation time") is in the sentence
-    gen_words: bool  # ... or any generation word
-    gen_any: bool  # ... or a left-to-right phrase
-    absent: tuple[Hit, ...]  # absence phrases ("doesn't exist yet"), not "predict the masked"
-
-    @classmethod
-    def of(cls, ss: ParsedSentence, prev_train: bool = False) -> ClaimContext:
-        gen_sentence = bool(ss.hits.get("generation_time"))
-        masked = ss.hits.get("predict_masked", [])
-        return cls(
-            ss=ss,
-            prev_train=prev_train,
-            gen_sentence=gen_sentence,
-            gen_words=gen_sentence or bool(ss.hits.get("generation")),
-            gen_any=bool(
-                ss.hits.get("generation")
-                or ss.hits.get("generation_time")
-                or ss.hits.get("left_to_right")
-            ),
-            absent=tuple(a for a in ss.hits.get("absent", []) if not _inside(a, masked)),
-        )
-
-    @property
-    def idx(self) -> int:
-        return self.ss.sent.index
-
-    def gen_ctx(self, h: Hit, with_l2r: bool = True) -> bool:
-        """The phrase is about generation time, not training."""
-        return (
-            self.gen_sentence
-            or self.ss.clause_has("generation", h)
-            or (with_l2r and self.ss.clause_has("left_to_right", h))
-        )
-
-    def absent_near(self, h: Hit) -> bool:
-        return any(abs(a.tok - h.tok) <= 12 for a in self.absent)
-
-    def absent_in_clause(self, h: Hit) -> bool:
-        return any(self.ss.same_clause(a, h) for a in self.absent)
-
-
-# An extractor reads the sentence and the claims the extractors before it found, and returns
-# its own claims (it never changes `found`).
-Extractor = Callable[[ClaimContext, list[Claim]], list[Claim]]

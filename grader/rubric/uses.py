@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit, Subject
 from grader.rubric.model import Rubric
-from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
+from grader.rubric.sentence import ParsedSentence, _overlap
 
 # "trained for generation", "works for generation": the objective or the question restated,
 # not generation named as what the family is chosen for (the labelling guide's C5 rule)

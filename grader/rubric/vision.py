@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
-from grader.rubric.sentence import ClaimContext, ParsedSentence, _overlap
+from grader.rubric.sentence import ParsedSentence, _overlap
 
 VIEW_WINDOW = 3  # words between a seeing/using verb and the context it governs
 PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
