@@ -221,6 +221,29 @@ def _attention_case(name: str, cases, dtype=torch.float64):
     raise ValueError(name)
 
 
+def _close_scores_bf16_qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Designed, fixed bfloat16 q, k, v (1, 1, T, 2) whose scores near 200 differ by ~0.5."""
+    q = torch.tensor([[20.0, 1.0], [20.0, -1.0]], dtype=torch.bfloat16)  # (Tq=2, D=2)
+    k = torch.tensor(
+        [[15.0, 0.0], [15.0, 0.75], [15.0, -0.75], [14.9375, 0.5]], dtype=torch.bfloat16
+    )  # (Tk=4, D=2); every value exact in bfloat16
+    # (Tk=4, D=2) like q and k, as the contract requires; distinct rows, exact in bfloat16
+    v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 2.0]], dtype=torch.bfloat16)
+    return q[None, None], k[None, None], v[None, None]
+
+
+def _overflowing_f16_qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Fixed float16 q, k, v (1, 2, 4, 16) whose scores q k^T are too large for float16."""
+    g = _gen(9)
+    # head 0: q.k in [6e2, 1.6e3] (fine in float16, but exp() of the scores overflows float32);
+    # head 1: q.k in [5.7e4, 1.6e5] (overflows float16 itself)
+    size = torch.tensor([10.0, 100.0]).view(1, 2, 1, 1)
+    q = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
+    k = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
+    v = torch.randn(1, 2, 4, 16, generator=g).half()
+    return q, k, v
+
+
 def _check_attention(student, reference, q, k, v, mask, *, what, rtol, atol, reveal=True,
                      check_dtype=True):  # fmt: skip
     got = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")

@@ -33,11 +33,12 @@ from grader.suites.hidden._masks import (
     _causal_mask_args,
     _check_attention,
     _check_mask,
-    _gen,
+    _close_scores_bf16_qkv,
     _leak_pairs,
     _lengths_mask,
     _nan_gradient_cause,
     _nan_gradient_ids,
+    _overflowing_f16_qkv,
     _pad_perturbed,
     _padding_changes,
     _pair,
@@ -367,13 +368,7 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
     """bfloat16 keeps 8 significant bits: scores near 200 that differ by ~0.5 (computed
     exactly in float32 from bfloat16 q and k) collapse or swap when the scores themselves are
     rounded to bfloat16, and the weights move by ~0.1. The contract computes in float32."""
-    q = torch.tensor([[20.0, 1.0], [20.0, -1.0]], dtype=torch.bfloat16)  # (Tq=2, D=2)
-    k = torch.tensor(
-        [[15.0, 0.0], [15.0, 0.75], [15.0, -0.75], [14.9375, 0.5]], dtype=torch.bfloat16
-    )  # (Tk=4, D=2); every value exact in bfloat16
-    # (Tk=4, D=2) like q and k, as the contract requires; distinct rows, exact in bfloat16
-    v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 2.0]], dtype=torch.bfloat16)
-    q, k, v = q[None, None], k[None, None], v[None, None]
+    q, k, v = _close_scores_bf16_qkv()
     _check_attention(
         student,
         reference,
@@ -392,13 +387,7 @@ def test_masked_attention_bfloat16_close_scores(student, reference):
 @pytest.mark.points(0.5)
 def test_masked_attention_no_overflow(student, reference):
     """float16 inputs whose q k^T overflows float16 (> 65504): results must stay finite."""
-    g = _gen(9)
-    # head 0: q.k in [6e2, 1.6e3] (fine in float16, but exp() of the scores overflows float32);
-    # head 1: q.k in [5.7e4, 1.6e5] (overflows float16 itself)
-    size = torch.tensor([10.0, 100.0]).view(1, 2, 1, 1)
-    q = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
-    k = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
-    v = torch.randn(1, 2, 4, 16, generator=g).half()
+    q, k, v = _overflowing_f16_qkv()
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     out, w = _pair(student.masks.masked_attention(q, k, v, mask), "masked_attention")
     for name, got, shape in (("output", out, v.shape), ("weights", w, (1, 2, 4, 4))):
