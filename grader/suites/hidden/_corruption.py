@@ -237,6 +237,37 @@ def _check_replacements(ids, inputs, labels, vocab: int, what: str) -> None:
         )
 
 
+def _coverage_diagnosis(inputs, labels, n: int, drawn: set[int], never: list[int],
+                        ordinary: list[int]) -> list[str]:  # fmt: skip
+    """Why some ordinary ids of the small batch (SMALL) never appeared among its n random
+    replacements (`drawn` the ids that did, `never` the ordinary ids that did not)."""
+    ids = SMALL["ids"]
+    if n == 0 and bool(((labels == IGNORE) & (inputs != ids)).any()):
+        return _unlabelled_changes(ids, inputs, labels)  # random ids, but unlabelled
+    if n == 0:  # no random replacement at all: the 80/10/10 split is what is wrong
+        return _selection_diagnosis(SMALL, labels, 0.5, inputs) or ["wrong_80_10_10"]
+    if len(drawn) <= 2 and n >= 50:
+        return ["one_random_id"]
+    if set(never) <= {ordinary[0], ordinary[-1]}:  # an edge of the range: off by one
+        return ["random_id_range"]
+    return []
+
+
+def _few_ids_split_diagnosis(n: int, masked: int, changed: int, special: int) -> list[str]:
+    """Why the split with 3 ordinary ids (FEW, every position selected) is off: n positions,
+    `masked` became [MASK], `changed` another ordinary id, `special` a special id."""
+    # a random step that also draws [MASK] (4 candidates) predicts [MASK] 0.8 + 0.1 / 4 and a
+    # visible random id 0.1 x 3/4 x 2/3 = 0.05
+    fits = all(
+        lo <= c <= hi
+        for c, (lo, hi) in (
+            (masked, binomial_band(n, 0.825, ALPHA)),
+            (changed, binomial_band(n, 0.05, ALPHA)),
+        )
+    )
+    return ["random_includes_specials"] if special or fits else ["wrong_80_10_10"]
+
+
 def _call_effects(student, seed: int) -> Any:
     """The side effects of one small call. Its values are the invariant tests' to judge: a
     working function (`require_working`) earns the side-effect points whatever they are."""

@@ -48,7 +48,9 @@ from grader.suites.hidden._corruption import (
     _call,
     _call_effects,
     _check_replacements,
+    _coverage_diagnosis,
     _eligible,
+    _few_ids_split_diagnosis,
     _first,
     _gen,
     _near_mean_chance,
@@ -168,16 +170,7 @@ def test_random_ids_cover_vocabulary(submission, student):
     never = [i for i in ordinary if i not in drawn]
     if never:
         n = int(randomised.sum())
-        if n == 0 and bool(((labels == IGNORE) & (inputs != ids)).any()):
-            diag = _unlabelled_changes(ids, inputs, labels)  # random ids, but unlabelled
-        elif n == 0:  # no random replacement at all: the 80/10/10 split is what is wrong
-            diag = _selection_diagnosis(SMALL, labels, 0.5, inputs) or ["wrong_80_10_10"]
-        elif len(drawn) <= 2 and n >= 50:
-            diag = ["one_random_id"]
-        elif set(never) <= {ordinary[0], ordinary[-1]}:  # an edge of the range: off by one
-            diag = ["random_id_range"]
-        else:
-            diag = []
+        diag = _coverage_diagnosis(inputs, labels, n, drawn, never, ordinary)
         fail(
             f"among {n} random replacements (vocabulary of 20, special ids {SPECIALS}) the "
             f"ordinary id(s) {never} never appeared; each of the 15 ordinary ids should be "
@@ -372,16 +365,7 @@ def test_split_with_few_ordinary_ids(student):
     special = int(((inputs != MASK) & ~_eligible(inputs)).sum())
     changed = int(((inputs != MASK) & (inputs != ids)).sum())
     share = f"[MASK] {masked / n:.1%}, another id {changed / n:.1%}, a special id {special / n:.1%}"
-    # a random step that also draws [MASK] (4 candidates) predicts [MASK] 0.8 + 0.1 / 4 and a
-    # visible random id 0.1 x 3/4 x 2/3 = 0.05
-    fits = all(
-        lo <= c <= hi
-        for c, (lo, hi) in (
-            (masked, binomial_band(n, 0.825, ALPHA)),
-            (changed, binomial_band(n, 0.05, ALPHA)),
-        )
-    )
-    diag = ["random_includes_specials"] if special or fits else ["wrong_80_10_10"]
+    diag = _few_ids_split_diagnosis(n, masked, changed, special)
     if special:
         fail(f"random replacements drew special ids ({special} of {n} positions): {share}",
              diag)  # fmt: skip
