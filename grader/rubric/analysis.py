@@ -155,19 +155,10 @@ def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[
     """ "Generation is one word at a time. The next words are not there.": an absence stated
     right after a sentence describing generation, with no training word of its own, is the
     generation condition (read at generation time, like `discourse.carried_frame`)."""
-    if not prev_scene or not _says(sent.norm, "absent", rubric):
+    if not prev_scene or not rubric.says(sent.norm, "absent"):
         return ()
-    if any(_says(sent.norm, k, rubric) for k in ("training", "never_trained", "generation_time")):
+    if any(rubric.says(sent.norm, k) for k in ("training", "never_trained", "generation_time")):
         return ()
     # what is absent is context ("the next words", "the right side"), not "the support"
-    refs = any(_says(sent.norm, k, rubric) for k in ("future_ref", "whole_seq", "both_sides"))
+    refs = any(rubric.says(sent.norm, k) for k in ("future_ref", "whole_seq", "both_sides"))
     return ("generation_time",) if refs or _CONTEXT_NOUN.search(sent.norm) else ()
-
-
-def _says(text: str, key: str, rubric: Rubric) -> bool:
-    """Some entry of lexicon `key` matches `text` (the key's gate alone decides, unless it is
-    the always-matching gate of hand-written patterns)."""
-    gate = rubric.lexicon_gate[key]
-    if gate.pattern:
-        return gate.search(text) is not None
-    return any(p.search(text) for p in rubric.lexicon[key])

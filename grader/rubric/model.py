@@ -131,6 +131,15 @@ class Rubric:
         """Points a verdict earns on criterion `cid` (weight x the verdict's multiplier)."""
         return self.criterion(cid).weight * self.scoring[verdict]
 
+    def says(self, text: str, key: str) -> bool:
+        """Some entry of lexicon `key` matches `text`. A gate built from `compile_entry`
+        entries matches exactly where one of them does, so it alone decides; the always-matching
+        gate of hand-written patterns leaves it to the entries."""
+        gate = self.lexicon_gate[key]
+        if gate.pattern:
+            return gate.search(text) is not None
+        return any(p.search(text) for p in self.lexicon[key])
+
 
 def compile_entry(entry: str) -> re.Pattern[str]:
     """Compile one lexicon entry: a case-insensitive regex matched on word boundaries.

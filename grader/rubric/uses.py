@@ -211,19 +211,10 @@ def use_question_frame(question: str, answer: str, rubric: Rubric) -> tuple[str,
     words = re.findall(r"\w+", head.group(0)) if head else []
     if not words or len(words) > ANSWER_WORDS:
         return ()
-    fams = {k for k in ("masked_model", "causal_model") if _says(head.group(0), k, rubric)}
+    fams = {k for k in ("masked_model", "causal_model") if rubric.says(head.group(0), k)}
     if len(fams) != 1:
         return ()
-    gen, und = _says(q, "generation_use", rubric), _says(q, "understanding", rubric)
+    gen, und = rubric.says(q, "generation_use"), rubric.says(q, "understanding")
     if gen == und:
         return ()
     return ("generation_use", "usage") if gen else ("understanding",)
-
-
-def _says(text: str, key: str, rubric: Rubric) -> bool:
-    """Some entry of lexicon `key` matches `text` (the key's gate alone decides, unless it is
-    the always-matching gate of hand-written patterns)."""
-    gate = rubric.lexicon_gate[key]
-    if gate.pattern:
-        return gate.search(text) is not None
-    return any(p.search(text) for p in rubric.lexicon[key])

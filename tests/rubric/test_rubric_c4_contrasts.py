@@ -4,16 +4,12 @@ and the causal LM with the mismatch (teacher forcing). Sentences written for the
 
 from __future__ import annotations
 
+from rule_verdicts import NO_READER, rules  # the rules alone (a helper beside this file)
+
 from grader.rubric.discourse import aliases
 from grader.rubric.model import load_rubric
 from grader.rubric.scorer import score_explanation
 from grader.rubric.text import split_sentences
-
-NO_READER = {"criteria": {}}  # the rules alone
-
-
-def rules(text: str) -> dict[str, str]:
-    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
 
 
 def c4(text: str) -> str:

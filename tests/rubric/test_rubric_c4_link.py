@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from grader.rubric.scorer import score_explanation
-
-NO_READER = {"criteria": {}}  # the rules alone
-
-
-def rules(text: str) -> dict[str, str]:
-    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
 
 def test_restriction_answering_the_generation_condition_compares_both_models() -> None:

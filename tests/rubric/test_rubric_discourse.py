@@ -6,6 +6,7 @@ the conditions each model is said to have. Every sentence here was written for t
 from __future__ import annotations
 
 import pytest
+from rule_verdicts import NO_READER, rules  # the rules alone (a helper beside this file)
 
 from grader.rubric import load_rubric
 from grader.rubric.criteria import Judgement
@@ -13,12 +14,6 @@ from grader.rubric.discourse import aliases, expand_tables, table_statements
 from grader.rubric.reader import Opinion, second_read
 from grader.rubric.scorer import score_explanation
 from grader.rubric.text import split_sentences
-
-NO_READER = {"criteria": {}}  # the rules alone
-
-
-def rules(text: str) -> dict[str, str]:
-    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
 
 
 def names(text: str) -> dict[str, list[str]]:

@@ -10,14 +10,7 @@ causal LM filling in hidden words. Each with near misses. Sentences written for 
 from __future__ import annotations
 
 import pytest
-
-from grader.rubric.scorer import score_explanation
-
-NO_READER = {"criteria": {}}  # the rules alone
-
-
-def rules(text: str) -> dict[str, str]:
-    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
 
 # -- false charges -------------------------------------------------------------------------------

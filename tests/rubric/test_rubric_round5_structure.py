@@ -14,16 +14,10 @@ Each with near misses that keep their old reading. Sentences written for these t
 from __future__ import annotations
 
 import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
 from grader.rubric.model import load_rubric
 from grader.rubric.reference import code_names, is_heading, opens_with_label
-from grader.rubric.scorer import score_explanation
-
-NO_READER = {"criteria": {}}  # the rules alone
-
-
-def rules(text: str) -> dict[str, str]:
-    return {c.id: c.verdict for c in score_explanation(text, reader_weights=NO_READER).criteria}
 
 
 # -- C5: the elided second half of a use contrast ------------------------------------------------
