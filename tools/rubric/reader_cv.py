@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from grader.rubric import reader
 from grader.rubric.model import Rubric
 from grader.rubric.scorer import score_explanation
-from tools.rubric.agreement import ORDINAL, quadratic_weighted_kappa
+from tools.rubric.agreement import ORDINAL, human_score, quadratic_weighted_kappa
 
 ALL = ("C1", "C2", "C3", "C4", "C5")
 
@@ -48,7 +48,7 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
         verdicts = {c.id: c.verdict for c in res.criteria}
         ops = reader.settle_opinions(reader.predict(r.feats, w), r.fams)
         doubts = reader.doubt_points(verdicts, ops, {c.id: c.weight for c in rubric.criteria}, w)
-        human = sum(rubric.points(c.id, r.labels[c.id]) for c in rubric.criteria)  # type: ignore[arg-type]
+        human = human_score(r.labels, rubric)
         out.append(
             Scored(
                 r.split,
