@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 ... dev8 | heldout | heldout2 ... heldout13 | both | seen | all
+    SPLIT: dev | dev2 ... dev10 | heldout | heldout2 ... heldout13 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -36,7 +36,8 @@ from tools.rubric.agreement import (  # noqa: E402
 # every labelled set, in the order `--split all` reports them
 SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
-          "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13")  # fmt: skip
+          "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
+          "dev10")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
