@@ -38,6 +38,13 @@ from grader.batch.overrides import Applied, Record
 from grader.batch.similarity import SimilarityOptions, compare, print_shape, render_csv, view
 from grader.loading import SubmissionError
 from grader.output import write_atomic
+
+# Every CSV in OUT starts with a UTF-8 byte-order mark. Without one, Excel reads a CSV in the
+# ANSI code page and shows `Müller` as `MÃ¼ller`. Canvas's gradebook importer accepts it (it
+# finds the header with `row[0].include?("Student")`, and Canvas's own gradebook export writes
+# one when the user asks), and `--roster` reads a Canvas export with or without one. Nothing
+# in OUT feeds an importer that refuses a mark (docs/instructor.md, "Encoding").
+EXCEL_BOM = "\ufeff"
 from grader.report import ScoreAdjustment
 
 FEEDBACK_DIR = "feedback"
@@ -161,8 +168,8 @@ def write_outputs(
             book.append(GradebookLine(o.key, full, None, note))
     pts = points_possible([o.report.max_score for o in graded])
     csv_text, notes_text = render_gradebook(book, assignment, pts, roster_given=roster is not None)
-    files[out / "gradebook.csv"] = csv_text
-    files[out / "gradebook_notes.csv"] = notes_text
+    files[out / "gradebook.csv"] = EXCEL_BOM + csv_text
+    files[out / "gradebook_notes.csv"] = EXCEL_BOM + notes_text
 
     # the student's feedback shows the score that goes in the gradebook (late penalty applied)
     adjusted = {
@@ -180,7 +187,7 @@ def write_outputs(
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
-    files[out / "similarity.csv"] = render_csv(pairs)
+    files[out / "similarity.csv"] = EXCEL_BOM + render_csv(pairs)
     files[out / PRINTS] = "".join(
         json.dumps(
             {
