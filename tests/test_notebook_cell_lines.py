@@ -126,3 +126,34 @@ def test_a_cell_without_definitions_maps_nothing(lines):
     sub = _load([{"source": "print(1)\n" * lines + "x = 1"}])
     runs = sub.cell_lines["masks.py"]
     assert [cell_of(runs, n) for n in range(1, 20)].count((1, lines + 1)) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("\n%%time\nimport torch\n\ndef f(:\n    return 1\n", 5),  # blank line, cell magic
+        ("%%capture out\ndef k():\n    return (\n", 3),
+        ("%%timeit -n 1\nx = 1\ny = = 2\n", 3),
+        ("%timeit 1\n!pip install torch\ndef h(:\n    pass\n", 3),  # line magics keep lines
+    ],
+)
+def test_a_syntax_error_names_the_cells_own_line(source, line):
+    """The line counts the cell as the student sees it in Jupyter, the magic line included."""
+    sub = _load([{"cell_type": "markdown", "source": "# Ex"}, {"source": source}])
+    errors = [p for p in sub.problems if "syntax error" in p]
+    assert errors and errors[0].startswith(f"syntax error in notebook cell 2, line {line}:")
+
+
+def test_magics_are_read_where_ipython_reads_them():
+    """A magic's backslash continuation belongs to it (the cell is not a syntax error), and a
+    `%` continuing an expression or inside a docstring is Python, left as it is."""
+    cells = [
+        {"source": "!pip install torch \\\n    numpy\ndef g():\n    return 1\n"},
+        {"source": "def m(a, b):\n    return (a\n            % b)\n"},
+        {"source": "def d():\n    '''\n    %timeit runs nothing here\n    '''\n    return 1\n"},
+    ]
+    sub = _load(cells)
+    assert not [p for p in sub.problems if "syntax error" in p]
+    ns: dict = {}
+    exec(compile(sub.sources["masks"], "masks.py", "exec"), ns)
+    assert ns["g"]() == 1 and ns["m"](7, 4) == 3 and "%timeit runs nothing" in ns["d"].__doc__

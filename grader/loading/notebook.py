@@ -123,7 +123,7 @@ def load_notebook_bytes(
         if stripped is None:
             continue
         python, offset = stripped
-        kept, runs = _definitions_only(python, index, problems, future)
+        kept, runs = _definitions_only(python, index, problems, future, offset)
         if kept:
             code_parts.append((index, kept, [(o, index, c + offset, n) for o, _, c, n in runs]))
 
@@ -191,7 +191,11 @@ def _writefile_target(source: str) -> tuple[str, bool, str] | None:
 
 def _strip_ipython(source: str) -> tuple[str, int] | None:
     """Python source with IPython-only syntax neutralised, and how many cell lines come before
-    its first line (a `%%time` line and the blank lines above it); None for a non-Python cell."""
+    its first line (a `%%time` line and the blank lines above it); None for a non-Python cell.
+
+    Every cell line keeps its line, so an error's line is the cell's. As in IPython, a magic
+    starts a statement: a `%` that continues an expression (`(a` then ` % b)`) is Python, and
+    the lines a magic continues with a trailing backslash (`!pip install a` ...) belong to it."""
     lines = source.split("\n")
     offset = 0
     first = source.lstrip("\n").split("\n", 1)[0].strip()
@@ -202,13 +206,80 @@ def _strip_ipython(source: str) -> tuple[str, int] | None:
         lines = source.lstrip("\n").split("\n")[1:]
         offset = len(source) - len(source.lstrip("\n")) + 1
     out = []
+    state = _Open()
+    in_magic = False
     for line in lines:
-        m = _LINE_MAGIC.match(line)
-        if m:
+        m = None if state.inside() else _LINE_MAGIC.match(line)
+        if in_magic:
+            out.append("")  # a continuation of the magic above
+        elif m:
             out.append(f"{m.group(1)}pass  # IPython-only line removed")
         else:
             out.append(line)
+            state.scan(line)
+            continue
+        in_magic = line.endswith("\\")
+        state.continued = False
     return "\n".join(out), offset
+
+
+class _Open:
+    """Whether the Python seen so far leaves a statement open (a bracket, a triple-quoted
+    string, a `\\` at the end of a line): one pass over each line's characters."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the triple quote of an open multi-line string
+        self.continued = False
+
+    def inside(self) -> bool:
+        return bool(self.depth or self.quote or self.continued)
+
+    def scan(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            if self.quote:
+                end = line.find(self.quote, i)
+                while end > 0 and _escaped(line, end):
+                    end = line.find(self.quote, end + 1)
+                if end < 0:
+                    return
+                i, self.quote = end + 3, ""
+                continue
+            m = _SPECIAL.search(line, i)  # jump over plain code: one regex step, not a loop
+            if m is None:
+                break
+            i = m.start()
+            c = line[i]
+            if c == "#":
+                break
+            if c in "\"'":
+                if line.startswith(c * 3, i):
+                    self.quote = c * 3
+                    i += 3
+                    continue
+                end = line.find(c, i + 1)
+                while end > 0 and _escaped(line, end):
+                    end = line.find(c, end + 1)
+                i = n if end < 0 else end + 1
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        self.continued = not self.quote and line.rstrip().endswith("\\") and "#" not in line
+
+
+_SPECIAL = re.compile(r"[#'\"()\[\]{}]")
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at `at` is escaped by an odd run of backslashes before it."""
+    k = at
+    while k > 0 and line[k - 1] == "\\":
+        k -= 1
+    return (at - k) % 2 == 1
 
 
 _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -219,16 +290,18 @@ Run = tuple[int, int, int, int]  # (first line in the file, cell, first line in 
 
 
 def _definitions_only(
-    source: str, index: int, problems: list[str], future: dict[str, None]
+    source: str, index: int, problems: list[str], future: dict[str, None], offset: int = 0
 ) -> tuple[str, list[Run]]:
     """The definitions of one cell's code, and where their lines come from: runs of
-    (line offset in the kept text, cell, line in `source`, count)."""
+    (line offset in the kept text, cell, line in `source`, count). `offset`: the cell lines
+    above `source` (a `%%time` line), so a syntax error names the cell's own line."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
+        where = f"cell {index}" + (f", line {exc.lineno + offset}" if exc.lineno else "")
         problems.append(
-            f"notebook cell {index} has a syntax error (line {exc.lineno}: {exc.msg}) and was "
-            "skipped"
+            f"syntax error in notebook {where}: {exc.msg}; the cell was skipped, so nothing "
+            "defined in it was graded (run the cell in Jupyter to see the error)"
         )
         return "", []
     lines = source.split("\n")
