@@ -157,3 +157,48 @@ def test_magics_are_read_where_ipython_reads_them():
     ns: dict = {}
     exec(compile(sub.sources["masks"], "masks.py", "exec"), ns)
     assert ns["g"]() == 1 and ns["m"](7, 4) == 3 and "%timeit runs nothing" in ns["d"].__doc__
+
+
+def test_github_annotations_land_on_the_notebooks_own_line(tmp_path):
+    """`--format github` on a notebook (handed in as the .ipynb, or a folder holding it): the
+    annotation is on the notebook, at the file line holding the cell line the traceback names,
+    with `cell N, line M` in its title, as tracebacks say it (leftover 3)."""
+    import nbformat
+
+    from grader.render.github import github_output
+
+    cells = [nbformat.v4.new_markdown_cell("# Exercises")]
+    for p in PARTS:
+        cells.append(nbformat.v4.new_code_cell((ROOT / "solutions" / f"{p}.py").read_text()))
+    cells.append(nbformat.v4.new_code_cell(BROKEN))
+    text = nbformat.writes(nbformat.v4.new_notebook(cells=cells))  # Jupyter's layout
+    (tmp_path / "work").mkdir()
+    path = tmp_path / "work" / "hw.ipynb"
+    path.write_text(text, encoding="utf-8")
+    options = GradeOptions(grade_written=False, grade_drill=False, keyword="causal_lm_loss")
+    report = grade_path(path, options)
+    line = 1 + next(i for i, t in enumerate(text.split("\n")) if "RuntimeError('boom')" in t)
+    env = {"GITHUB_WORKSPACE": str(tmp_path)}
+    for graded in (path, tmp_path / "work"):
+        out = github_output(report, graded, env)
+        errors = [a for a in out.splitlines() if a.startswith("::error ")]
+        assert errors, out
+        for a in errors:
+            assert a.startswith(f"::error file=work/hw.ipynb,line={line},title="), a
+            assert "at cell 6%2C line 5%3A" in a, a  # the title, escaped as a property
+
+
+def test_notebook_file_lines_survives_hostile_text():
+    from grader.loading.cells import notebook_file_lines
+
+    good = notebook_json([{"source": "a = 1\nb = 2\n"}])
+    assert notebook_file_lines(good)[(1, 2)] == notebook_file_lines(good)[(1, 1)]
+    for bad in (
+        good[: len(good) // 2],
+        "]]]}}}",
+        '{"cells": [{"source": [1, {"x": "y"}]}]}',
+        '{"cells": "x"}',
+        '{"cells": [{"source": ["\\ud800"]}]}',
+        "[" * 100_000,
+    ):
+        assert isinstance(notebook_file_lines(bad), dict)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from grader.diagnosis import explain_ids, strip_explanations
+from grader.loading.cells import cell_ref, notebook_file_lines
 from grader.parts import CODE_PARTS, PART_TITLES
 from grader.report import GradeReport, TestResult
 from grader.textsafe import clean_text
@@ -75,21 +76,32 @@ def _in_repo(name: str, source: str | None, folder: bool) -> str:
     return str(PurePosixPath(source) / name) if source not in ("", ".") else name
 
 
-def annotations(report: GradeReport, source: str | None = None, *, folder: bool = True) -> str:
+def annotations(
+    report: GradeReport,
+    source: str | None = None,
+    *,
+    folder: bool = True,
+    notebook: str | None = None,
+    notebook_lines: Mapping[tuple[int, int], int] | None = None,
+) -> str:
     """The annotation lines for `report`.
 
     `source`: the submission's path relative to the repository root (a folder holding the
-    exercise files, or with `folder=False` a .zip or .ipynb, whose lines do not map to the
-    student's files, so no line numbers are given); None: bare file names.
+    exercise files, or with `folder=False` a .zip or .ipynb); None: bare file names.
+    `notebook`: the repository path of the notebook the code was graded from (the .ipynb
+    handed in, or the one in the folder); its failures go on it, at the file line of the
+    `cell N, line M` their message names (`notebook_lines`, from
+    `grader.loading.cells.notebook_file_lines`) and with that cell and line in the title.
+    A .zip's lines are no file's lines: its annotations carry no line.
     """
+    if notebook is None and not folder and source and source.lower().endswith(".ipynb"):
+        notebook = source
     # one annotation per place in the student's code; without a line, one per part and file
     groups: dict[tuple[str, int, str], list[TestResult]] = {}
     for t in report.tests:
         if t.status == "passed":
             continue
-        where = student_line(t.message) if folder else None
-        file, line = where if where else (_part_file(t), 0)
-        key = (_in_repo(file, source, folder), line, "" if line else t.part)
+        key = _place(t, source, folder, notebook, notebook_lines or {})
         groups.setdefault(key, []).append(t)
     keys = sorted(groups)
     if len(keys) > MAX_ANNOTATIONS:  # the rest are folded into the last one, not dropped
@@ -102,7 +114,8 @@ def annotations(report: GradeReport, source: str | None = None, *, folder: bool 
         tests = groups[(file, line, part)]
         lost = sum(t.max_score - t.score for t in tests)
         parts = sorted({PART_TITLES.get(t.part, t.part) for t in tests})
-        title = f"{', '.join(parts)}: {len(tests)} failing check(s), {lost:g} point(s) lost"
+        at = f" at {part}" if part.startswith("cell ") else ""
+        title = f"{', '.join(parts)}{at}: {len(tests)} failing check(s), {lost:g} point(s) lost"
         first = tests[0]
         body = f"{first.id}: {strip_explanations(first.message)}{explain_ids(first.diagnoses)}"
         if len(tests) > 1:
@@ -136,6 +149,30 @@ def step_summary(report: GradeReport) -> str:
     return text
 
 
+def _place(
+    t: TestResult,
+    source: str | None,
+    folder: bool,
+    notebook: str | None,
+    notebook_lines: Mapping[tuple[int, int], int],
+) -> tuple[str, int, str]:
+    """(file, line or 0, label) of a failing check's annotation; the label keeps apart the
+    places that share a file and no line: a part, or a notebook's `cell N, line M`."""
+    if notebook is not None and t.part in CODE_PARTS:
+        ref = cell_ref(t.message)
+        if ref is None:
+            return notebook, 0, t.part
+        return notebook, notebook_lines.get(ref, 0), f"cell {ref[0]}, line {ref[1]}"
+    if not folder:
+        ref = cell_ref(t.message)  # a notebook inside a zip: no file line, but its cell
+        label = f"cell {ref[0]}, line {ref[1]}" if ref and t.part in CODE_PARTS else t.part
+        return _in_repo(_part_file(t), source, folder), 0, label
+    where = student_line(t.message)
+    if where:
+        return _in_repo(where[0], source, folder), where[1], ""
+    return _in_repo(_part_file(t), source, folder), 0, t.part
+
+
 def github_output(
     report: GradeReport, submission: Path | None, environ: Mapping[str, str] | None = None
 ) -> str:
@@ -144,7 +181,7 @@ def github_output(
     relative to `$GITHUB_WORKSPACE` (else the current folder) so annotations land on the
     repository's files."""
     env = os.environ if environ is None else environ
-    source = folder = None
+    source = folder = base = None
     if submission is not None:
         base = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
         full = submission.resolve()
@@ -153,9 +190,42 @@ def github_output(
         except ValueError:
             source = submission.as_posix()
         folder = submission.is_dir()
-    text = annotations(report, source, folder=folder if folder is not None else True)
+    notebook, lines = _graded_notebook(report, submission, base if submission else None)
+    text = annotations(
+        report,
+        source,
+        folder=folder if folder is not None else True,
+        notebook=notebook,
+        notebook_lines=lines,
+    )
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         with open(summary_path, "a", encoding="utf-8", errors="replace") as f:
             f.write(step_summary(report))
     return text
+
+
+def _graded_notebook(
+    report: GradeReport, submission: Path | None, base: Path | None
+) -> tuple[str | None, dict[tuple[int, int], int]]:
+    """(the repository path of the notebook the code was graded from, its cell lines' file
+    lines), or (None, {}) when the code came from .py files. Only asked when a failure names a
+    cell: the submission is loaded again (bounded, nothing runs) to learn which notebook."""
+    if submission is None or base is None:
+        return None, {}
+    if not any(t.status != "passed" and cell_ref(t.message) for t in report.tests):
+        return None, {}
+    from grader.loading import LoadLimits, SubmissionError, load_submission
+
+    try:
+        sub = load_submission(submission, name=report.submission, limits=LoadLimits())
+    except SubmissionError:
+        return None, {}
+    origin = Path(sub.origin)
+    if not sub.notebook or origin.suffix.lower() != ".ipynb" or not origin.is_file():
+        return None, {}  # a notebook inside a zip: annotations stay on the zip
+    try:
+        where = origin.resolve().relative_to(base).as_posix()
+    except ValueError:
+        where = origin.as_posix()
+    return where, notebook_file_lines(sub.notebook)
