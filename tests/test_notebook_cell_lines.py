@@ -202,3 +202,15 @@ def test_notebook_file_lines_survives_hostile_text():
         "[" * 100_000,
     ):
         assert isinstance(notebook_file_lines(bad), dict)
+
+
+def test_a_function_the_notebook_lacks_is_named_in_notebook_terms():
+    """The sandbox says `losses.py does not define ...`: a file a notebook student never made.
+    A `%%writefile losses.py` file is one they made, and keeps its name."""
+    msg = "calling f() raised AttributeError: losses.py does not define a function named 'f'"
+    combined = _load([{"source": "def g():\n    return 1\n"}])
+    out = to_cells(msg, combined.cell_lines)
+    assert "losses.py" not in out and "your notebook does not define a function named 'f'" in out
+    written = _load([{"source": "%%writefile losses.py\ndef g():\n    return 1\n"}])
+    assert to_cells(msg, written.cell_lines) == msg
+    assert to_cells(msg, {}) == msg  # not a notebook

@@ -37,12 +37,22 @@ def cell_of(runs: Runs, line: int) -> tuple[int, int] | None:
     return (cell, first + line - start) if line < start + count else None
 
 
+# the sandbox's words for a function the part module lacks (grader/sandbox/worker.py)
+_UNDEFINED = re.compile(rf"\b({_NAMES})\.py does not define a function named '(\w{{1,100}})'")
+
+
 def to_cells(text: str, cell_lines: Mapping[str, Runs]) -> str:
     """`text` with each reference to a line of a notebook's extracted files replaced by its
-    cell and line (module docstring); unchanged when `cell_lines` is empty."""
-    if not cell_lines or "line " not in text:
+    cell and line (module docstring); unchanged when `cell_lines` is empty. "losses.py does
+    not define a function named 'f'" becomes "your notebook does not define ..." when that
+    file is the notebook's combined code (a `%%writefile losses.py` file keeps its name)."""
+    if not cell_lines:
         return text
     by_name = {name.rsplit("/", 1)[-1]: runs for name, runs in cell_lines.items()}
+    if "does not define" in text:
+        text = _UNDEFINED.sub(lambda m: _undefined(m, by_name), text)
+    if "line " not in text:
+        return text
 
     def where(m: re.Match[str]) -> str:
         runs = by_name.get(f"{m.group(1)}.py")
@@ -50,6 +60,16 @@ def to_cells(text: str, cell_lines: Mapping[str, Runs]) -> str:
         return m.group(0) if found is None else f"cell {found[0]}, line {found[1]}"
 
     return _WHERE.sub(where, text)
+
+
+def _undefined(m: re.Match[str], by_name: Mapping[str, Runs]) -> str:
+    runs = by_name.get(f"{m.group(1)}.py")
+    if runs and runs[0][0] == 1:  # a %%writefile file starts at its first line; combined
+        return m.group(0)  # code starts below the loader's header comment
+    return (
+        f"your notebook does not define a function named '{m.group(2)}' (check the cell that "
+        "should: its name, and the notes for a cell skipped because of an error)"
+    )
 
 
 # the tokens of a JSON text that matter for where a cell's lines sit: strings and punctuation
