@@ -171,11 +171,12 @@ def test_github_annotations_land_on_the_notebooks_own_line(tmp_path):
     for p in PARTS:
         cells.append(nbformat.v4.new_code_cell((ROOT / "solutions" / f"{p}.py").read_text()))
     cells.append(nbformat.v4.new_code_cell(BROKEN))
+    cells.append(nbformat.v4.new_markdown_cell("## Exercise 2\n\nA masked LM sees both sides."))
     text = nbformat.writes(nbformat.v4.new_notebook(cells=cells))  # Jupyter's layout
     (tmp_path / "work").mkdir()
     path = tmp_path / "work" / "hw.ipynb"
     path.write_text(text, encoding="utf-8")
-    options = GradeOptions(grade_written=False, grade_drill=False, keyword="causal_lm_loss")
+    options = GradeOptions(grade_drill=False, keyword="causal_lm_loss")
     report = grade_path(path, options)
     line = 1 + next(i for i, t in enumerate(text.split("\n")) if "RuntimeError('boom')" in t)
     env = {"GITHUB_WORKSPACE": str(tmp_path)}
@@ -186,6 +187,8 @@ def test_github_annotations_land_on_the_notebooks_own_line(tmp_path):
         for a in errors:
             assert a.startswith(f"::error file=work/hw.ipynb,line={line},title="), a
             assert "at cell 6%2C line 5%3A" in a, a  # the title, escaped as a property
+        # the written answer is a markdown cell of the notebook: no explanation.md exists
+        assert any(a.startswith("::warning file=work/hw.ipynb,") for a in out.splitlines())
 
 
 def test_notebook_file_lines_survives_hostile_text():

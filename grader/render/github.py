@@ -83,6 +83,7 @@ def annotations(
     folder: bool = True,
     notebook: str | None = None,
     notebook_lines: Mapping[tuple[int, int], int] | None = None,
+    answers_in_notebook: frozenset[str] = frozenset(),
 ) -> str:
     """The annotation lines for `report`.
 
@@ -91,7 +92,8 @@ def annotations(
     `notebook`: the repository path of the notebook the code was graded from (the .ipynb
     handed in, or the one in the folder); its failures go on it, at the file line of the
     `cell N, line M` their message names (`notebook_lines`, from
-    `grader.loading.cells.notebook_file_lines`) and with that cell and line in the title.
+    `grader.loading.cells.notebook_file_lines`) and with that cell and line in the title;
+    so do the written answers in `answers_in_notebook` (a markdown cell, not a .md file).
     A .zip's lines are no file's lines: its annotations carry no line.
     """
     if notebook is None and not folder and source and source.lower().endswith(".ipynb"):
@@ -127,6 +129,8 @@ def annotations(
     for part, w in report.written.items():
         if w.score < w.max_score:
             file = _in_repo(_WRITTEN_FILES.get(part, f"{part}.md"), source, folder)
+            if notebook is not None and part in answers_in_notebook:
+                file = notebook
             title = f"{PART_TITLES.get(part, part)}: {w.score:g}/{w.max_score:g}"
             lines.append(command("warning", clean_text(w.summary, 4000), file=file, title=title))
     total = f"Score {report.score:g}/{report.max_score:g}"
@@ -190,13 +194,14 @@ def github_output(
         except ValueError:
             source = submission.as_posix()
         folder = submission.is_dir()
-    notebook, lines = _graded_notebook(report, submission, base if submission else None)
+    notebook, lines, answers = _graded_notebook(report, submission, base)
     text = annotations(
         report,
         source,
         folder=folder if folder is not None else True,
         notebook=notebook,
         notebook_lines=lines,
+        answers_in_notebook=answers,
     )
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     if summary_path:
@@ -207,25 +212,35 @@ def github_output(
 
 def _graded_notebook(
     report: GradeReport, submission: Path | None, base: Path | None
-) -> tuple[str | None, dict[tuple[int, int], int]]:
+) -> tuple[str | None, dict[tuple[int, int], int], frozenset[str]]:
     """(the repository path of the notebook the code was graded from, its cell lines' file
-    lines), or (None, {}) when the code came from .py files. Only asked when a failure names a
-    cell: the submission is loaded again (bounded, nothing runs) to learn which notebook."""
-    if submission is None or base is None:
-        return None, {}
-    if not any(t.status != "passed" and cell_ref(t.message) for t in report.tests):
-        return None, {}
+    lines, the written answers taken from its markdown), or (None, {}, {}) when the code came
+    from .py files. The submission is loaded again (bounded, nothing runs) to learn which
+    notebook, and only for a folder or a notebook: a .zip's lines are no file's lines."""
+    none: tuple[None, dict[tuple[int, int], int], frozenset[str]] = (None, {}, frozenset())
+    if submission is None or base is None or submission.suffix.lower() == ".zip":
+        return none
     from grader.loading import LoadLimits, SubmissionError, load_submission
+    from grader.loading.model import EXPLANATION_FILE
+    from grader.loading.notebook import load_notebook_bytes
 
+    limits = LoadLimits()
     try:
-        sub = load_submission(submission, name=report.submission, limits=LoadLimits())
+        sub = load_submission(submission, name=report.submission, limits=limits)
+        origin = Path(sub.origin)
+        if not sub.notebook or origin.suffix.lower() != ".ipynb" or not origin.is_file():
+            return none
+        own = load_notebook_bytes(
+            sub.notebook.encode("utf-8"), name="nb", origin=sub.origin, limits=limits
+        )
     except SubmissionError:
-        return None, {}
-    origin = Path(sub.origin)
-    if not sub.notebook or origin.suffix.lower() != ".ipynb" or not origin.is_file():
-        return None, {}  # a notebook inside a zip: annotations stay on the zip
+        return none
     try:
         where = origin.resolve().relative_to(base).as_posix()
     except ValueError:
         where = origin.as_posix()
-    return where, notebook_file_lines(sub.notebook)
+    answer = sub.files.get(EXPLANATION_FILE)
+    answers = frozenset(
+        {"explanation"} if answer and own.files.get(EXPLANATION_FILE) == answer else ()
+    )
+    return where, notebook_file_lines(sub.notebook), answers
