@@ -254,6 +254,29 @@ def test_render_rebuilds_everything_without_grading(graded, tmp_path):
     assert res.exit_code == 0 and "0 file(s) changed" in res.output
 
 
+def test_only_the_graders_own_stale_feedback_is_removed(tmp_path):
+    """A student gone from INPUT loses the feedback an earlier run wrote for them, but files
+    the grader never wrote in OUT/feedback/ (an index page, the instructor's notes) stay,
+    also when the first run writes into a folder that already held them."""
+    import shutil
+
+    class_dir = write_folder_class(tmp_path / "class", students())
+    out = tmp_path / "out"
+    seed(class_dir, out)
+    own = {"index.html": "<p>my index</p>", "notes.md": "my notes", "ada-notes.md": "on ada"}
+    (out / "feedback").mkdir(parents=True)
+    for name, text in own.items():
+        (out / "feedback" / name).write_text(text)
+    batch(class_dir, out)
+    assert (out / "feedback" / "ben.md").is_file()
+    shutil.rmtree(class_dir / "ben")
+    result = batch(class_dir, out)
+    left = {f.name for f in (out / "feedback").iterdir()}
+    assert not {"ben.md", "ben.html"} & left and {"ada.md", "cleo.html"} <= left
+    assert sorted(Path(f).name for f in result.writes.removed) == ["ben.html", "ben.md"]
+    assert {n: (out / "feedback" / n).read_text() for n in own} == own
+
+
 # ----------------------------------------------------------------------------- late policy
 
 
