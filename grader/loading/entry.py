@@ -132,7 +132,11 @@ def with_notebook(sub: Submission, nb: Submission, filename: str) -> Submission:
             f"graded from {filename}"
         )
     raw = {p: t.encode("utf-8") for p, t in files.items()}
-    return replace(assemble(nb.name, nb.origin, raw, problems), notebook=nb.notebook)
+    return replace(
+        assemble(nb.name, nb.origin, raw, problems),
+        notebook=nb.notebook,
+        cell_lines=nb.cell_lines,
+    )
 
 
 def is_notebook(path: str) -> bool:
