@@ -217,3 +217,21 @@ def test_a_function_the_notebook_lacks_is_named_in_notebook_terms():
     written = _load([{"source": "%%writefile losses.py\ndef g():\n    return 1\n"}])
     assert to_cells(msg, written.cell_lines) == msg
     assert to_cells(msg, {}) == msg  # not a notebook
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b'{"cells": [\n  {"cell_type": "code",', "it ends early, so it was not saved completely"),
+        (b'{"cells": [],\n "x": tru}', "Expecting value at line 2, column 7"),
+        (b'{"cells": 3}', "it is JSON, but not in Jupyter's format"),
+    ],
+)
+def test_a_broken_notebook_says_where_and_what_to_do(data, says):
+    from grader.loading import SubmissionError
+
+    with pytest.raises(SubmissionError) as err:
+        load_notebook_bytes(
+            data, name="s", origin="s.ipynb", limits=LoadLimits(), filename="s.ipynb"
+        )
+    assert says in str(err.value) and "does not appear to be JSON" not in str(err.value)

@@ -91,6 +91,7 @@ def load_notebook_bytes(
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        detail = _json_problem(text) or f"it is JSON, but not in Jupyter's format: {detail}"
         raise SubmissionError(f"{filename} is not a readable Jupyter notebook ({detail})") from None
     cells = nb.get("cells")
     if not isinstance(cells, list):
@@ -167,6 +168,28 @@ def load_notebook_bytes(
     if not combined and not written_files:
         problems.append(f"{filename} has no code cells with definitions")
     return replace(assemble(name, origin, raw, problems), notebook=text, cell_lines=cell_lines)
+
+
+def _json_problem(text: str) -> str | None:
+    """Where a notebook that is not JSON breaks, in words a student can act on (only asked
+    after nbformat refused the text, so a good notebook is parsed once)."""
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "it nests too deeply to be a notebook"
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            end = (
+                "it ends early, so it was not saved completely"
+                if exc.pos >= len(text.rstrip())
+                else f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+            )
+            return (
+                f"it is not valid JSON: {end}; open it in Jupyter and save it again, or "
+                "hand in the .py files"
+            )
+        return None
+    return None
 
 
 def _cell_source(cell: dict) -> str:
