@@ -228,10 +228,16 @@ def _strip_ipython(source: str) -> tuple[str, int] | None:
             return None
         lines = source.lstrip("\n").split("\n")[1:]
         offset = len(source) - len(source.lstrip("\n")) + 1
+    candidates = [k for k, line in enumerate(lines) if _LINE_MAGIC.match(line)]
+    if not candidates:  # most cells: no scan at all
+        return "\n".join(lines), offset
     out = []
     state = _Open()
     in_magic = False
-    for line in lines:
+    for k, line in enumerate(lines):
+        if k > candidates[-1] and not in_magic:  # past the last magic: the rest is Python
+            out.extend(lines[k:])
+            break
         m = None if state.inside() else _LINE_MAGIC.match(line)
         if in_magic:
             out.append("")  # a continuation of the magic above
