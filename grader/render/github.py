@@ -3,7 +3,8 @@
     ::error file=exercises/losses.py,line=12,title=Part C - objectives: 3 failing checks::...
 
 Failing checks become workflow-command annotations at the student's file, and at the line of
-their code when the failure message names one (a traceback or a syntax error); checks that fail
+their code when the failure message names one (a traceback or a syntax error; for code graded
+from a notebook, the notebook's own file line of the `cell N, line M` named); checks that fail
 at the same place share one annotation, and at most `MAX_ANNOTATIONS` are written (GitHub shows
 10 errors per step). A written answer below full marks is a warning on its file. Messages and
 properties are escaped by GitHub's workflow-command rules. `step_summary` is the Markdown
