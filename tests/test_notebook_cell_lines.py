@@ -205,6 +205,14 @@ def test_notebook_file_lines_survives_hostile_text():
         "[" * 100_000,
     ):
         assert isinstance(notebook_file_lines(bad), dict)
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        notebook_file_lines("[" * 1_000_000)  # nesting is capped: memory does not follow it
+        assert tracemalloc.get_traced_memory()[1] < 5_000_000
+    finally:
+        tracemalloc.stop()
 
 
 def test_a_function_the_notebook_lacks_is_named_in_notebook_terms():

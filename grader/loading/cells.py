@@ -74,6 +74,7 @@ def _undefined(m: re.Match[str], by_name: Mapping[str, Runs]) -> str:
 
 # the tokens of a JSON text that matter for where a cell's lines sit: strings and punctuation
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],:]')
+_MAX_DEPTH = 200
 _CELL_REF = re.compile(r"\bcell (\d{1,9}), line (\d{1,9})\b")
 
 
@@ -105,6 +106,8 @@ def notebook_file_lines(text: str) -> dict[tuple[int, int], int]:
         if tok in "{[":
             if top is not None and top[0] == "obj" and top[2]:
                 return out  # malformed: a container where a key belongs
+            if len(stack) >= _MAX_DEPTH:  # no notebook nests so deep: memory stays bounded
+                return out
             stack.append(["obj", None, True] if tok == "{" else ["arr", 0, False])
             if _at_source(stack):
                 cell_line = 1
