@@ -115,3 +115,16 @@ def test_the_current_folder_is_named_after_itself(tmp_path, monkeypatch):
     folder = _write(tmp_path / "ann", correct_files("x"))
     monkeypatch.chdir(folder)
     assert load_submission(Path(".")).name == "ann"  # was "": "Public self-check: "
+
+
+@pytest.mark.parametrize("form", ["folder", "zip"])
+def test_the_notebook_beside_the_stubs_keeps_its_cell_lines(tmp_path, form):
+    """Graded from the notebook, a traceback must say `cell 7, line 4`: with the stubs or the
+    drill beside it, the loader dropped the notebook's line map, so feedback named lines of
+    the code extracted from it (`losses.py, line 215`), a file the student never saw."""
+    folder = _handout_folder(tmp_path / "handout")
+    path = folder if form == "folder" else _zip(folder, tmp_path / "h.zip")
+    sub = load_submission(path, name="s")
+    alone = load_submission(folder / "student.ipynb", name="s")
+    assert sub.notebook and sub.cell_lines and sub.cell_lines == alone.cell_lines
+    assert "drill/experiment.py" in sub.files

@@ -206,5 +206,5 @@ def test_batch_every_output(tmp_path):
             check_json(text, p.name)
         else:
             check_lines(text, p.name, allow_newlines=True)
-    gradebook = (out / "gradebook.csv").read_text(encoding="utf-8")
+    gradebook = (out / "gradebook.csv").read_text(encoding="utf-8-sig")
     assert "ann" in gradebook and "bob" in gradebook

@@ -124,8 +124,15 @@ class Roster:
     def load(cls, path: Path) -> Roster:
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"the roster {path} could not be read ({exc})") from None
+        except UnicodeDecodeError as exc:
+            line = Path(path).read_bytes()[: exc.start].count(b"\n") + 1
+            raise UsageError(
+                f"the roster {path} is not UTF-8 text (line {line}): Excel's \"CSV (Comma "
+                "delimited)\" saves names like Müller in the Windows code page. Use Canvas's "
+                'export as downloaded, or save it as "CSV UTF-8" (nothing was written)'
+            ) from None
+        except OSError as exc:
+            raise UsageError(f"the roster {path} could not be read ({exc.strerror})") from None
         first = text.split("\n", 1)[0]
         delim = ";" if first.count(";") > first.count(",") else ","
         reader = csv.reader(io.StringIO(text), delimiter=delim)

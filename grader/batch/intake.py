@@ -22,7 +22,6 @@ module: `intake_gradescope`, `intake_canvas`, `intake_zip` (a class archive) and
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,6 +45,7 @@ from grader.batch.intake_records import Entry, Identity, Intake, Skipped, safe_k
 from grader.batch.intake_zip import ZipTree, looks_like_submission, wrapper_prefix, zip_entry
 from grader.errors import UsageError
 from grader.loading import LoadLimits, Submission, load_submission
+from grader.loading.archive import open_zip
 from grader.loading.entry import ignored
 from grader.loading.model import KNOWN_FILES
 
@@ -76,7 +76,7 @@ def open_intake(
             "zip or a Gradescope export (use `grader grade` for one submission)"
         )
     try:
-        zf = zipfile.ZipFile(p)
+        zf = open_zip(p)
     except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
         raise UsageError(f"{p.name} is not a readable zip archive ({exc})") from None
     with zf:

@@ -40,6 +40,12 @@ from grader.loading import SubmissionError
 from grader.output import write_atomic
 from grader.report import ScoreAdjustment
 
+# Every CSV in OUT starts with a UTF-8 byte-order mark. Without one, Excel reads a CSV in the
+# ANSI code page and shows `Müller` as `MÃ¼ller`. Canvas's gradebook importer accepts it (it
+# finds the header with `row[0].include?("Student")`, and Canvas's own gradebook export writes
+# one when the user asks), and `--roster` reads a Canvas export with or without one. Nothing
+# in OUT feeds an importer that refuses a mark (docs/instructor.md, "Encoding").
+EXCEL_BOM = "\ufeff"
 FEEDBACK_DIR = "feedback"
 PRINTS = ".cache/fingerprints.jsonl"  # similarity fingerprints by entry, for `grader render`
 NOTEBOOKS = ".cache/notebooks"  # notebook submissions, for their feedback notebooks
@@ -161,8 +167,8 @@ def write_outputs(
             book.append(GradebookLine(o.key, full, None, note))
     pts = points_possible([o.report.max_score for o in graded])
     csv_text, notes_text = render_gradebook(book, assignment, pts, roster_given=roster is not None)
-    files[out / "gradebook.csv"] = csv_text
-    files[out / "gradebook_notes.csv"] = notes_text
+    files[out / "gradebook.csv"] = EXCEL_BOM + csv_text
+    files[out / "gradebook_notes.csv"] = EXCEL_BOM + notes_text
 
     # the student's feedback shows the score that goes in the gradebook (late penalty applied)
     adjusted = {
@@ -180,7 +186,7 @@ def write_outputs(
 
     prints = {o.key: o.prints for o in graded if o.prints is not None}
     pairs = compare(prints, settings.similarity)
-    files[out / "similarity.csv"] = render_csv(pairs)
+    files[out / "similarity.csv"] = EXCEL_BOM + render_csv(pairs)
     files[out / PRINTS] = "".join(
         json.dumps(
             {
@@ -249,10 +255,11 @@ def write_outputs(
         ],
         "duplicates": [d.to_dict() for d in result.duplicates],
     }
+    ours = _previous_keys(out / "manifest.json")  # read before this run's manifest replaces it
     files[out / "manifest.json"] = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     for path, text in files.items():
         write_if_changed(path, text, result)
-    _remove_stale_feedback(out / FEEDBACK_DIR, wanted, result)
+    _remove_stale_feedback(out / FEEDBACK_DIR, wanted, ours, result)
     return result
 
 
@@ -386,10 +393,28 @@ def _unchanged(path: Path, text: str) -> bool:
         return False
 
 
-def _remove_stale_feedback(folder: Path, wanted: set[str], result: WriteResult) -> None:
-    if folder.is_dir():  # feedback of students no longer in INPUT would mislead
+_FEEDBACK_SUFFIXES = (".notebook.html", ".md", ".html", ".ipynb")
+
+
+def _previous_keys(manifest: Path) -> set[str]:
+    """The entry keys of the run that last wrote OUT (none if no grader run wrote there)."""
+    try:
+        entries = json.loads(manifest.read_text(encoding="utf-8")).get("entries", [])
+        return {str(e["key"]) for e in entries if isinstance(e, dict) and "key" in e}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return set()
+
+
+def _remove_stale_feedback(
+    folder: Path, wanted: set[str], ours: set[str], result: WriteResult
+) -> None:
+    """Remove the feedback of students no longer in INPUT (it would mislead): only files an
+    earlier run wrote for a key in its manifest (`ours`). Anything else in OUT/feedback/ is
+    someone's own file (an index page, notes) and is never touched."""
+    if folder.is_dir():
         for f in folder.iterdir():
-            if f.is_file() and f.suffix in (".md", ".html", ".ipynb") and f.name not in wanted:
+            key = next((f.name[: -len(x)] for x in _FEEDBACK_SUFFIXES if f.name.endswith(x)), "")
+            if f.is_file() and key in ours and f.name not in wanted:
                 try:
                     os.unlink(f)
                     result.removed.append(str(f))

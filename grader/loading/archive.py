@@ -10,8 +10,11 @@ is reported missing with the reason. The rest of the submission is graded normal
 from __future__ import annotations
 
 import stat
+import struct
 import zipfile
+import zlib
 from pathlib import Path
+from typing import IO
 
 from grader.loading.model import (
     MAX_NEAR_MISSES,
@@ -37,13 +40,69 @@ def load_zip(path: Path, *, name: str, limits: LoadLimits) -> Submission:
             "exercise files)"
         )
     try:
-        zf = zipfile.ZipFile(path)
+        zf = open_zip(path)
     except Exception as exc:  # noqa: BLE001 - zipfile raises many types on hostile input
         raise SubmissionError(
             f"{path.name} is not a readable zip archive ({_short(exc)})"
         ) from None
     with zf:
         return load_zip_members(zf, name=name, origin=str(path), limits=limits)
+
+
+_UTF8_FLAG = 0x800  # general purpose bit 11: the names are UTF-8
+_UNICODE_PATH = 0x7075  # Info-ZIP Unicode Path extra field (7-Zip, Info-ZIP, WinRAR)
+
+
+def open_zip(file: str | Path | IO[bytes]) -> zipfile.ZipFile:
+    """A zip opened for reading with each member's name decoded the way its maker meant it.
+
+    zipfile decodes every name without the UTF-8 flag as cp437. That is right for Windows
+    Explorer's zips (the bytes `M\\x81ller.py` are `Müller.py`), but macOS, Linux `zip` and
+    many LMS exports write UTF-8 bytes without the flag, which cp437 turns into `MÃ¼ller.py`.
+    So, per member: the flag -> UTF-8 (zipfile's own); else a Unicode Path extra field whose
+    checksum matches the stored name; else the bytes as strict UTF-8; else cp437. Only
+    `filename` changes: `orig_filename` stays, so zipfile's own header check still compares
+    like with like. Names are only text here: `safe_relpath` refuses escaping ones later."""
+    zf = zipfile.ZipFile(file)
+    try:
+        for info in zf.infolist():
+            if not info.flag_bits & _UTF8_FLAG:
+                info.filename = member_name(info)
+    except BaseException:
+        zf.close()
+        raise
+    return zf
+
+
+def member_name(info: zipfile.ZipInfo) -> str:
+    """The name of a member stored without the UTF-8 flag (see `open_zip`)."""
+    raw = info.orig_filename.encode("cp437")  # zipfile decoded the stored bytes as cp437
+    name = _unicode_path(info.extra, raw)
+    if name is None:
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return info.filename
+    return name.split("\0", 1)[0]  # zipfile cuts a name at NUL; so does this
+
+
+def _unicode_path(extra: bytes, raw: bytes) -> str | None:
+    """The UTF-8 name in a Unicode Path extra field (0x7075) that describes `raw`, or None.
+    The field holds a CRC-32 of the stored name: a field left from an earlier name is ignored."""
+    pos = 0
+    while pos + 4 <= len(extra):  # at most 64 kB: the field length is 16 bits
+        kind, size = struct.unpack_from("<HH", extra, pos)
+        body = extra[pos + 4 : pos + 4 + size]
+        pos += 4 + size
+        if kind != _UNICODE_PATH or len(body) < 5 or body[0] != 1:
+            continue
+        if struct.unpack_from("<I", body, 1)[0] != zlib.crc32(raw):
+            return None
+        try:
+            return body[5:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
 
 
 def _short(exc: BaseException) -> str:

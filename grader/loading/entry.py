@@ -14,7 +14,7 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
-from grader.loading.archive import load_zip, load_zip_members
+from grader.loading.archive import load_zip, load_zip_members, open_zip
 from grader.loading.folder import load_folder
 from grader.loading.model import (
     EXPLANATION_FILE,
@@ -58,7 +58,7 @@ def read_member(
 def load_zip_bytes(data: bytes, *, name: str, origin: str, limits: LoadLimits) -> Submission:
     """A student's .zip held in memory (nested in an LMS export)."""
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
+        zf = open_zip(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - any parse failure of hostile bytes
         raise SubmissionError(
             f"{Path(origin).name} is not a readable zip archive ({exc})"
@@ -132,7 +132,11 @@ def with_notebook(sub: Submission, nb: Submission, filename: str) -> Submission:
             f"graded from {filename}"
         )
     raw = {p: t.encode("utf-8") for p, t in files.items()}
-    return replace(assemble(nb.name, nb.origin, raw, problems), notebook=nb.notebook)
+    return replace(
+        assemble(nb.name, nb.origin, raw, problems),
+        notebook=nb.notebook,
+        cell_lines=nb.cell_lines,
+    )
 
 
 def is_notebook(path: str) -> bool:

@@ -91,6 +91,7 @@ def load_notebook_bytes(
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        detail = _json_problem(text) or f"it is JSON, but not in Jupyter's format: {detail}"
         raise SubmissionError(f"{filename} is not a readable Jupyter notebook ({detail})") from None
     cells = nb.get("cells")
     if not isinstance(cells, list):
@@ -123,7 +124,7 @@ def load_notebook_bytes(
         if stripped is None:
             continue
         python, offset = stripped
-        kept, runs = _definitions_only(python, index, problems, future)
+        kept, runs = _definitions_only(python, index, problems, future, offset)
         if kept:
             code_parts.append((index, kept, [(o, index, c + offset, n) for o, _, c, n in runs]))
 
@@ -169,6 +170,28 @@ def load_notebook_bytes(
     return replace(assemble(name, origin, raw, problems), notebook=text, cell_lines=cell_lines)
 
 
+def _json_problem(text: str) -> str | None:
+    """Where a notebook that is not JSON breaks, in words a student can act on (only asked
+    after nbformat refused the text, so a good notebook is parsed once)."""
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "it nests too deeply to be a notebook"
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            end = (
+                "it ends early, so it was not saved completely"
+                if exc.pos >= len(text.rstrip())
+                else f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+            )
+            return (
+                f"it is not valid JSON: {end}; open it in Jupyter and save it again, or "
+                "hand in the .py files"
+            )
+        return None
+    return None
+
+
 def _cell_source(cell: dict) -> str:
     src = cell.get("source", "")
     if isinstance(src, list):
@@ -191,7 +214,11 @@ def _writefile_target(source: str) -> tuple[str, bool, str] | None:
 
 def _strip_ipython(source: str) -> tuple[str, int] | None:
     """Python source with IPython-only syntax neutralised, and how many cell lines come before
-    its first line (a `%%time` line and the blank lines above it); None for a non-Python cell."""
+    its first line (a `%%time` line and the blank lines above it); None for a non-Python cell.
+
+    Every cell line keeps its line, so an error's line is the cell's. As in IPython, a magic
+    starts a statement: a `%` that continues an expression (`(a` then ` % b)`) is Python, and
+    the lines a magic continues with a trailing backslash (`!pip install a` ...) belong to it."""
     lines = source.split("\n")
     offset = 0
     first = source.lstrip("\n").split("\n", 1)[0].strip()
@@ -201,14 +228,87 @@ def _strip_ipython(source: str) -> tuple[str, int] | None:
             return None
         lines = source.lstrip("\n").split("\n")[1:]
         offset = len(source) - len(source.lstrip("\n")) + 1
+    candidates = [k for k, line in enumerate(lines) if _LINE_MAGIC.match(line)]
+    if not candidates:  # most cells: no scan at all
+        return "\n".join(lines), offset
     out = []
-    for line in lines:
-        m = _LINE_MAGIC.match(line)
-        if m:
+    state = _Open()
+    in_magic = False
+    for k, line in enumerate(lines):
+        if k > candidates[-1] and not in_magic:  # past the last magic: the rest is Python
+            out.extend(lines[k:])
+            break
+        m = None if state.inside() else _LINE_MAGIC.match(line)
+        if in_magic:
+            out.append("")  # a continuation of the magic above
+        elif m:
             out.append(f"{m.group(1)}pass  # IPython-only line removed")
         else:
             out.append(line)
+            state.scan(line)
+            continue
+        in_magic = line.endswith("\\")
+        state.continued = False
     return "\n".join(out), offset
+
+
+class _Open:
+    """Whether the Python seen so far leaves a statement open (a bracket, a triple-quoted
+    string, a `\\` at the end of a line): one pass over each line's characters."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the triple quote of an open multi-line string
+        self.continued = False
+
+    def inside(self) -> bool:
+        return bool(self.depth or self.quote or self.continued)
+
+    def scan(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            if self.quote:
+                end = line.find(self.quote, i)
+                while end > 0 and _escaped(line, end):
+                    end = line.find(self.quote, end + 1)
+                if end < 0:
+                    return
+                i, self.quote = end + 3, ""
+                continue
+            m = _SPECIAL.search(line, i)  # jump over plain code: one regex step, not a loop
+            if m is None:
+                break
+            i = m.start()
+            c = line[i]
+            if c == "#":
+                break
+            if c in "\"'":
+                if line.startswith(c * 3, i):
+                    self.quote = c * 3
+                    i += 3
+                    continue
+                end = line.find(c, i + 1)
+                while end > 0 and _escaped(line, end):
+                    end = line.find(c, end + 1)
+                i = n if end < 0 else end + 1
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        self.continued = not self.quote and line.rstrip().endswith("\\") and "#" not in line
+
+
+_SPECIAL = re.compile(r"[#'\"()\[\]{}]")
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at `at` is escaped by an odd run of backslashes before it."""
+    k = at
+    while k > 0 and line[k - 1] == "\\":
+        k -= 1
+    return (at - k) % 2 == 1
 
 
 _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -219,16 +319,18 @@ Run = tuple[int, int, int, int]  # (first line in the file, cell, first line in 
 
 
 def _definitions_only(
-    source: str, index: int, problems: list[str], future: dict[str, None]
+    source: str, index: int, problems: list[str], future: dict[str, None], offset: int = 0
 ) -> tuple[str, list[Run]]:
     """The definitions of one cell's code, and where their lines come from: runs of
-    (line offset in the kept text, cell, line in `source`, count)."""
+    (line offset in the kept text, cell, line in `source`, count). `offset`: the cell lines
+    above `source` (a `%%time` line), so a syntax error names the cell's own line."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
+        where = f"cell {index}" + (f", line {exc.lineno + offset}" if exc.lineno else "")
         problems.append(
-            f"notebook cell {index} has a syntax error (line {exc.lineno}: {exc.msg}) and was "
-            "skipped"
+            f"syntax error in notebook {where}: {exc.msg}; the cell was skipped, so nothing "
+            "defined in it was graded (run the cell in Jupyter to see the error)"
         )
         return "", []
     lines = source.split("\n")

@@ -3,7 +3,8 @@
     ::error file=exercises/losses.py,line=12,title=Part C - objectives: 3 failing checks::...
 
 Failing checks become workflow-command annotations at the student's file, and at the line of
-their code when the failure message names one (a traceback or a syntax error); checks that fail
+their code when the failure message names one (a traceback or a syntax error; for code graded
+from a notebook, the notebook's own file line of the `cell N, line M` named); checks that fail
 at the same place share one annotation, and at most `MAX_ANNOTATIONS` are written (GitHub shows
 10 errors per step). A written answer below full marks is a warning on its file. Messages and
 properties are escaped by GitHub's workflow-command rules. `step_summary` is the Markdown
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from grader.diagnosis import explain_ids, strip_explanations
+from grader.loading.cells import cell_ref, notebook_file_lines
 from grader.parts import CODE_PARTS, PART_TITLES
 from grader.report import GradeReport, TestResult
 from grader.textsafe import clean_text
@@ -75,21 +77,34 @@ def _in_repo(name: str, source: str | None, folder: bool) -> str:
     return str(PurePosixPath(source) / name) if source not in ("", ".") else name
 
 
-def annotations(report: GradeReport, source: str | None = None, *, folder: bool = True) -> str:
+def annotations(
+    report: GradeReport,
+    source: str | None = None,
+    *,
+    folder: bool = True,
+    notebook: str | None = None,
+    notebook_lines: Mapping[tuple[int, int], int] | None = None,
+    answers_in_notebook: frozenset[str] = frozenset(),
+) -> str:
     """The annotation lines for `report`.
 
     `source`: the submission's path relative to the repository root (a folder holding the
-    exercise files, or with `folder=False` a .zip or .ipynb, whose lines do not map to the
-    student's files, so no line numbers are given); None: bare file names.
+    exercise files, or with `folder=False` a .zip or .ipynb); None: bare file names.
+    `notebook`: the repository path of the notebook the code was graded from (the .ipynb
+    handed in, or the one in the folder); its failures go on it, at the file line of the
+    `cell N, line M` their message names (`notebook_lines`, from
+    `grader.loading.cells.notebook_file_lines`) and with that cell and line in the title;
+    so do the written answers in `answers_in_notebook` (a markdown cell, not a .md file).
+    A .zip's lines are no file's lines: its annotations carry no line.
     """
+    if notebook is None and not folder and source and source.lower().endswith(".ipynb"):
+        notebook = source
     # one annotation per place in the student's code; without a line, one per part and file
     groups: dict[tuple[str, int, str], list[TestResult]] = {}
     for t in report.tests:
         if t.status == "passed":
             continue
-        where = student_line(t.message) if folder else None
-        file, line = where if where else (_part_file(t), 0)
-        key = (_in_repo(file, source, folder), line, "" if line else t.part)
+        key = _place(t, source, folder, notebook, notebook_lines or {})
         groups.setdefault(key, []).append(t)
     keys = sorted(groups)
     if len(keys) > MAX_ANNOTATIONS:  # the rest are folded into the last one, not dropped
@@ -102,7 +117,8 @@ def annotations(report: GradeReport, source: str | None = None, *, folder: bool 
         tests = groups[(file, line, part)]
         lost = sum(t.max_score - t.score for t in tests)
         parts = sorted({PART_TITLES.get(t.part, t.part) for t in tests})
-        title = f"{', '.join(parts)}: {len(tests)} failing check(s), {lost:g} point(s) lost"
+        at = f" at {part}" if part.startswith("cell ") else ""
+        title = f"{', '.join(parts)}{at}: {len(tests)} failing check(s), {lost:g} point(s) lost"
         first = tests[0]
         body = f"{first.id}: {strip_explanations(first.message)}{explain_ids(first.diagnoses)}"
         if len(tests) > 1:
@@ -114,6 +130,8 @@ def annotations(report: GradeReport, source: str | None = None, *, folder: bool 
     for part, w in report.written.items():
         if w.score < w.max_score:
             file = _in_repo(_WRITTEN_FILES.get(part, f"{part}.md"), source, folder)
+            if notebook is not None and part in answers_in_notebook:
+                file = notebook
             title = f"{PART_TITLES.get(part, part)}: {w.score:g}/{w.max_score:g}"
             lines.append(command("warning", clean_text(w.summary, 4000), file=file, title=title))
     total = f"Score {report.score:g}/{report.max_score:g}"
@@ -136,6 +154,30 @@ def step_summary(report: GradeReport) -> str:
     return text
 
 
+def _place(
+    t: TestResult,
+    source: str | None,
+    folder: bool,
+    notebook: str | None,
+    notebook_lines: Mapping[tuple[int, int], int],
+) -> tuple[str, int, str]:
+    """(file, line or 0, label) of a failing check's annotation; the label keeps apart the
+    places that share a file and no line: a part, or a notebook's `cell N, line M`."""
+    if notebook is not None and t.part in CODE_PARTS:
+        ref = cell_ref(t.message)
+        if ref is None:
+            return notebook, 0, t.part
+        return notebook, notebook_lines.get(ref, 0), f"cell {ref[0]}, line {ref[1]}"
+    if not folder:
+        ref = cell_ref(t.message)  # a notebook inside a zip: no file line, but its cell
+        label = f"cell {ref[0]}, line {ref[1]}" if ref and t.part in CODE_PARTS else t.part
+        return _in_repo(_part_file(t), source, folder), 0, label
+    where = student_line(t.message)
+    if where:
+        return _in_repo(where[0], source, folder), where[1], ""
+    return _in_repo(_part_file(t), source, folder), 0, t.part
+
+
 def github_output(
     report: GradeReport, submission: Path | None, environ: Mapping[str, str] | None = None
 ) -> str:
@@ -144,7 +186,7 @@ def github_output(
     relative to `$GITHUB_WORKSPACE` (else the current folder) so annotations land on the
     repository's files."""
     env = os.environ if environ is None else environ
-    source = folder = None
+    source = folder = base = None
     if submission is not None:
         base = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
         full = submission.resolve()
@@ -153,9 +195,53 @@ def github_output(
         except ValueError:
             source = submission.as_posix()
         folder = submission.is_dir()
-    text = annotations(report, source, folder=folder if folder is not None else True)
+    notebook, lines, answers = _graded_notebook(report, submission, base)
+    text = annotations(
+        report,
+        source,
+        folder=folder if folder is not None else True,
+        notebook=notebook,
+        notebook_lines=lines,
+        answers_in_notebook=answers,
+    )
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         with open(summary_path, "a", encoding="utf-8", errors="replace") as f:
             f.write(step_summary(report))
     return text
+
+
+def _graded_notebook(
+    report: GradeReport, submission: Path | None, base: Path | None
+) -> tuple[str | None, dict[tuple[int, int], int], frozenset[str]]:
+    """(the repository path of the notebook the code was graded from, its cell lines' file
+    lines, the written answers taken from its markdown), or (None, {}, {}) when the code came
+    from .py files. The submission is loaded again (bounded, nothing runs) to learn which
+    notebook, and only for a folder or a notebook: a .zip's lines are no file's lines."""
+    none: tuple[None, dict[tuple[int, int], int], frozenset[str]] = (None, {}, frozenset())
+    if submission is None or base is None or submission.suffix.lower() == ".zip":
+        return none
+    from grader.loading import LoadLimits, SubmissionError, load_submission
+    from grader.loading.model import EXPLANATION_FILE
+    from grader.loading.notebook import load_notebook_bytes
+
+    limits = LoadLimits()
+    try:
+        sub = load_submission(submission, name=report.submission, limits=limits)
+        origin = Path(sub.origin)
+        if not sub.notebook or origin.suffix.lower() != ".ipynb" or not origin.is_file():
+            return none
+        own = load_notebook_bytes(
+            sub.notebook.encode("utf-8"), name="nb", origin=sub.origin, limits=limits
+        )
+    except SubmissionError:
+        return none
+    try:
+        where = origin.resolve().relative_to(base).as_posix()
+    except ValueError:
+        where = origin.as_posix()
+    answer = sub.files.get(EXPLANATION_FILE)
+    answers = frozenset(
+        {"explanation"} if answer and own.files.get(EXPLANATION_FILE) == answer else ()
+    )
+    return where, notebook_file_lines(sub.notebook), answers

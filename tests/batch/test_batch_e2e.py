@@ -80,6 +80,18 @@ def canvas_run(tmp_path_factory, fast_options):
     return zpath, out, result
 
 
+def test_every_csv_opens_in_excel_and_imports_in_canvas(canvas_run):
+    """Excel reads a CSV without a UTF-8 byte-order mark in the ANSI code page (`Müller` ->
+    `MÃ¼ller`); Canvas's importer finds its header with `row[0].include?("Student")`, which a
+    leading mark does not disturb (lib/gradebook_importer.rb)."""
+    _, out, _ = canvas_run
+    for name in ("gradebook.csv", "gradebook_notes.csv", "similarity.csv"):
+        data = (out / name).read_bytes()
+        assert data.startswith(b"\xef\xbb\xbf") and not data[3:].startswith(b"\xef\xbb\xbf")
+    first = (out / "gradebook.csv").read_bytes().decode("utf-8").split(",")
+    assert "Student" in first[0] and "ID" in first[1]  # Canvas's own header test, BOM kept
+
+
 def test_outputs(canvas_run):
     _, out, result = canvas_run
     assert result.layout == "canvas" and result.graded_now == 4 and not result.internal_errors
@@ -97,11 +109,11 @@ def test_outputs(canvas_run):
     cleo = reports["ngcleo_103"]  # handed in as a notebook
     assert cleo["written"]["explanation"]["score"] > 0
     assert all(t["status"] == "passed" for t in cleo["tests"] if t["part"] != "drill")
-    book = (out / "gradebook.csv").read_text().splitlines()
+    book = (out / "gradebook.csv").read_text(encoding="utf-8-sig").splitlines()
     assert book[0] == "Student,ID,SIS User ID,SIS Login ID,Section,Unit 3 autograder (1234)"
     assert book[1].startswith("Points Possible,,,,,")
     assert sorted(row.split(",")[1] for row in book[2:]) == ["101", "102", "103", "104"]
-    notes = (out / "gradebook_notes.csv").read_text()
+    notes = (out / "gradebook_notes.csv").read_text(encoding="utf-8-sig")
     assert "ngzed" not in book and "not graded (unreadable)" in notes and "late" in notes
     for key in keys:
         assert (out / "feedback" / f"{key}.md").read_text().strip()

@@ -94,13 +94,19 @@ def test_outputs_withhold_the_score_of_a_student_in_two_submissions(tmp_path):
         version="test",
     )
     assert not result.errors
-    book = list(csv.reader(io.StringIO((tmp_path / "gradebook.csv").read_text())))
+    book = list(
+        csv.reader(io.StringIO((tmp_path / "gradebook.csv").read_text(encoding="utf-8-sig")))
+    )
     assert {row[0]: row[-1] for row in book[2:]} == {
         "Ann Ek": "8",
         "Cid Ek": "6",
         "Eve Ek": "7",
     }  # tests + 4 written
-    notes = list(csv.DictReader(io.StringIO((tmp_path / "gradebook_notes.csv").read_text())))
+    notes = list(
+        csv.DictReader(
+            io.StringIO((tmp_path / "gradebook_notes.csv").read_text(encoding="utf-8-sig"))
+        )
+    )
     dup = [n for n in notes if "submissions:" in n["Note"]]
     assert sorted((n["Student"], n["Entry"], n["Score"]) for n in dup) == [
         ("Bob Ek", "Ann_1", "8"),
@@ -146,7 +152,7 @@ def test_roster_ids_find_a_duplicate_the_export_alone_would_miss(tmp_path):
         version="test",
     )
     assert [d.entries for d in result.duplicates] == [(("a1", "Ann Ek"), ("a2", "Annie Ek"))]
-    book = (tmp_path / "out" / "gradebook.csv").read_text().splitlines()
+    book = (tmp_path / "out" / "gradebook.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(book) == 2  # header and points only
 
 
@@ -190,9 +196,9 @@ def test_batch_of_a_gradescope_export_with_a_student_in_two_groups(tmp_path):
         "in 2 submissions, so no score in gradebook.csv: Ben Ng (SID 202): "
         "Ada_Ng_1 (Ada Ng & Ben Ng), Ben_Ng_2 (Ben Ng)"
     ) in res.output
-    book = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text())))
+    book = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
     assert [row[0] for row in book[2:]] == ["Ada Ng", "Cleo Ng"]
     assert all(row[-1] == book[2][-1] for row in book[2:]) and book[2][-1] != ""
-    notes = (out / "gradebook_notes.csv").read_text()
+    notes = (out / "gradebook_notes.csv").read_text(encoding="utf-8-sig")
     assert notes.count("this student is in 2 submissions") == 2
     assert Path(out / "report.html").read_text().count("Ben_Ng_2") >= 2

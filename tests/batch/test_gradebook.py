@@ -121,3 +121,16 @@ def test_every_text_column_is_neutralised_and_cleaned():
     assert not any(ch in book + notes for ch in "\u202e\x1b")
     note_row = _rows(notes)[1]
     assert all(c[:1] not in "=+-@" for c in note_row), note_row
+
+
+def test_a_roster_saved_by_excel_in_the_windows_code_page_gets_an_instructors_error(tmp_path):
+    """Excel's "CSV (Comma delimited)" writes cp1252: the error says so and how to fix it,
+    not a Python codec message."""
+    path = tmp_path / "roster.csv"
+    path.write_bytes("Student,ID\nMüller, Anna,101\n".encode("cp1252"))
+    with pytest.raises(UsageError) as err:
+        Roster.load(path)
+    text = str(err.value)
+    assert "not UTF-8 text (line 2)" in text and "CSV UTF-8" in text and "codec" not in text
+    path.write_bytes("\ufeffStudent,ID\nMüller,101\n".encode())  # Canvas's own, with a BOM
+    assert Roster.load(path).rows[0].name == "Müller"

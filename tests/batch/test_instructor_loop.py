@@ -102,7 +102,7 @@ def graded(tmp_path):
 
 
 def gradebook(out: Path) -> dict[str, str]:
-    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text())))
+    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
     return {r[0]: r[-1] for r in rows[2:]}
 
 
@@ -254,11 +254,36 @@ def test_render_rebuilds_everything_without_grading(graded, tmp_path):
     assert res.exit_code == 0 and "0 file(s) changed" in res.output
 
 
+def test_only_the_graders_own_stale_feedback_is_removed(tmp_path):
+    """A student gone from INPUT loses the feedback an earlier run wrote for them, but files
+    the grader never wrote in OUT/feedback/ (an index page, the instructor's notes) stay,
+    also when the first run writes into a folder that already held them."""
+    import shutil
+
+    class_dir = write_folder_class(tmp_path / "class", students())
+    out = tmp_path / "out"
+    seed(class_dir, out)
+    own = {"index.html": "<p>my index</p>", "notes.md": "my notes", "ada-notes.md": "on ada"}
+    (out / "feedback").mkdir(parents=True)
+    for name, text in own.items():
+        (out / "feedback" / name).write_text(text)
+    batch(class_dir, out)
+    assert (out / "feedback" / "ben.md").is_file()
+    shutil.rmtree(class_dir / "ben")
+    result = batch(class_dir, out)
+    left = {f.name for f in (out / "feedback").iterdir()}
+    assert not {"ben.md", "ben.html"} & left and {"ada.md", "cleo.html"} <= left
+    assert sorted(Path(f).name for f in result.writes.removed) == ["ben.html", "ben.md"]
+    assert {n: (out / "feedback" / n).read_text() for n in own} == own
+
+
 # ----------------------------------------------------------------------------- late policy
 
 
 def notes(out: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((out / "gradebook_notes.csv").read_text())))
+    return list(
+        csv.DictReader(io.StringIO((out / "gradebook_notes.csv").read_text(encoding="utf-8-sig")))
+    )
 
 
 def late_class(tmp_path: Path):
@@ -407,10 +432,12 @@ def test_roster_matches_folder_names_by_login_email_or_sis_id(tmp_path):
         '"King, Al",503,s2024002,aking,B\n'
     )
     batch(class_dir, out, roster=roster)
-    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text())))[2:]
+    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))[
+        2:
+    ]
     ids = {r[0]: r[1] for r in rows}
     assert ids == {"Doe, Jane": "501", "Ng, Bo": "502", "King, Al": "503", "stranger": ""}
-    text = (out / "gradebook_notes.csv").read_text()
+    text = (out / "gradebook_notes.csv").read_text(encoding="utf-8-sig")
     assert "not found in the --roster" in text and "pass --roster" not in text
 
 
@@ -428,17 +455,17 @@ def test_rerun_without_the_options_keeps_assignment_roster_and_late_policy(tmp_p
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\nann,501,s1,ann,A\n")
     late = LatePolicy.from_options(10, None, None, None)
     batch(class_dir, out, assignment="Unit 3 (1234)", roster=roster, late=late)
-    first = (out / "gradebook.csv").read_text()
+    first = (out / "gradebook.csv").read_text(encoding="utf-8-sig")
     assert "Unit 3 (1234)" in first and ",501," in first
 
     again = batch(class_dir, out)
-    assert (out / "gradebook.csv").read_text() == first
+    assert (out / "gradebook.csv").read_text(encoding="utf-8-sig") == first
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["assignment"] == "Unit 3 (1234)" and manifest["late_policy"]
     assert any("Unit 3 (1234)" in r for r in again.reused)
 
     batch(class_dir, out, assignment="Unit 3 v2 (1235)", no_roster=True)
-    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text())))
+    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
     assert rows[0][-1] == "Unit 3 v2 (1235)" and rows[2][1] == ""
     roster.unlink()
     batch(class_dir, out)  # no roster recorded any more: nothing to miss

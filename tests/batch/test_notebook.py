@@ -43,7 +43,7 @@ def test_definitions_are_kept_and_demo_code_dropped():
     assert "print(helper(3))" not in src and "range(10**9)" not in src
     assert "echo hi" not in src and "def timed" in src
     assert all(sub.sources[p] == src for p in ("corruption", "losses", "generation"))
-    assert any("cell 4 has a syntax error" in p for p in sub.problems)
+    assert any("syntax error in notebook cell 4, line 1" in p for p in sub.problems)
 
 
 def test_reference_notebook_compiles_and_runs_in_a_namespace():

@@ -157,7 +157,9 @@ def test_batch_writes_similarity_and_render_rebuilds_it_without_the_files(tmp_pa
     out = tmp_path / "out"
     seed(class_dir, out)
     batch(class_dir, out)
-    rows = list(csv.DictReader(io.StringIO((out / "similarity.csv").read_text())))
+    rows = list(
+        csv.DictReader(io.StringIO((out / "similarity.csv").read_text(encoding="utf-8-sig")))
+    )
     assert [(r["Kind"], r["Submission A"], r["Submission B"]) for r in rows] == [
         ("code", "ada", "ben")
     ]
