@@ -182,7 +182,77 @@ def test_visible_text_is_linear_on_unclosed_hidden_elements():
 
     text = "<span hidden>" * 20_000
     start = time.perf_counter()
-    assert visible_text(text) == text
+    assert visible_text(text) == " " * len(text)  # a browser hides what an open one holds
+    assert time.perf_counter() - start < 1.0
+
+
+# Forms a browser does not show that the first list missed (each earned 10/10, unflagged).
+_UNSEEN = {
+    "processing-instruction": lambda s: f"{WEAK}\n\n<?note {s} ?>",
+    "declaration": lambda s: f"{WEAK}\n\n<!note {s} >",
+    "cdata": lambda s: f"{WEAK}\n\n<![CDATA[ {s} ]]>",
+    "open-comment-block": lambda s: f"{WEAK}\n\n<!-- {s}",
+    "title-element": lambda s: f"{WEAK}\n\n<title>{s}</title>",
+    "noscript": lambda s: f"{WEAK}\n\n<noscript>{s}</noscript>",
+    "iframe-fallback": lambda s: f"{WEAK}\n\n<iframe>{s}</iframe>",
+    "svg-desc": lambda s: f"{WEAK}\n\n<svg><desc>{s}</desc></svg>",
+    "alt-attribute": lambda s: f'{WEAK}\n\n<img src="a.png" alt="{s}">',
+    "value-attribute": lambda s: f'{WEAK}\n\n<input type="hidden" value="{s}">',
+    "link-title": lambda s: f'{WEAK} [.](http://x.org "{s}")',
+    "link-destination": lambda s: f"{WEAK} [.](http://x.org/{s.replace(' ', '-')})",
+    "white-text": lambda s: f'{WEAK}\n\n<span style="color:#fff">{s}</span>',
+    "tiny-font": lambda s: f'{WEAK}\n\n<span style="font-size:0.01px">{s}</span>',
+    "off-screen": lambda s: f'{WEAK}\n\n<div style="position:absolute;left:-9999px">{s}</div>',
+    "entity-in-style": lambda s: f'{WEAK}\n\n<span style="display&#58;none">{s}</span>',
+    "font-color": lambda s: f'{WEAK}\n\n<font color="white">{s}</font>',
+    "hiding-class": lambda s: f'{WEAK}\n\n<span class="sr-only">{s}</span>',
+    "zero-size": lambda s: f'{WEAK}\n\n<svg width="0" height="0"><text>{s}</text></svg>',
+    "nested-hidden": lambda s: f"{WEAK}\n\n<div hidden><div>x</div> {s} </div>",
+    "open-hidden": lambda s: f'{WEAK}\n\n<div style="display:none">\n\n{s}',
+}
+
+
+@pytest.mark.parametrize("hide", list(_UNSEEN.values()), ids=list(_UNSEEN))
+def test_more_text_a_browser_does_not_show_earns_nothing(hide):
+    res = score_explanation(hide(OWN))
+    assert res.score == score_explanation(WEAK).score
+    assert all("both sides" not in c.evidence for c in res.criteria)
+
+
+def test_what_a_reader_does_see_is_kept():
+    """Markup that shows its text keeps it: emphasis, a visible styled word, code, math with
+    `<`, a token name in angle brackets, an image's alt text (shown when it fails to load),
+    a `<details>` block (a click opens it)."""
+    for text in (
+        "<b>GPT sees</b> <i>only</i> the prefix",
+        '<span style="font-weight:bold">GPT sees the prefix</span>',
+        "`<mask>` and <mask> tokens; x_{<t} and x<t >",
+        "p(x_t | x_{<t}) for j<i and i>k",
+        "![GPT sees the prefix](a.png)",
+        "<details><summary>why</summary>GPT sees the prefix</details>",
+        "[the paper](https://arxiv.org/abs/1810.04805) says GPT sees the prefix",
+        '<span aria-hidden="true">GPT sees the prefix</span>',
+    ):
+        seen = visible_text(text)
+        assert len(seen) == len(text)
+        assert "GPT sees" in seen or "<mask>" in seen or "x_t" in seen, (text, seen)
+    assert visible_text("say <a <b and c> d") == "say <a <b and c> d"
+
+
+def test_no_labelled_answer_loses_visible_text():
+    assert [t for t in _labelled_texts() if visible_text(t) != t] == []
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ["<!--", "<?", "<!a", "](", '<a x="', "<a x=y ", "<div hidden><div>", "<p ", "<![CDATA["],
+)
+def test_visible_text_is_linear_on_hostile_markup(payload):
+    import time
+
+    text = (payload * (100_000 // len(payload)))[:100_000]
+    start = time.perf_counter()
+    assert len(visible_text(text)) == len(text)
     assert time.perf_counter() - start < 1.0
 
 
