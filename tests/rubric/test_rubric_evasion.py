@@ -298,6 +298,35 @@ def test_a_copy_in_fullwidth_letters_is_still_a_copy(words):
     assert not any("non-Latin" in r for r in res.review_reasons)
 
 
+_MARKED = {  # how one letter of each function word is written (each kept 7-9/10, unflagged
+    # as a copy or flagged with most sentences still scored)
+    "combining-acute": lambda w: w[0] + "\u0301" + w[1:],
+    "combining-dot-below": lambda w: w[0] + "\u0323" + w[1:],
+    "circled": lambda w: "".join(chr(0x24D0 + ord(c) - 97) if "a" <= c <= "z" else c for c in w),
+    "superscript-n": lambda w: w.replace("n", "\u207f"),
+    "subscript-o": lambda w: w.replace("o", "\u2092"),
+    "dot-above-e": lambda w: w.replace("e", "\u0117"),
+    "roman-numeral-i": lambda w: w.replace("i", "\u2170"),
+    "small-capital": lambda w: w.replace("t", "\u1d1b").replace("o", "\u1d0f"),
+    "dotless-i": lambda w: w.replace("i", "\u0131"),
+    "inner-hyphen": lambda w: w[:1] + "-" + w[1:] if len(w) > 1 else w,
+}
+
+
+@pytest.mark.parametrize("mark", list(_MARKED.values()), ids=list(_MARKED))
+def test_a_copy_with_marked_or_compatibility_letters_is_still_a_copy(mark):
+    small = {"the", "a", "of", "to", "and", "is", "that", "at", "on", "it", "in", "its", "as",
+             "by", "for", "with", "be", "this", "are", "not"}  # fmt: skip
+    text = " ".join(mark(w) if w.lower() in small else w for w in MODEL_ANSWER.split(" "))
+    res = score_explanation(text)
+    assert res.score == 0 and _copied(res)
+
+
+def test_an_own_answer_with_accents_and_hyphens_keeps_its_credit():
+    text = OWN.replace("right-hand", "right\u2010hand").replace("BERT is", "BERT (mod\u00e8le) is")
+    assert score_explanation(text).score == score_explanation(OWN).score == 10
+
+
 def test_look_alike_letters_are_read_as_latin_only_in_latin_words():
     assert normalize("th\u0435 m\u043edel \u0455ees \u0430 BERT") == "the model sees a BERT"
     assert (
