@@ -92,6 +92,7 @@ _UNSHOWN = frozenset(
 )
 _EMPHASIS_CSS = frozenset(("font-weight", "font-style", "text-decoration", "text-decoration-line"))
 _HIDING_CLASS = re.compile(r"hidden|hide|invisible|sr-only|d-none", re.IGNORECASE)
+_OVERLONG = re.compile(r"\S{100,}")
 _ZERO = re.compile(r"\s*0*(?:\.0*)?\s*(?:px|%|em|rem)?\s*")
 
 
@@ -121,9 +122,10 @@ def _line_start(text: str, i: int) -> bool:
 
 
 def visible_text(text: str) -> str:
-    """`text` with what a rendered answer never shows (see above) replaced by spaces, line
-    breaks kept: the same length, so offsets still index the answer. Linear in `text`: each
-    terminator is searched once past the last one found (an unclosed run is not rescanned)."""
+    """`text` with what a rendered answer never shows (see above), and runs of 100 or more
+    characters without a space (no word), replaced by spaces, line breaks kept: the same
+    length, so offsets still index the answer. Linear in `text`: each terminator is searched
+    once past the last one found (an unclosed run is not rescanned)."""
     n = len(text)
     spans = [m.span() for m in _REFERENCE.finditer(text)]
     found: dict[str, int] = {}  # terminator -> its next position at or after the last search
@@ -178,6 +180,10 @@ def visible_text(text: str) -> str:
                     hide = []
     if hide:
         spans.append((hide[0], n))  # left open: hidden to the end
+    # a run of 100+ characters without a space is no word a reader reads (the longest in the
+    # labelled answers is 44: a line of code); read whole, a 59,000-letter one cost the scorer
+    # 44 s, its patterns each rescanning the rest of the word from every letter
+    spans += [m.span() for m in _OVERLONG.finditer(text)]
     if not spans:
         return text
     out: list[str] = []

@@ -256,6 +256,20 @@ def test_visible_text_is_linear_on_hostile_markup(payload):
     assert time.perf_counter() - start < 1.0
 
 
+def test_one_endless_word_costs_the_scorer_no_more_than_prose():
+    """A 40,000-letter "word" (no space) took the scorer ~20 s (44 s at 59,000): patterns
+    that start at a word rescanned the rest of it from every letter. No word is that long;
+    the run is not read."""
+    import time
+
+    start = time.perf_counter()
+    res = score_explanation(WEAK + " " + "a" * 40_000)
+    assert time.perf_counter() - start < 3.0
+    assert res.score == score_explanation(WEAK).score
+    long_code = "torch.nn.functional.scaled_dot_product_attention(q,k,v,is_causal=True)"
+    assert long_code in visible_text(f"GPT uses {long_code} here")  # 71 characters: read
+
+
 def test_invisible_characters_are_removed_on_the_python_api_path_too():
     """The loader cleans a submission's answer; `score_explanation` may be handed raw text."""
     words = MODEL_ANSWER.split(" ")
