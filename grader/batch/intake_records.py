@@ -101,16 +101,29 @@ _WINDOWS_RESERVED = {
 }
 
 
+# Every file a batch writes for one entry is named <key><suffix> (`grader.batch.outputs`:
+# feedback/<key>.md, .html, .ipynb and .notebook.html; .cache/notebooks/<key>.ipynb). Keys may
+# hold dots, so one key's file can be another's ("alice.notebook" + ".html" is "alice" +
+# ".notebook.html"): a student could overwrite a classmate's page, or be shown theirs.
+ENTRY_SUFFIXES = (".md", ".html", ".ipynb", ".notebook.html")
+
+
+def entry_files(key: str) -> set[str]:
+    """The names (case-folded) of the files a batch writes for the entry `key`."""
+    return {(key + suffix).lower() for suffix in ENTRY_SUFFIXES}
+
+
 def unique_keys(entries: list[Entry]) -> None:
-    """Make keys unique case-insensitively (two ids may sanitise to the same text)."""
-    seen: dict[str, int] = {}
+    """Make keys unique, case-insensitively, and such that no two entries name the same
+    output file (two ids may sanitise to the same text; one key plus a suffix may be another
+    key's file). First come, first served: a later entry that collides becomes `<key>-2`,
+    `<key>-3`, ..."""
+    keys: set[str] = set()
+    files: set[str] = set()
     for e in entries:
-        base = e.key
-        n = seen.get(base.lower(), 0)
-        seen[base.lower()] = n + 1
-        if n:
-            k = n + 1
-            while f"{base}-{k}".lower() in seen:
-                k += 1
+        base, k = e.key, 1
+        while e.key.lower() in keys or entry_files(e.key) & files:
+            k += 1
             e.key = f"{base}-{k}"
-            seen[e.key.lower()] = 1
+        keys.add(e.key.lower())
+        files |= entry_files(e.key)

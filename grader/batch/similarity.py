@@ -3,9 +3,11 @@
 Code is normalised before it is fingerprinted: comments, docstrings, blank lines and layout
 are dropped, every identifier that is not a keyword, a builtin or an attribute name becomes
 `V`, every string `S` (Python's own tokenizer, linear in the file). The answer to Exercise 2
-is lower-cased words. Each run of `k` tokens (words) is hashed; winnowing keeps the smallest
-hash of every window of `w` consecutive hashes, so any shared run of `w + k - 1` tokens is
-found. Then:
+is lower-cased words. The drill (Exercise 3) is compared on its own: `drill/experiment.py` as
+code and the evidence note as words (its template's comments left out), so a copied drill is
+found even when everything else is the student's own. Each run of `k` tokens (words) is
+hashed; winnowing keeps the smallest hash of every window of `w` consecutive hashes, so any
+shared run of `w + k - 1` tokens is found. Then:
 
 * fingerprints of the handout's stub code (and stub explanation) are removed;
 * fingerprints found in more than `max_share` of the class are ignored (a correct
@@ -36,13 +38,26 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from grader.loading.model import CODE_PARTS, EXPLANATION_FILE, Submission, extract_answer
+from grader.loading.model import (
+    CODE_PARTS,
+    EXPLANATION_FILE,
+    Submission,
+    extract_answer,
+    strip_comments,
+)
 from grader.resources import data_path
 
 _KEEP_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"self", "torch", "F", "nn"}
 _WORD = re.compile(r"[a-z0-9]+")
 MAX_CODE_CHARS = 200_000  # per file: tokenizing is linear, but the parent's time is shared
-Prints = dict[str, list[list[int]]]  # "code:masks" / "text" -> [[hash, first, last], ...]
+Prints = dict[str, list[list[int]]]  # "code:masks" / "text" / "drill:..." -> [[hash, first, last]]
+DRILL_SCRIPT, DRILL_NOTE = "drill/experiment.py", "drill/evidence_note.md"
+KINDS = ("code", "written", "drill")
+
+
+def _kind(where: str) -> str:
+    """The comparison a fingerprint's place belongs to (`KINDS`)."""
+    return "written" if where == "text" else "drill" if where.startswith("drill:") else "code"
 
 
 @dataclass(frozen=True)
@@ -154,7 +169,25 @@ def fingerprints(sub: Submission, opts: SimilarityOptions | None = None) -> Prin
     prints = [p for p in winnow(text_tokens(answer), opts.text_k, opts.text_w) if p[0] not in stub]
     if prints:
         out["text"] = prints
+    script, note = sub.files.get(DRILL_SCRIPT), sub.files.get(DRILL_NOTE)
+    for where, tokens, k, w in (
+        ("drill:experiment", script is not None and code_tokens(script[:MAX_CODE_CHARS]),
+         opts.code_k, opts.code_w),
+        ("drill:note", note is not None and _note_words(note), opts.text_k,
+         opts.text_w),
+    ):  # fmt: skip
+        prints = [p for p in winnow(tokens or [], k, w) if p[0] not in stub]
+        if prints:
+            out[where] = prints
     return out
+
+
+def _note_words(note: str) -> list[tuple[str, int]]:
+    """The evidence note's own words: not the template's comments, nor what every honest note
+    shares because the seeded rerun dictates it (the numbers, the Measurements table's rows)."""
+    text = strip_comments(note[:MAX_CODE_CHARS])
+    prose = "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("|"))
+    return [(w, i) for w, i in text_tokens(prose) if not w.isdigit()]
 
 
 @lru_cache(maxsize=4)
@@ -173,6 +206,13 @@ def _stub_hashes(opts: SimilarityOptions) -> frozenset[int]:
         toks = [t for t, _ in text_tokens(extract_answer(f.read_text(encoding="utf-8")))]
         k = opts.text_k
         hashes.update(_hash(toks[i : i + k]) for i in range(len(toks) - k + 1))
+    for name, k in ((DRILL_SCRIPT, opts.code_k), (DRILL_NOTE, opts.text_k)):  # the scaffold
+        f = base / name
+        if f.is_file():
+            text = f.read_text(encoding="utf-8")
+            found = code_tokens(text) if name == DRILL_SCRIPT else _note_words(text)
+            toks = [t for t, _ in found]
+            hashes.update(_hash(toks[i : i + k]) for i in range(len(toks) - k + 1))
     return frozenset(hashes)
 
 
@@ -181,7 +221,7 @@ def _stub_hashes(opts: SimilarityOptions) -> frozenset[int]:
 
 @dataclass
 class Pair:
-    kind: str  # "code" | "written"
+    kind: str  # "code" | "written" | "drill"
     a: str
     b: str
     shared: int
@@ -204,7 +244,11 @@ def _regions(kind: str, hits: list[tuple[str, int, int]]) -> list[str]:
             else:
                 merged.append([first, last])
         for first, last in merged:
-            if kind == "code":
+            if where == "drill:experiment":
+                out.append(f"{DRILL_SCRIPT} lines {first}-{last}")
+            elif where == "drill:note":
+                out.append(f"{DRILL_NOTE} words {first + 1}-{last + 1}")
+            elif kind == "code":
                 out.append(f"{where.removeprefix('code:')}.py lines {first}-{last}")
             else:
                 out.append(f"answer words {first + 1}-{last + 1}")
@@ -212,16 +256,17 @@ def _regions(kind: str, hits: list[tuple[str, int, int]]) -> list[str]:
 
 
 def compare(prints: Mapping[str, Prints], opts: SimilarityOptions | None = None) -> list[Pair]:
-    """Ranked pairs of submissions (by key) whose code or answer is unusually similar."""
+    """Ranked pairs of submissions (by key) whose code, answer or drill is unusually similar
+    (each kind of `KINDS` compared on its own)."""
     opts = opts or SimilarityOptions()
     pairs: list[Pair] = []
     n = len(prints)
-    for kind in ("code", "written"):
+    for kind in KINDS:
         sets: dict[str, dict[int, list[tuple[str, int, int]]]] = {}
         for key, fp in prints.items():
             own: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
             for where, items in fp.items():
-                if (where == "text") == (kind == "written"):
+                if _kind(where) == kind:
                     for h, first, last in items:
                         own[h].append((where, first, last))
             if own:
@@ -318,9 +363,13 @@ def view(pairs: list[Pair], top: int = 30, regions_shown: int = 6) -> list[dict[
     ]
 
 
+PRINTS_VERSION = 2  # 2: the drill's files are fingerprinted too
+
+
 def print_shape(opts: SimilarityOptions) -> list[int]:
-    """What fingerprints depend on: stored with them, so other k or w are never mixed."""
-    return [opts.code_k, opts.code_w, opts.text_k, opts.text_w]
+    """What fingerprints depend on: stored with them, so other k or w, or fingerprints made
+    before a file was covered (`PRINTS_VERSION`), are never mixed or reused."""
+    return [opts.code_k, opts.code_w, opts.text_k, opts.text_w, PRINTS_VERSION]
 
 
 def read_prints(out: Path, opts: SimilarityOptions) -> dict[str, Prints]:

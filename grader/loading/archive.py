@@ -124,6 +124,7 @@ def load_zip_members(
     problems: list[str] = []
     unusable: dict[str, str] = {}
     others: list[str] = []  # unknown members, for a misnamed exercise file's message
+    seen: dict[str, str] = {}  # a known member's name, case-folded -> its name
     total = 0
 
     def skip(rel: str, why: str) -> None:
@@ -147,6 +148,15 @@ def load_zip_members(
             if len(others) < MAX_NEAR_MISSES:
                 others.append(rel)
             continue  # unknown members are never read: no bomb or link there can matter
+        if rel.lower() in seen:
+            # Two members of one name ("masks.py" twice, "./masks.py", "MASKS.PY" on a
+            # case-blind disk): the last is graded, but an unzip tool may keep or show the
+            # other, so what a reviewer reads would not be what was graded. Never silent.
+            problems.append(
+                f"the archive holds {rel} more than once ({seen[rel.lower()]} before it): the "
+                "last copy was graded; hand in each file once"
+            )
+        seen[rel.lower()] = rel
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             skip(rel, "is a symbolic link (hand in the real file)")

@@ -89,13 +89,17 @@ class Submission:
 
     @property
     def digest(self) -> str:
-        """Content hash of everything graded (stable across copies and archive formats)."""
+        """Content hash of everything graded (stable across copies and archive formats).
+
+        Each name and text is length-prefixed: a file's text may hold NULs, so with separators
+        alone one file could spell out the files after it ("E\\0generation.py\\0G" in
+        explanation.md hashed as explanation.md plus generation.py), and a batch would serve
+        one submission's cached report to another."""
         h = hashlib.sha256()
         for path in sorted(self.files):
-            h.update(path.encode())
-            h.update(b"\0")
-            h.update(self.files[path].encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
+            for field_ in (path.encode(), self.files[path].encode("utf-8", "surrogatepass")):
+                h.update(len(field_).to_bytes(8, "big"))
+                h.update(field_)
         return h.hexdigest()
 
 

@@ -47,7 +47,7 @@ def _functions() -> dict[str, str]:
 
 def _source(cell: Any) -> str:
     src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+    return "".join(str(s) for s in src) if isinstance(src, list) else str(src)
 
 
 def _defined(cell: Any) -> list[str]:
@@ -165,6 +165,66 @@ def _student_cells(cells: list[Any]) -> list[Any]:
     return out
 
 
+def _well_formed(cell: Any) -> Any:
+    """The cell as a valid nbformat-4 cell. The loader reads a notebook tolerantly (a cell
+    without a `cell_type`, metadata that is no mapping, a source that is no text: it takes
+    what it can), so the same notebook reaches this copy: every cell is rebuilt from its
+    parts, and one that is no cell at all becomes a raw cell showing what it held (an error
+    here failed the whole `grader batch`, run after run)."""
+    from nbformat import NotebookNode
+
+    if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+        return NotebookNode(
+            cell_type="raw", metadata=NotebookNode(), source=json.dumps(cell, default=str)[:20_000]
+        )
+    meta = cell.get("metadata")
+    out = NotebookNode(
+        cell_type=cell["cell_type"],
+        metadata=meta if isinstance(meta, dict) else NotebookNode(),
+        source=_source(cell) if isinstance(cell.get("source", ""), str | list) else "",
+    )
+    if isinstance(cell.get("id"), str):
+        out["id"] = cell["id"]
+    if cell["cell_type"] == "code":
+        outputs, count = cell.get("outputs"), cell.get("execution_count")
+        out["outputs"] = [o for o in outputs if _output_ok(o)] if isinstance(outputs, list) else []
+        out["execution_count"] = count if type(count) is int and count >= 0 else None
+    elif isinstance(cell.get("attachments"), dict):
+        out["attachments"] = {
+            k: v for k, v in cell["attachments"].items() if isinstance(k, str) and _bundle_ok(v)
+        }
+    return out
+
+
+def _texts_ok(value: Any) -> bool:
+    return isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    )
+
+
+def _bundle_ok(bundle: Any) -> bool:
+    """A mimebundle nbformat can write: mime type -> text, lines or (JSON types) a mapping."""
+    return isinstance(bundle, dict) and all(
+        isinstance(k, str) and (_texts_ok(v) or isinstance(v, dict)) for k, v in bundle.items()
+    )
+
+
+def _output_ok(o: Any) -> bool:
+    """An output of a code cell that nbformat can write (anything else is left out)."""
+    if not isinstance(o, dict) or not isinstance(o.get("metadata", {}), dict):
+        return False
+    kind = o.get("output_type")
+    if kind == "stream":
+        return isinstance(o.get("name"), str) and _texts_ok(o.get("text"))
+    if kind in ("display_data", "execute_result"):
+        return _bundle_ok(o.get("data"))
+    if kind == "error":
+        return all(isinstance(o.get(k), str) for k in ("ename", "evalue")) and _texts_ok(
+            o.get("traceback")
+        )
+    return False
+
+
 def read_notebook(path: Path, max_bytes: int | None = None) -> str:
     """The text of a notebook submission for `feedback_notebook` (size-capped like the
     loader). Raises `UsageError` for anything that is not a readable .ipynb file."""
@@ -194,6 +254,7 @@ def feedback_notebook(
 
     Raises ValueError if `notebook_text` is not a notebook."""
     import nbformat
+    from nbformat import NotebookNode
 
     try:
         data = json.loads(notebook_text)
@@ -211,7 +272,10 @@ def feedback_notebook(
             nb = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         raise ValueError(f"not a readable notebook ({type(exc).__name__})") from None
-    cells = _student_cells(nb.get("cells") or [])
+    raw = nb.get("cells")
+    cells = _student_cells([_well_formed(c) for c in (raw if isinstance(raw, list) else [])])
+    if not isinstance(nb.get("metadata"), dict):
+        nb.metadata = NotebookNode()
     functions = _functions()
     last_def: dict[str, int] = {}
     for i, c in enumerate(cells):

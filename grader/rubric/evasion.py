@@ -9,7 +9,9 @@ scorer.
 
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 from functools import lru_cache
 
 from grader.rubric.feedback import GOOD, IMPROVE, MISSING, WRONG
@@ -54,50 +56,134 @@ def noncommittal_sentences(sentences: list[Sentence]) -> set[int]:
     return {s.index for s in sentences if noncommittal(s.norm)}
 
 
-# What a rendered answer never shows: an HTML comment, a Markdown reference definition used
-# as a comment ("[//]: # (...)", "[note]: <> (...)"; a footnote "[^1]: ..." is shown), and
-# the content of an element that is hidden or is no text (`<span style="display:none">`,
-# `<div hidden>`, `<script>`, `<style>`, `<template>`). Text a reader cannot see earns
-# nothing and is never quoted back, whatever it says.
+# What a rendered answer never shows (the HTML standard's rendering, as CommonMark passes raw
+# HTML through): a comment, also one left open on a line of its own (it runs to the end); a
+# declaration `<!X ...>`, a processing instruction `<? ... ?>`, a CDATA section (all three
+# are comments to a browser); a Markdown reference definition used as a comment ("[//]: #
+# (...)", "[note]: <> (...)"; a footnote "[^1]: ..." is shown); attribute values (`alt`,
+# `title`, `value`: a hover at most) and a link's destination and title; and the content of an
+# element that is hidden (`hidden`, inline CSS beyond emphasis - colour, size, position,
+# clipping, opacity... hide text in too many ways to list -, a hiding class, zero width or
+# height, `<font color|size|face>`), nested or left open (to the end), or never rendered
+# (`script`, `style`, `template`, `title`, `head`, `datalist`, `noscript`, `noembed`,
+# `noframes`, the fallback of `iframe`, `object`, `video`, `audio`, `canvas`, an SVG `desc`
+# or `metadata`). Text a reader cannot see earns nothing and is never quoted back.
 _REFERENCE = re.compile(
     r"^ {0,3}\[(?!\^)[^\]\n]{1,200}\]:[ \t]*(?:<[^>\n]*>|\S+)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$",
     re.MULTILINE,
 )
-_HIDDEN_OPEN = re.compile(
-    r"<(script|style|template|[a-z][a-z0-9]{0,10})\b([^<>]{0,500})>", re.IGNORECASE
+_CANDIDATE = re.compile(r"<(?:!--|!\[CDATA\[|![A-Za-z]|\?|/?[A-Za-z])|\]\(")
+_VALUE = r"(?:[^\s\"'=<>`]{1,500}|\"[^\"]{0,2000}\"|'[^']{0,2000}')"
+_OPEN = re.compile(  # CommonMark's open tag, bounded and atomic (no backtracking)
+    rf"<([A-Za-z][A-Za-z0-9-]{{0,30}})((?>\s+[A-Za-z_:][-\w:.]{{0,60}}(?>\s*=\s*{_VALUE})?)"
+    r"{0,50}+)\s*(/?)>"
 )
-_HIDES = re.compile(
-    r"\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])"
-    r"|opacity\s*:\s*0(?![.\d]*[1-9])",
-    re.IGNORECASE,
+_ATTR = re.compile(rf"([A-Za-z_:][-\w:.]*)(?:\s*=\s*({_VALUE}))?")
+_CLOSE = re.compile(r"</([A-Za-z][A-Za-z0-9-]{0,30})\s*>")
+_LINK_TAIL = re.compile(  # `](destination "title")` of an inline link or image
+    r"\]\([ \t]*(?:<[^<>\n]{0,2000}>|[^\s()<>]{1,2000})"
+    r"(?:\s+(?:\"[^\"]{0,2000}\"|'[^']{0,2000}'|\([^()]{0,2000}\)))?[ \t]*\)"
 )
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_UNSHOWN = frozenset(
+    "script style template title head datalist noscript noembed noframes iframe object video "
+    "audio canvas desc metadata".split()
+)
+_EMPHASIS_CSS = frozenset(("font-weight", "font-style", "text-decoration", "text-decoration-line"))
+_HIDING_CLASS = re.compile(r"hidden|hide|invisible|sr-only|d-none", re.IGNORECASE)
+_OVERLONG = re.compile(r"\S{100,}")
+_ZERO = re.compile(r"\s*0*(?:\.0*)?\s*(?:px|%|em|rem)?\s*")
+
+
+def _hides(attrs: str) -> bool:
+    """Whether an element with these attributes hides its content from a reader."""
+    for m in _ATTR.finditer(attrs):
+        name, raw = m.group(1).lower(), m.group(2) or ""
+        value = html.unescape(raw.strip("\"'"))  # `display&#58;none` is display:none
+        if name in ("hidden", "color", "size", "face"):
+            return True
+        if name == "class" and _HIDING_CLASS.search(value):
+            return True
+        if name in ("width", "height") and _ZERO.fullmatch(value):
+            return True
+        if name == "style" and any(
+            prop.strip().lower() not in _EMPHASIS_CSS
+            for prop, colon, _ in (d.partition(":") for d in value.split(";"))
+            if colon
+        ):
+            return True
+    return False
+
+
+def _line_start(text: str, i: int) -> bool:
+    line = text.rfind("\n", 0, i) + 1
+    return i - line <= 3 and not text[line:i].strip()
 
 
 def visible_text(text: str) -> str:
-    """`text` with what a rendered answer never shows (`_REFERENCE`, HTML comments, hidden
-    elements) replaced by spaces, line breaks kept: the same length, so offsets still index
-    the answer. An unclosed comment or hidden element is kept as text. Linear in `text`."""
-    spans: list[tuple[int, int]] = []
+    """`text` with what a rendered answer never shows (see above), and runs of 100 or more
+    characters without a space (no word), replaced by spaces, line breaks kept: the same
+    length, so offsets still index the answer. Linear in `text`: each terminator is searched
+    once past the last one found (an unclosed run is not rescanned)."""
+    n = len(text)
+    spans = [m.span() for m in _REFERENCE.finditer(text)]
+    found: dict[str, int] = {}  # terminator -> its next position at or after the last search
+
+    def after(needle: str, i: int) -> int:
+        at = found.get(needle, -2)
+        if at == -1 or at >= i:
+            return at
+        at = text.find(needle, i)
+        found[needle] = at
+        return at
+
+    hide: list = []  # [start, tag, depth] of the hidden element the scan is inside
     pos = 0
-    while (start := text.find("<!--", pos)) >= 0:
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
-        spans.append((start, end + 3))
-        pos = end + 3
-    spans += [m.span() for m in _REFERENCE.finditer(text)]
-    closes: dict[str, re.Match[str] | None] = {}  # each tag's next closing tag, found once
-    for m in _HIDDEN_OPEN.finditer(text):
-        tag = m.group(1).lower()
-        if tag not in ("script", "style", "template") and not _HIDES.search(m.group(2)):
+    while (m := _CANDIDATE.search(text, pos)) is not None:
+        i, lead = m.start(), m.group()
+        pos = i + 1
+        ends = {"<!--": ("-->", 4), "<![CDATA[": ("]]>", 9), "<?": ("?>", 2)}.get(lead)
+        if ends is None and lead.startswith("<!"):
+            ends = (">", 2)
+        if ends is not None:
+            end = after(ends[0], i + ends[1])
+            if end >= 0:
+                spans.append((i, end + len(ends[0])))
+                pos = end + len(ends[0])
+            elif lead == "<!--" and _line_start(text, i):
+                spans.append((i, n))  # an HTML block: a comment to the end of the answer
+                break
             continue
-        close = closes.get(tag, False)
-        if close is False or (close is not None and close.start() < m.end()):
-            close = re.compile(rf"</{tag}\s*>", re.IGNORECASE).search(text, m.end())
-            closes[tag] = close
-        if close is not None:
-            spans.append((m.start(), close.end()))
+        if lead == "](":
+            if (link := _LINK_TAIL.match(text, i)) is not None:
+                spans.append((i + 2, link.end() - 1))
+                pos = link.end()
+            continue
+        if (tag := _OPEN.match(text, i)) is not None:
+            name, attrs, closed = tag.group(1).lower(), tag.group(2), bool(tag.group(3))
+            pos = tag.end()
+            if "=" in attrs:
+                spans.append(tag.span(2))  # attribute values are never the text
+            if closed or name in _VOID:
+                continue
+            if hide:
+                hide[2] += name == hide[1]
+            elif name in _UNSHOWN or _hides(attrs):
+                hide = [i, name, 1]
+        elif (close := _CLOSE.match(text, i)) is not None:
+            pos = close.end()
+            if hide and close.group(1).lower() == hide[1]:
+                hide[2] -= 1
+                if not hide[2]:
+                    spans.append((hide[0], close.end()))
+                    hide = []
+    if hide:
+        spans.append((hide[0], n))  # left open: hidden to the end
+    # a run of 100+ characters without a space is no word a reader reads (the longest in the
+    # labelled answers is 44: a line of code); read whole, a 59,000-letter one cost the scorer
+    # 44 s, its patterns each rescanning the rest of the word from every letter
+    spans += [m.span() for m in _OVERLONG.finditer(text)]
     if not spans:
         return text
     out: list[str] = []
@@ -111,6 +197,35 @@ def visible_text(text: str) -> str:
         done = b
     out.append(text[done:])
     return "".join(out)
+
+
+# A letter a reader reads as an ASCII one: a letter with marks ("t\u0301he", "\u0117", a
+# stray combining mark), a compatibility form (circled "\u24e3", superscript "\u207f",
+# subscript "\u2092", roman numeral "\u2170"), a Latin small capital or dotless letter
+# ("\u1d1b", "\u0131"). The model answer written so kept 7-9/10 of its points: each such
+# letter broke the copy check's 4-grams. (Cyrillic and Greek look-alikes: `text.normalize`.)
+_LATIN_NAME = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])")
+_INNER_HYPHEN = re.compile(r"(?<=[A-Za-z])[-\u00ad\u2010\u2011](?=[A-Za-z])")
+
+
+@lru_cache(maxsize=4096)
+def _read_letter(c: str) -> str:
+    if unicodedata.combining(c):
+        return ""
+    base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
+    if len(base) == 1 and base.isascii() and base.isalnum():
+        return base
+    m = _LATIN_NAME.fullmatch(unicodedata.name(c, ""))
+    return m.group(1).lower() if m else c
+
+
+def letters_as_read(text: str) -> str:
+    """`text` with every letter as a reader reads it (above) and hyphens inside a word dropped
+    ("t-he m-odel" is "the model" to a reader): a form for finding copies, not for quoting
+    (its length may differ). ASCII text comes back as it is, hyphens joined."""
+    if not text.isascii():
+        text = "".join(c if c.isascii() else _read_letter(c) for c in text)
+    return _INNER_HYPHEN.sub("", text)
 
 
 def feedback_texts(rubric: Rubric) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
-from grader.rubric.evasion import feedback_copies
+from grader.rubric.evasion import feedback_copies, letters_as_read
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
@@ -240,7 +240,7 @@ def _sentence_grams(s: Sentence) -> list[list[tuple[str, ...]]]:
     written: a table cell is read as a statement of its row and column
     (`discourse.expand_tables`), but what was copied is the row."""
     out = []
-    for text in {s.norm, s.text}:
+    for text in {s.norm, s.text, letters_as_read(s.norm)}:  # and as a reader's eye reads it
         ws = words(text)
         if len(ws) >= COPY_SENTENCE_WORDS:
             out.append([tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)])

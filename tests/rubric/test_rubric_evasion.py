@@ -182,8 +182,92 @@ def test_visible_text_is_linear_on_unclosed_hidden_elements():
 
     text = "<span hidden>" * 20_000
     start = time.perf_counter()
-    assert visible_text(text) == text
+    assert visible_text(text) == " " * len(text)  # a browser hides what an open one holds
     assert time.perf_counter() - start < 1.0
+
+
+# Forms a browser does not show that the first list missed (each earned 10/10, unflagged).
+_UNSEEN = {
+    "processing-instruction": lambda s: f"{WEAK}\n\n<?note {s} ?>",
+    "declaration": lambda s: f"{WEAK}\n\n<!note {s} >",
+    "cdata": lambda s: f"{WEAK}\n\n<![CDATA[ {s} ]]>",
+    "open-comment-block": lambda s: f"{WEAK}\n\n<!-- {s}",
+    "title-element": lambda s: f"{WEAK}\n\n<title>{s}</title>",
+    "noscript": lambda s: f"{WEAK}\n\n<noscript>{s}</noscript>",
+    "iframe-fallback": lambda s: f"{WEAK}\n\n<iframe>{s}</iframe>",
+    "svg-desc": lambda s: f"{WEAK}\n\n<svg><desc>{s}</desc></svg>",
+    "alt-attribute": lambda s: f'{WEAK}\n\n<img src="a.png" alt="{s}">',
+    "value-attribute": lambda s: f'{WEAK}\n\n<input type="hidden" value="{s}">',
+    "link-title": lambda s: f'{WEAK} [.](http://x.org "{s}")',
+    "link-destination": lambda s: f"{WEAK} [.](http://x.org/{s.replace(' ', '-')})",
+    "white-text": lambda s: f'{WEAK}\n\n<span style="color:#fff">{s}</span>',
+    "tiny-font": lambda s: f'{WEAK}\n\n<span style="font-size:0.01px">{s}</span>',
+    "off-screen": lambda s: f'{WEAK}\n\n<div style="position:absolute;left:-9999px">{s}</div>',
+    "entity-in-style": lambda s: f'{WEAK}\n\n<span style="display&#58;none">{s}</span>',
+    "font-color": lambda s: f'{WEAK}\n\n<font color="white">{s}</font>',
+    "hiding-class": lambda s: f'{WEAK}\n\n<span class="sr-only">{s}</span>',
+    "zero-size": lambda s: f'{WEAK}\n\n<svg width="0" height="0"><text>{s}</text></svg>',
+    "nested-hidden": lambda s: f"{WEAK}\n\n<div hidden><div>x</div> {s} </div>",
+    "open-hidden": lambda s: f'{WEAK}\n\n<div style="display:none">\n\n{s}',
+}
+
+
+@pytest.mark.parametrize("hide", list(_UNSEEN.values()), ids=list(_UNSEEN))
+def test_more_text_a_browser_does_not_show_earns_nothing(hide):
+    res = score_explanation(hide(OWN))
+    assert res.score == score_explanation(WEAK).score
+    assert all("both sides" not in c.evidence for c in res.criteria)
+
+
+def test_what_a_reader_does_see_is_kept():
+    """Markup that shows its text keeps it: emphasis, a visible styled word, code, math with
+    `<`, a token name in angle brackets, an image's alt text (shown when it fails to load),
+    a `<details>` block (a click opens it)."""
+    for text in (
+        "<b>GPT sees</b> <i>only</i> the prefix",
+        '<span style="font-weight:bold">GPT sees the prefix</span>',
+        "`<mask>` and <mask> tokens; x_{<t} and x<t >",
+        "p(x_t | x_{<t}) for j<i and i>k",
+        "![GPT sees the prefix](a.png)",
+        "<details><summary>why</summary>GPT sees the prefix</details>",
+        "[the paper](https://arxiv.org/abs/1810.04805) says GPT sees the prefix",
+        '<span aria-hidden="true">GPT sees the prefix</span>',
+    ):
+        seen = visible_text(text)
+        assert len(seen) == len(text)
+        assert "GPT sees" in seen or "<mask>" in seen or "x_t" in seen, (text, seen)
+    assert visible_text("say <a <b and c> d") == "say <a <b and c> d"
+
+
+def test_no_labelled_answer_loses_visible_text():
+    assert [t for t in _labelled_texts() if visible_text(t) != t] == []
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ["<!--", "<?", "<!a", "](", '<a x="', "<a x=y ", "<div hidden><div>", "<p ", "<![CDATA["],
+)
+def test_visible_text_is_linear_on_hostile_markup(payload):
+    import time
+
+    text = (payload * (100_000 // len(payload)))[:100_000]
+    start = time.perf_counter()
+    assert len(visible_text(text)) == len(text)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_one_endless_word_costs_the_scorer_no_more_than_prose():
+    """A 40,000-letter "word" (no space) took the scorer ~20 s (44 s at 59,000): patterns
+    that start at a word rescanned the rest of it from every letter. No word is that long;
+    the run is not read."""
+    import time
+
+    start = time.perf_counter()
+    res = score_explanation(WEAK + " " + "a" * 40_000)
+    assert time.perf_counter() - start < 3.0
+    assert res.score == score_explanation(WEAK).score
+    long_code = "torch.nn.functional.scaled_dot_product_attention(q,k,v,is_causal=True)"
+    assert long_code in visible_text(f"GPT uses {long_code} here")  # 71 characters: read
 
 
 def test_invisible_characters_are_removed_on_the_python_api_path_too():
@@ -226,6 +310,35 @@ def test_a_copy_in_fullwidth_letters_is_still_a_copy(words):
     res = score_explanation(text)
     assert res.score == 0 and _copied(res)
     assert not any("non-Latin" in r for r in res.review_reasons)
+
+
+_MARKED = {  # how one letter of each function word is written (each kept 7-9/10, unflagged
+    # as a copy or flagged with most sentences still scored)
+    "combining-acute": lambda w: w[0] + "\u0301" + w[1:],
+    "combining-dot-below": lambda w: w[0] + "\u0323" + w[1:],
+    "circled": lambda w: "".join(chr(0x24D0 + ord(c) - 97) if "a" <= c <= "z" else c for c in w),
+    "superscript-n": lambda w: w.replace("n", "\u207f"),
+    "subscript-o": lambda w: w.replace("o", "\u2092"),
+    "dot-above-e": lambda w: w.replace("e", "\u0117"),
+    "roman-numeral-i": lambda w: w.replace("i", "\u2170"),
+    "small-capital": lambda w: w.replace("t", "\u1d1b").replace("o", "\u1d0f"),
+    "dotless-i": lambda w: w.replace("i", "\u0131"),
+    "inner-hyphen": lambda w: w[:1] + "-" + w[1:] if len(w) > 1 else w,
+}
+
+
+@pytest.mark.parametrize("mark", list(_MARKED.values()), ids=list(_MARKED))
+def test_a_copy_with_marked_or_compatibility_letters_is_still_a_copy(mark):
+    small = {"the", "a", "of", "to", "and", "is", "that", "at", "on", "it", "in", "its", "as",
+             "by", "for", "with", "be", "this", "are", "not"}  # fmt: skip
+    text = " ".join(mark(w) if w.lower() in small else w for w in MODEL_ANSWER.split(" "))
+    res = score_explanation(text)
+    assert res.score == 0 and _copied(res)
+
+
+def test_an_own_answer_with_accents_and_hyphens_keeps_its_credit():
+    text = OWN.replace("right-hand", "right\u2010hand").replace("BERT is", "BERT (mod\u00e8le) is")
+    assert score_explanation(text).score == score_explanation(OWN).score == 10
 
 
 def test_look_alike_letters_are_read_as_latin_only_in_latin_words():
