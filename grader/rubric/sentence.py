@@ -92,18 +92,17 @@ class ParsedSentence:
         self.toks = tokens(s)
         self.tok_starts = [t[0] for t in self.toks]
         self.strong, self.bounds = clause_bounds(s)
-        self.hits: dict[str, list[Hit]] = {}
-        gate = rubric.lexicon_gate
-        for key, pats in rubric.lexicon.items():
-            found: list[Hit] = []
-            if gate[key].search(s) is None:
-                self.hits[key] = found
-                continue
-            for p in pats:
-                for m in p.finditer(s):
-                    if m.end() > m.start():
-                        found.append(self._hit(key, m.start(), m.end()))
-            self.hits[key] = _dedupe(found)
+        # only the entries whose literals the sentence holds can match (`prefilter.py`)
+        self.hits: dict[str, list[Hit]] = {key: [] for key in rubric.lexicon}
+        entries = rubric.lexicon_entries
+        for i in rubric.lexicon_index.candidates(s):
+            key, p = entries[i]
+            for m in p.finditer(s):
+                if m.end() > m.start():
+                    self.hits[key].append(self._hit(key, m.start(), m.end()))
+        for key, found in self.hits.items():
+            if found:
+                self.hits[key] = _dedupe(found)
         for key, pats in (aliases or {}).items():
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
