@@ -20,6 +20,7 @@ literal, so the worst case is no prefilter at all (`needs` returns ()).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -53,6 +54,18 @@ def may_match(need: Need, folded: str) -> bool:
     """False only when a pattern whose `needs` are `need` cannot match the text `folded`
     came from (`fold`)."""
     return all(any(n in folded for n in alts) for alts in need)
+
+
+def finditer(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, without the scan where `folded` (`fold(text)`) lacks a
+    literal every match needs."""
+    return pattern.finditer(text) if may_match(needs(pattern), folded) else iter(())
+
+
+def search(pattern: re.Pattern[str], text: str, folded: str) -> re.Match[str] | None:
+    """`pattern.search(text)`, without the scan where `folded` (`fold(text)`) lacks a
+    literal every match needs."""
+    return pattern.search(text) if may_match(needs(pattern), folded) else None
 
 
 @lru_cache(maxsize=4096)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.prefilter import fold, search
 from grader.rubric.text import words
 
 
@@ -302,7 +303,8 @@ def contractions(text: str) -> str:
 
 def _families(s: SentenceFacts) -> Fam:
     text = contractions(s.asserted or s.sentence.norm)
-    on = {k for k, pat in _CUES.items() if pat.search(text)}
+    folded = fold(text)  # a cue whose literals the text lacks is not scanned for
+    on = {k for k, pat in _CUES.items() if search(pat, text, folded)}
     for fam, keys in _LEX.items():
         # a bare label ("bidirectional") names a family, it does not state what it sees
         skip = s.label_spans + s.compared
