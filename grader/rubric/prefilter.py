@@ -53,7 +53,13 @@ def fold(text: str) -> str:
 def may_match(need: Need, folded: str) -> bool:
     """False only when a pattern whose `needs` are `need` cannot match the text `folded`
     came from (`fold`)."""
-    return all(any(n in folded for n in alts) for alts in need)
+    for alts in need:  # loops, not all()/any(): this runs for every scan it may spare
+        for n in alts:
+            if n in folded:
+                break
+        else:
+            return False
+    return True
 
 
 def finditer(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
@@ -159,14 +165,5 @@ class LiteralIndex:
         others cannot."""
         folded = fold(text)
         found = set(self._always).union(*[ix for n, ix in self._by_need if n in folded])
-        out = []
-        for i in sorted(found):
-            for alts in self._rest[i]:  # `may_match`, inlined: this runs ~40 times a sentence
-                for n in alts:
-                    if n in folded:
-                        break
-                else:
-                    break
-            else:
-                out.append(i)
-        return out
+        rest = self._rest
+        return [i for i in sorted(found) if may_match(rest[i], folded)]
