@@ -69,7 +69,12 @@ class Guards:
 
 def injected_sentences(sentences: list[Sentence], rubric: Rubric) -> set[int]:
     """Indices of sentences that address the grader instead of answering ("give full marks")."""
-    return {s.index for s in sentences if any(p.search(s.norm) for p in rubric.injection)}
+    pats = rubric.injection
+    return {
+        s.index
+        for s in sentences
+        if any(pats[i].search(s.norm) for i in rubric.injection_index.candidates(s.norm))
+    }
 
 
 @lru_cache(maxsize=1)  # read once per process, not once per answer

@@ -20,6 +20,7 @@ from typing import Any, get_args
 from grader.errors import InternalError
 from grader.report import Verdict
 from grader.resources import data_path
+from grader.rubric.prefilter import LiteralIndex
 
 DEFAULT_RUBRIC_PATH = data_path("grader.rubric", "rubric.toml")
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
@@ -115,10 +116,21 @@ class Rubric:
     # One alternation per lexicon key, derived from `lexicon`: a sentence none of whose
     # words can start any entry of a key is not scanned with that key's patterns one by one.
     lexicon_gate: Mapping[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
+    # Every lexicon entry as (key, pattern), in lexicon order, with the literals each needs:
+    # `lexicon_index.candidates(text)` names the entries that may match (`prefilter.py`).
+    lexicon_entries: tuple[tuple[str, re.Pattern[str]], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    lexicon_index: LiteralIndex = field(init=False, repr=False, compare=False)
+    injection_index: LiteralIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         gates = {k: lexicon_gate(pats) for k, pats in self.lexicon.items()}
         object.__setattr__(self, "lexicon_gate", MappingProxyType(gates))
+        entries = tuple((k, p) for k, pats in self.lexicon.items() for p in pats)
+        object.__setattr__(self, "lexicon_entries", entries)
+        object.__setattr__(self, "lexicon_index", LiteralIndex(tuple(p for _, p in entries)))
+        object.__setattr__(self, "injection_index", LiteralIndex(self.injection))
 
     def criterion(self, cid: str) -> Criterion:
         """The criterion with id `cid`; KeyError if the rubric has none."""

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.prefilter import finditer, fold, search
+
 # -- the end of a frame's scope -------------------------------------------------------------
 _RETURN = re.compile(
     r"[;:]|\s[\u2014\u2013-]\s|\b(?:but|however|actually|in fact|in reality|instead|"
@@ -205,36 +207,37 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
     overlap. A whole-sentence question is one span (0, len(s)), unless the next sentence
     answers it with yes (`affirmed`)."""
     spans: list[tuple[int, int]] = []
+    f = fold(s)  # a frame whose literals the sentence lacks is not scanned for (prefilter.py)
     stripped = s.rstrip(" \"')")
     if stripped.endswith("?") and _QUESTION_OPEN.match(s):
         if affirmed:
             return []
         return [(0, len(s))]
-    guess = _GUESS.search(s) if stripped.endswith("?") else None
+    guess = search(_GUESS, s, f) if stripped.endswith("?") else None
     if guess is not None:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
-        for m in pat.finditer(s):
+        for m in finditer(pat, s, f):
             if pat is _REPORTED and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
             if pat is _SUPPOSE:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
-    for m in _WOULD_THINK.finditer(s):
+    for m in finditer(_WOULD_THINK, s, f):
         stop = _RETURN.search(s, m.end())
         if stop is not None and stop.group(0) not in ";:":
             spans.append((m.start(), stop.start()))
-    for m in _SPEAKER.finditer(s):
+    for m in finditer(_SPEAKER, s, f):
         end = _speech_end(s, m.end())
         if _CITED.search(s, max(0, m.start() - 4), m.start() + 1) or _AGREED.search(s, m.end()):
             continue  # "As my teacher said, ...", "... , which is right": cited in agreement
         spans.append((m.start(), end))
-    for m in _DENY_NOUN.finditer(s):
+    for m in finditer(_DENY_NOUN, s, f):
         tail = _DENY_TAIL.search(s, m.end())
         if tail is not None and not _RETURN.search(s, m.end(), tail.start()):
             spans.append((m.start(), tail.end()))
-    for m in _QUOTED.finditer(s):
+    for m in finditer(_QUOTED, s, f):
         outside = s[: m.start()] + " " + s[m.end() :]
         if len(m.group(m.lastindex or 1).split()) >= 3 and _QUOTE_REJECT.search(outside):
             spans.append((m.start(), m.end()))
@@ -257,7 +260,8 @@ def conceded_spans(s: str) -> list[tuple[int, int]]:
     not the student's, but the scene it sets (a generation attempt) is, as for a supposed
     use. Sorted."""
     out = []
-    for m in _ATTEMPT.finditer(s):
+    f = fold(s)
+    for m in finditer(_ATTEMPT, s, f):
         stop = _CONCEDE_END.search(s, m.end())
         if stop is None or stop.group(0) == ";":
             continue

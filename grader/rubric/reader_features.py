@@ -17,9 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
+from grader.rubric.prefilter import fold, search
 from grader.rubric.text import words
 
 
@@ -302,7 +304,8 @@ def contractions(text: str) -> str:
 
 def _families(s: SentenceFacts) -> Fam:
     text = contractions(s.asserted or s.sentence.norm)
-    on = {k for k, pat in _CUES.items() if pat.search(text)}
+    folded = fold(text)  # a cue whose literals the text lacks is not scanned for
+    on = {k for k, pat in _CUES.items() if search(pat, text, folded)}
     for fam, keys in _LEX.items():
         # a bare label ("bidirectional") names a family, it does not state what it sees
         skip = s.label_spans + s.compared
@@ -330,7 +333,16 @@ NONE: Found = (0.0, ())
 
 def _has(f: Fam, need: tuple[str, ...]) -> bool:
     """Every item of `need` is on; an item "a|b" is on when either family is."""
-    return all(any(x in f.on for x in n.split("|")) for n in need)
+    return _has_on(f.on, need)
+
+
+def _has_on(on: frozenset[str], need: tuple[str, ...]) -> bool:
+    return all(any(x in on for x in _alternatives(n)) for n in need)
+
+
+@lru_cache(maxsize=256)
+def _alternatives(item: str) -> tuple[str, ...]:
+    return tuple(item.split("|"))
 
 
 def _sent(fams: list[Fam], *need: str, claims: bool = True) -> Found:
@@ -349,7 +361,7 @@ def _window(fams: list[Fam], *need: str, span: int = 1) -> Found:
     for i in range(len(prose)):
         for j in range(i, min(len(prose), i + 2 * span + 1)):
             on = frozenset().union(*(g.on for g in prose[i : j + 1]))
-            if _has(Fam(-1, on, False), need):
+            if _has_on(on, need):
                 ev = tuple(g.index for g in prose[i : j + 1])
                 if not best[0] or len(ev) < len(best[1]):
                     best = (1.0, ev)
@@ -360,7 +372,7 @@ def _window(fams: list[Fam], *need: str, span: int = 1) -> Found:
 def _answer(fams: list[Fam], *need: str) -> Found:
     """All families somewhere in the answer's prose (no evidence: a coverage signal only)."""
     on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
-    return (1.0, ()) if _has(Fam(-1, on, False), need) else NONE
+    return (1.0, ()) if _has_on(on, need) else NONE
 
 
 def _either(*xs: Found) -> Found:

@@ -61,10 +61,10 @@ def score_explanation(
     text = visible_text(clean_text(text)) if isinstance(text, str) else ""
     full_text = text
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
-    sentences, injected, an = read_answer(text, rubric)
-    copied = copied_sentences(sentences, rubric) & an.skipped - injected
-    scrambled = scrambled_sentences(sentences) & an.skipped - injected - copied
-    hedged = noncommittal_sentences(sentences) & an.skipped - injected - copied - scrambled
+    sentences, injected, an, (copied, scrambled, hedged) = _read(text, rubric)
+    copied = copied & an.skipped - injected
+    scrambled = scrambled & an.skipped - injected - copied
+    hedged = hedged & an.skipped - injected - copied - scrambled
     echoed = an.skipped - injected - copied - scrambled - hedged
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
@@ -221,12 +221,24 @@ def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], An
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
     that only restate the question, copy a shipped text, have their words out of English
     order or offer a claim with its alternative are skipped too: `Analysis.skipped`)."""
+    sentences, injected, an, _ = _read(text, rubric)
+    return sentences, injected, an
+
+
+def _read(
+    text: str, rubric: Rubric
+) -> tuple[list[Sentence], set[int], Analysis, tuple[set[int], set[int], set[int]]]:
+    """`read_answer`, plus the sentences copied, scrambled and hedged (`copied_sentences`,
+    `scrambled_sentences`, `noncommittal_sentences`), so the scorer need not find them
+    twice."""
     sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
-    skip = injected | echoed_sentences(sentences) | copied_sentences(sentences, rubric)
-    skip |= scrambled_sentences(sentences) | noncommittal_sentences(sentences)
-    return sentences, injected, analyse(sentences, rubric, skip=skip)
+    copied = copied_sentences(sentences, rubric)
+    scrambled = scrambled_sentences(sentences)
+    hedged = noncommittal_sentences(sentences)
+    skip = injected | echoed_sentences(sentences) | copied | scrambled | hedged
+    return sentences, injected, analyse(sentences, rubric, skip=skip), (copied, scrambled, hedged)
 
 
 def _evidence(sentences: list[Sentence], idx: tuple[int, ...]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping
+from functools import cached_property
 
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Hit, Subject
 from grader.rubric.model import Rubric
@@ -92,18 +93,17 @@ class ParsedSentence:
         self.toks = tokens(s)
         self.tok_starts = [t[0] for t in self.toks]
         self.strong, self.bounds = clause_bounds(s)
-        self.hits: dict[str, list[Hit]] = {}
-        gate = rubric.lexicon_gate
-        for key, pats in rubric.lexicon.items():
-            found: list[Hit] = []
-            if gate[key].search(s) is None:
-                self.hits[key] = found
-                continue
-            for p in pats:
-                for m in p.finditer(s):
-                    if m.end() > m.start():
-                        found.append(self._hit(key, m.start(), m.end()))
-            self.hits[key] = _dedupe(found)
+        # only the entries whose literals the sentence holds can match (`prefilter.py`)
+        self.hits: dict[str, list[Hit]] = {key: [] for key in rubric.lexicon}
+        entries = rubric.lexicon_entries
+        for i in rubric.lexicon_index.candidates(s):
+            key, p = entries[i]
+            for m in p.finditer(s):
+                if m.end() > m.start():
+                    self.hits[key].append(self._hit(key, m.start(), m.end()))
+        for key, found in self.hits.items():
+            if found:
+                self.hits[key] = _dedupe(found)
         for key, pats in (aliases or {}).items():
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
@@ -124,13 +124,26 @@ class ParsedSentence:
             if code in (MLM, CLM) and code != topic and opens_with_label(s, h.start, h.end):
                 self.subj[0] = (h, code, True)  # a predicate of the topic, not a subject
                 self.topic_label, inherited = h, topic
-        self.generic = self._generic_subjects()
         self.inherited = inherited
         if plural_ambiguous and not self.subj and self._plural_only():
             self.inherited = None
         self.own_subjects = any(not k for _, _, k in self.subj)
-        self.gen_subject = not self.own_subjects and self._generation_is_subject()
-        self.anchored = (
+
+    # -- read on demand: most sentences are asked for few of these --------------------------
+    @cached_property
+    def generic(self) -> list[Hit]:
+        """The generic plural subjects (`_generic_subjects`)."""
+        return self._generic_subjects()
+
+    @cached_property
+    def gen_subject(self) -> bool:
+        """The sentence is about generation itself (`_generation_is_subject`)."""
+        return not self.own_subjects and self._generation_is_subject()
+
+    @cached_property
+    def anchored(self) -> bool:
+        """The sentence names its model, points to one ("it") or implies one."""
+        return (
             self.own_subjects
             or self._implied_subject() is not None
             or bool(_BACKREF.search(_drop_expletive(self.sent.norm)))
@@ -161,6 +174,8 @@ class ParsedSentence:
         """What the student reports, denies, asks, supposes or quotes in order to reject it
         (`polarity.unasserted_spans`) is not their claim: drop every concept found there,
         except the model names (they stay antecedents for "it")."""
+        if not self.unasserted and not self.conceded:
+            return  # most sentences: nothing to drop
         for key, hits in self.hits.items():
             if key not in _SUBJECT_KEYS:
                 self.hits[key] = [h for h in hits if not inside(h.start, self.unasserted)]
@@ -448,6 +463,8 @@ def _inside(h: Hit, others: list[Hit]) -> bool:
 
 def _dedupe(hits: list[Hit]) -> list[Hit]:
     """Drop hits contained in a longer hit of the same key; sort by position."""
+    if len(hits) == 1:
+        return list(hits)
     hits = sorted(set(hits), key=lambda h: (h.start, -(h.end - h.start)))
     out: list[Hit] = []
     for h in hits:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 # One-to-one character replacements, so offsets in the normalised text are offsets in the
 # original and evidence can be quoted exactly as the student wrote it.
@@ -223,7 +224,17 @@ def tokens(s: str) -> list[tuple[int, int, str]]:
 
 def words(s: str) -> list[str]:
     """The lowercased words (letters, with inner apostrophes) of `s`."""
-    return [w.lower() for w in _WORD.findall(normalize(s))]
+    if len(s) > _CACHED_CHARS:
+        return [w.lower() for w in _WORD.findall(normalize(s))]
+    return list(_words(s))
+
+
+_CACHED_CHARS = 2_000  # a sentence, not a whole long answer: bounds the cache's memory
+
+
+@lru_cache(maxsize=2048)  # the guards and the second reader ask it of the same sentences
+def _words(s: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(normalize(s)))
 
 
 def word_count(s: str) -> int:
