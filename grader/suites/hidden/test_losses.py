@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from grader.diagnosis.variants import matching
+from grader.sandbox.client import StudentException
 from grader.suite.checks import (
     check_close,
     check_effects,
@@ -383,7 +384,10 @@ def _check_empty_float64(student, function: str, kwargs) -> None:
         kwargs["attention_mask"] = torch.zeros_like(kwargs["input_ids"])
     else:
         kwargs["labels"] = torch.full_like(kwargs["labels"], -100)
-    got, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
+    try:
+        got, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
+    except StudentException:  # e.g. an in-place edit of logits that require grad: charged by
+        return  # the side-effect and gradient tests, not by this dtype clause
     if grad is None:
         return
     what = f"{function} when no target counts ({_describe(kwargs)})"
