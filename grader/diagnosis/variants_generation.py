@@ -190,6 +190,8 @@ def _top_p(probs: Tensor, p: float | None, how: str = "correct") -> Tensor:
     if how == "drops_crossing":
         drop = cum > p
         drop[:, 0] = False
+    elif how == "keeps_extra":  # the mass before the previous token: shifted right twice
+        drop = torch.cat([torch.zeros_like(before[:, :1]), before[:, :-1]], -1) >= p
     elif how == "inverted":
         drop = before >= 1 - p
     else:
@@ -221,8 +223,11 @@ def sampling_distribution(
         k_used = top_k + 1
     if how == "top_k_minus_one" and top_k is not None:
         k_used = top_k - 1
+    if how == "top_k_smallest" and top_k is not None and top_k < x.size(-1):
+        k_used = x.size(-1) - top_k + 1  # the k-th smallest logit as the threshold
     p_how = {"drops_crossing": "drops_crossing", "not_scattered": "not_scattered",
-             "inverted": "inverted", "unsorted": "unsorted"}.get(how, "correct")  # fmt: skip
+             "inverted": "inverted", "unsorted": "unsorted",
+             "keeps_extra": "keeps_extra"}.get(how, "correct")  # fmt: skip
     if how == "temperature_on_probabilities":
         probs = torch.softmax(_top_k(x, k_used), -1)
         return _top_p(probs, top_p)
@@ -249,6 +254,8 @@ SAMPLING_VARIANTS: dict[str, list[str]] = {
     "top_k_ties_dropped": ["top_k_ties_low_ids", "top_k_ties_high_ids"],
     "argmax_instead_of_sampling": ["argmax"],
     "top_p_drops_crossing": ["drops_crossing"],
+    "top_p_keeps_extra": ["keeps_extra"],
+    "top_k_from_smallest": ["top_k_smallest"],
     "top_p_not_scattered": ["not_scattered"],
     "top_p_unsorted": ["unsorted"],
     "top_p_inverted": ["inverted"],

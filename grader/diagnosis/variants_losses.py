@@ -57,12 +57,13 @@ def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform
 
 def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side: str = "target",
                 use_mask: bool = True, truncate: str = "", shifted_mask: bool = False,
-                **ce: Any) -> Tensor:  # fmt: skip
+                padding_as: int | None = None, **ce: Any) -> Tensor:  # fmt: skip
     """``causal_lm_loss`` with knobs: shift 0/1/2 or -1 (wrong side), mask side, reduction.
 
     ``truncate`` ("last"/"first") with shift 0: no shift, but one position dropped as if shifted;
     ``shifted_mask``: the padding mask still read on the target side (``[:, 1:]``), as when only
-    the targets line of a shifted loss was changed.
+    the targets line of a shifted loss was changed; ``padding_as``: padding targets replaced by
+    this id and still counted (``targets * mask``).
     """
     B, T, V = logits.shape
     ids = input_ids.long()
@@ -79,7 +80,9 @@ def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side:
         keep = real[:, shift:] if side == "target" else real[:, :-shift]
     else:  # wrong side: logits at t+1 scored against token t
         lg, tg, keep = logits[:, 1:], ids[:, :-1], real[:, :-1]
-    if not use_mask:
+    if padding_as is not None:
+        tg = torch.where(keep, tg, padding_as)
+    if not use_mask or padding_as is not None:
         keep = torch.ones_like(keep)
     if ce.pop("count_every_real_token", False):  # attention_mask.sum(): the first token too
         ce["denominator"] = real.sum()
@@ -113,6 +116,7 @@ _CAUSAL_LOSS: list[tuple[str, dict[str, Any]]] = [
     ("double_shift", {"shift": 2}),
     ("shifted_wrong_side", {"shift": -1}),
     ("averaged_over_padding", {"use_mask": False}),
+    ("averaged_over_padding", {"padding_as": 0}),
     ("mask_from_wrong_side", {"side": "input"}),
     ("forgot_shift", {"shift": 0, "use_mask": False}),
     ("forgot_shift", {"shift": 0, "truncate": "last"}),

@@ -184,9 +184,8 @@ def attention(
             keep = ~keep
         keep = keep.expand_as(scores)
         if not after_softmax:
-            value = {"min": torch.finfo(compute).min, "-inf": float("-inf"), "zero": 0.0}.get(
-                fill, fill
-            )
+            value = {"min": torch.finfo(compute).min, "-inf": float("-inf"), "zero": 0.0,
+                     "input_min": torch.finfo(dtype).min}.get(fill, fill)  # fmt: skip
             if additive:
                 scores = scores + torch.where(keep, 0.0, float(value))
             else:
@@ -236,6 +235,8 @@ _ATTENTION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("half_precision_overflow", {"upcast": False, "zero_after": False}),
     ("attention_mask_inverted", {"keep_where_false": True}),
     ("unstable_softmax", {"naive_softmax": True}),
+    # float32 scores of half inputs filled with finfo(float16).min = -65504: weak above 65504
+    ("weak_mask_constant", {"fill": "input_min"}),
 ]
 
 

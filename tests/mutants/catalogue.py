@@ -570,6 +570,35 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('    return _generate(model, input_ids, max_new_tokens, choose, eos_token_id)\n\n\ndef prefix', '    return _generate(model, input_ids, max_new_tokens, choose, None)\n\n\ndef prefix')]),
     ('sampling_in_half', 'generation', 'none', 'half logits are filtered and normalised in half precision (FIXED)',
      [('    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))  # (B, V)\n', '')]),
+    # helper wt-alt-18: unseen mistakes next to the new public-code alternatives (Annotated
+    # Transformer, Megatron, torchtune, litgpt, t5x, d2l); the ones the grader got wrong on
+    # 695b8cb are marked FIXED
+    ('square_mask_last_rows', 'masks', 'none', 'the last q_len rows of a (Tk, Tk) tril: [-0:] keeps every row, Tk < Tq too few rows',
+     [('    return j <= i + (k_len - q_len)  # (Tq, Tk), bottom-right aligned\n', '    return torch.ones(k_len, k_len, dtype=torch.bool, device=device).tril()[-q_len:]\n')]),
+    ('fill_finfo_of_input_dtype', 'masks', 'weak_mask_constant', 'scores computed in float32 but filled with finfo(q.dtype).min (-65504 for float16) (FIXED)',
+     [('scores = torch.where(mask, scores, torch.finfo(compute).min)', 'scores = torch.where(mask, scores, torch.finfo(dtype).min)')]),
+    ('masks_multiplied_as_float', 'masks', 'none', 'causal and padding masks combined by multiplying floats (a float mask comes back)',
+     [('return keys & causal_mask(T, device=attention_mask.device)  # (B, 1, T, T)', 'return keys.float() * causal_mask(T, device=attention_mask.device).float()')]),
+    ('split_80_20_0', 'corruption', 'wrong_80_10_10', 'every selected position not masked gets a random id (80/20/0)',
+     [('to_random = selected & (r >= 0.8) & (r < 0.9)', 'to_random = selected & (r >= 0.8)')]),
+    ('kept_positions_unlabelled', 'corruption', 'kept_positions_unlabelled', 'labels set only where the input was corrupted ([MASK] or random), not at the kept 10% (FIXED)',
+     [('labels = torch.where(selected, ids, -100)', 'labels = torch.where(to_mask | to_random, ids, -100)')]),
+    ('random_id_per_row', 'corruption', 'one_random_id', 'one random replacement id drawn per row and used at every randomised position of it (FIXED)',
+     [('pick = torch.randint(len(ordinary), ids.shape, generator=generator, device=device)', 'pick = torch.randint(len(ordinary), (*ids.shape[:-1], 1), generator=generator, device=device).expand(ids.shape)')]),
+    ('empty_zero_float32', 'losses', 'loss_wrong_dtype', 'the empty-case zero written as logits.sum().float() * 0.0 (float32 for float64 logits) (FIXED)',
+     [('return logits.sum() * 0.0  # keeps the graph', 'return logits.sum().float() * 0.0  # keeps the graph')]),
+    ('targets_times_mask', 'losses', 'averaged_over_padding', 'padding targets multiplied by the mask (id 0, still counted) instead of ignored (FIXED)',
+     [('        targets = torch.where(real, targets, IGNORE_INDEX)\n', '        targets = targets * real\n')]),
+    ('top_p_keeps_one_extra', 'generation', 'top_p_keeps_extra', 'top-p mass shifted by two: keeps the crossing token and the next one (FIXED: was named filter_order)',
+     [('mass_before = torch.cat([torch.zeros_like(cumulative[:, :1]), cumulative[:, :-1]], -1)', 'mass_before = torch.cat([torch.zeros_like(cumulative[:, :2]), cumulative[:, :-2]], -1)')]),
+    ('top_k_in_place', 'generation', 'in_place_edit', "no division at temperature 1, then top-k by masked_fill_ (writes -inf into the caller's logits) (FIXED)",
+     [('    logits = logits / temperature\n', '    if temperature != 1:\n        logits = logits / temperature\n'), ('logits = logits.masked_fill(logits < kth, float("-inf"))', 'logits.masked_fill_(logits < kth, float("-inf"))')]),
+    ('top_k_kth_not_keepdim', 'generation', 'none', 'the k-th value taken as values[:, -1] (B,), broadcast along the vocabulary',
+     [('kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]', 'kth = torch.topk(logits, top_k, dim=-1).values[:, -1]')]),
+    ('top_k_kth_smallest', 'generation', 'top_k_from_smallest', 'the threshold is the k-th SMALLEST logit (ascending sort): keeps V - k + 1 tokens (FIXED: was named filter_order)',
+     [('kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]', 'kth = torch.sort(logits, dim=-1).values[:, top_k - 1 : top_k]')]),
+    ('prompt_cropped_in_output', 'generation', 'none', 'the prompt cropped to max_seq_len once, before the loop: the output loses its head',
+     [('ids = input_ids.clone()  # (B, T0)', 'ids = input_ids[:, -model.max_seq_len :].clone()  # (B, T0)')]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no

@@ -134,7 +134,18 @@ def _selection_diagnosis(
         unlabelled = _unlabelled_changes(case["ids"], inputs, labels)
         if unlabelled == ["random_positions_unlabelled"]:
             return unlabelled
+    if inputs is not None and _labelled_only_where_changed(case["ids"], inputs, labels):
+        return ["kept_positions_unlabelled"]
     return ["wrong_selection_rate"]
+
+
+def _labelled_only_where_changed(ids, inputs, labels) -> bool:
+    """Labels set only where the input changed: of 100+ labelled ordinary positions at most
+    2% kept their id (about 10% do: the unchanged share, plus random draws of the same id;
+    a draw equal to the original is 1/15 of the random 10% even in the small vocabulary)."""
+    labelled = (labels != IGNORE) & _eligible(ids)
+    n = int(labelled.sum())
+    return n >= 100 and int((labelled & (inputs == ids)).sum()) <= 0.02 * n
 
 
 def _unselected_diagnosis(ids, inputs, labels, *, p: float,
@@ -251,6 +262,16 @@ def _coverage_diagnosis(inputs, labels, n: int, drawn: set[int], never: list[int
     if set(never) <= {ordinary[0], ordinary[-1]}:  # an edge of the range: off by one
         return ["random_id_range"]
     return []
+
+
+def _rows_with_one_random_id(ids, inputs, labels) -> tuple[int, int]:
+    """(rows with two or more visible random replacements, those whose replacements are all
+    one id)."""
+    randomised = (labels != IGNORE) & (inputs != MASK) & (inputs != ids)
+    several = randomised.sum(dim=1) >= 2
+    lowest = torch.where(randomised, inputs, torch.iinfo(inputs.dtype).max).amin(dim=1)
+    highest = torch.where(randomised, inputs, torch.iinfo(inputs.dtype).min).amax(dim=1)
+    return int(several.sum()), int((several & (lowest == highest)).sum())
 
 
 def _few_ids_split_diagnosis(n: int, masked: int, changed: int, special: int) -> list[str]:

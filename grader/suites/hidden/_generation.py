@@ -282,7 +282,9 @@ def _consistent(counts: torch.Tensor, probs: torch.Tensor, n: int) -> list[str]:
 def _sampling_matches(row: torch.Tensor, settings: dict, counts: torch.Tensor,
                       probs: torch.Tensor) -> evidence.Found:  # fmt: skip
     """Ids of the sampling mistakes whose distribution the counts fit (where it differs from
-    the correct ``probs``); the others that differ are recorded as refuted."""
+    the correct ``probs``); the others are recorded as refuted: those that differ, and, where
+    the counts do not fit ``probs``, those whose every model gives ``probs`` (a model that is
+    right where the student is wrong fits the student no better, as in `variants.matching`)."""
     focus = evidence.focus()
     passed = not _consistent(counts, probs, N_DRAWS)
     diag, refuted = [], []
@@ -301,7 +303,7 @@ def _sampling_matches(row: torch.Tensor, settings: dict, counts: torch.Tensor,
                 diag.append(mid)
                 break
         else:
-            if differs:
+            if differs or not passed:
                 refuted.append(mid)
     return evidence.found("generation.sample_next_token", diag, refuted)
 

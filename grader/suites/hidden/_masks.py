@@ -233,7 +233,7 @@ def _close_scores_bf16_qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 
 
 def _overflowing_f16_qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Fixed float16 q, k, v (1, 2, 4, 16) whose scores q k^T are too large for float16."""
+    """Fixed float16 q, k, v (1, 3, 4, 16) whose scores q k^T are too large for float16."""
     g = _gen(9)
     # head 0: q.k in [6e2, 1.6e3] (fine in float16, but exp() of the scores overflows float32);
     # head 1: q.k in [5.7e4, 1.6e5] (overflows float16 itself)
@@ -241,6 +241,12 @@ def _overflowing_f16_qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     q = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
     k = (size * (0.6 + 0.4 * torch.rand(1, 2, 4, 16, generator=g))).half()
     v = torch.randn(1, 2, 4, 16, generator=g).half()
+    # head 2: head 1 x 2.5 with q negated, so every scaled score (q.k / 4) lies in [-2.5e5,
+    # -8.9e4], below -65504: a masked score filled with float16's lowest value (-65504) in a
+    # float32 computation outscores every allowed key
+    q = torch.cat([q, (-2.5 * q[:, 1:2].float()).half()], dim=1)
+    k = torch.cat([k, (2.5 * k[:, 1:2].float()).half()], dim=1)
+    v = torch.cat([v, v[:, 1:2]], dim=1)
     return q, k, v
 
 

@@ -374,12 +374,15 @@ def test_sample_next_token_seeded(student, reference, cases):
 def test_sampling_no_input_mutation(student, reference):
     require_working(student, reference, "generation.sample_next_token")
     logits = torch.randn(8, 10, generator=_gen(37))
-    got = student.generation.sample_next_token(logits.clone(), temperature=0.7, top_k=4,
-                                               top_p=0.8, generator=_gen(1))  # fmt: skip
-    effects = student.last_effects
-    check_tensor(got, what="sample_next_token", shape=(8,), dtype=INTS)
-    # only the inputs are judged here: which ids were drawn is the sampling tests' question
-    check_effects(effects, what="sample_next_token", rng=False)
+    # the default temperature too: skipping the division at 1 leaves the caller's tensor in
+    # hand for an in-place top-k / top-p (masked_fill_)
+    for settings in ({"temperature": 0.7}, {}):
+        got = student.generation.sample_next_token(logits.clone(), **settings, top_k=4,
+                                                   top_p=0.8, generator=_gen(1))  # fmt: skip
+        effects = student.last_effects
+        check_tensor(got, what="sample_next_token", shape=(8,), dtype=INTS)
+        # only the inputs are judged here: which ids were drawn is the sampling tests' question
+        check_effects(effects, what="sample_next_token", rng=False)
 
 
 # ============================================================================ prefix gap

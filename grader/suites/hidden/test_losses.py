@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from grader.diagnosis.variants import matching
+from grader.sandbox.client import StudentException
 from grader.suite.checks import (
     check_close,
     check_effects,
@@ -374,6 +375,29 @@ def test_dtype_policy(student, reference, cases, dtype):
                         _check_half_precision(student, reference, name, kwargs, got)
 
 
+def _check_empty_float64(student, function: str, kwargs) -> None:
+    """The same float64 logits with nothing to count: the zero keeps float64 too (the
+    docstring's logits.sum().float() * 0.0 turns it into float32). Judged only on a zero tied
+    to the graph: a constant is `test_empty_targets`' to charge."""
+    kwargs = dict(kwargs)
+    if function == "causal_lm_loss":
+        kwargs["attention_mask"] = torch.zeros_like(kwargs["input_ids"])
+    else:
+        kwargs["labels"] = torch.full_like(kwargs["labels"], -100)
+    try:
+        got, (grad,) = getattr(student.losses, function).backward(grad_wrt=("logits",), **kwargs)
+    except StudentException:  # e.g. an in-place edit of logits that require grad: charged by
+        return  # the side-effect and gradient tests, not by this dtype clause
+    if grad is None:
+        return
+    what = f"{function} when no target counts ({_describe(kwargs)})"
+    got = _scalar(got, what=what)
+    if got.dtype != torch.float64:
+        fail(f"{what} returned dtype {str(got.dtype).removeprefix('torch.')}; expected float64: "
+             "the zero of the empty case keeps float64 as float64", ["loss_wrong_dtype"],
+             subject=got)  # fmt: skip
+
+
 def _check_half_precision(student, reference, name: str, kwargs, got) -> None:
     """A loss of half logits is reduced in float32: as close to the reference as
     HALF_PRECISION_TOL allows. Judged only where the student's loss of the same logits upcast
@@ -397,8 +421,9 @@ def _check_half_precision(student, reference, name: str, kwargs, got) -> None:
 @pytest.mark.points(0.5)
 @pytest.mark.parametrize("function", ["causal_lm_loss", "masked_lm_loss"])
 def test_float64_precision(student, reference, cases, function):
-    """A float64 loss keeps float64 precision (rtol 1e-9). Only the precision is judged: a
-    value wrong already at float32 rounding is the value tests' failure, not this one's."""
+    """A float64 loss keeps float64 precision (rtol 1e-9), and float64 when nothing counts.
+    Only the precision is judged: a value wrong already at float32 rounding is the value
+    tests' failure, not this one's."""
     require_working(student, reference, f"losses.{function}")
     if function == "causal_lm_loss":
         kwargs = _causal_case(cases, 0, torch.float64, scale=8.0)
@@ -420,6 +445,7 @@ def test_float64_precision(student, reference, cases, function):
             ["float64_computed_in_float32"],
             subject=got,
         )
+    _check_empty_float64(student, function, kwargs)
 
 
 # ============================================================================ contract errors
