@@ -255,6 +255,12 @@ def _c5(an: Analysis) -> Judgement:
         b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
     if contra:
         return _contradicted(contra, "mlm_generation", bool(a and b))
+    # both halves given to the wrong family ("encoders are the ones that write text, decoders
+    # do classification"): a swap, unless a right half is stated too
+    gen_mlm = [c for c in _of(an.claims("used_generation"), MLM) if c.attributed]
+    und_clm = [c for c in _of(an.claims("used_understanding"), CLM) if c.attributed]
+    if gen_mlm and und_clm and not (a or b):
+        return _contradicted(gen_mlm + und_clm, "arch_swap", False)
     if a and b:
         ev = tuple(sorted({a[0].sentence, b[0].sentence}))
         return Judgement("met", ev, CONF_MET_SAME if len(ev) == 1 else CONF_MET_LINKED)

@@ -35,6 +35,7 @@ from grader.rubric.guards import (
     scrambled_sentences,
 )
 from grader.rubric.model import Rubric, load_rubric
+from grader.rubric.register import register, split_note_lines
 from grader.rubric.text import Sentence, correct_spelling, split_sentences
 from grader.textsafe import clean_text
 
@@ -216,12 +217,16 @@ def score_explanation(
 
 
 def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], Analysis]:
-    """Sentences (with common slips in domain words undone in their matching text, `norm`, and
+    """Sentences (with an informal register read as plain English, `register.register`, and
+    common slips in domain words undone in their matching text, `norm`, and
     a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
     that only restate the question, copy a shipped text, have their words out of English
     order or offer a claim with its alternative are skipped too: `Analysis.skipped`)."""
-    sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
+    sentences = [
+        replace(s, norm=correct_spelling(register(s.norm).text))
+        for s in split_note_lines(split_sentences(text))
+    ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
     skip = injected | echoed_sentences(sentences) | copied_sentences(sentences, rubric)
