@@ -194,7 +194,10 @@ def _close(an: Analysis, i: int, j: int) -> bool:
 # -- C3: causal LM sees only earlier tokens ---------------------------------------------------
 def _c3(an: Analysis, implied: bool = False) -> Judgement:
     left = _of(an.claims("see_left"), CLM, BOTH)
-    support = [c for c in left if c.strong]
+    # "GPT predicts the next word. When you write, you only have what is written.": a subject
+    # carried into a sentence about generation describes the generation condition, not the
+    # causal LM's restriction (named or pointed to, "when generating, it only sees", it is)
+    support = [c for c in left if c.strong and (c.attributed or not c.gen_ctx)]
     # "GPT sees the whole sentence" contradicts; "trained with the full sentence" does not
     contra = [
         c for c in _of(an.claims("see_both"), CLM, BOTH) if (c.strong or c.direct) and c.attributed

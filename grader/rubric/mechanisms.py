@@ -81,6 +81,11 @@ _REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
+_SHOWN = re.compile(
+    r"\W*(?:part|region|half|entries|positions|cells)?\s*(?:\w+\s+){0,1}?(?:filled|visible|"
+    r"unmasked|not masked|present|available|open|shown)\b",
+    re.IGNORECASE,
+)
 _ANY_POSITION = re.compile(r"\b(?:middle|anywhere)\b", re.IGNORECASE)
 
 
@@ -119,7 +124,9 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
         if (_OBJECTIVE.match(h.text) or _MASKS_NEXT.search(ss.sent.norm[: h.start]))
         and not trailing
     ]
-    cands += ss.hits.get("causal_mask", [])
+    # "trained with the triu part filled in": the region the mask would hide, shown (the
+    # opposite of a causal mask)
+    cands += [h for h in ss.hits.get("causal_mask", []) if not _SHOWN.match(ss.sent.norm, h.end)]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
         if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(

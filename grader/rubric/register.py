@@ -237,8 +237,10 @@ def _is_heading(line: str) -> bool:
     return bool(ws) and (ws[0][0].isupper() or _NAME.fullmatch(ws[0]) is not None)
 
 
-def _breaks(text: str) -> list[int]:
-    """Offsets in `text` where a new item starts after a line break (see above)."""
+def _breaks(text: str, whole_first: bool = True) -> list[int]:
+    """Offsets in `text` where a new item starts after a line break (see above).
+    `whole_first`: the first line of `text` is a whole line of the answer (the sentence does
+    not start in the middle of a line, after another sentence's full stop)."""
     out: list[int] = []
     lines = text.split("\n")
     pos = 0
@@ -248,19 +250,21 @@ def _breaks(text: str) -> list[int]:
         last = line.rstrip().rsplit(None, 1)[-1:] or [""]
         if last[0].lower().strip(",") in _MID_PHRASE or line.rstrip().endswith(","):
             continue
-        if _LABEL_LINE.match(nxt) or _NAME_LINE.match(nxt) or _is_heading(nxt) or _is_heading(line):
+        heading = _is_heading(line) and (k > 0 or whole_first)
+        if _LABEL_LINE.match(nxt) or _NAME_LINE.match(nxt) or _is_heading(nxt) or heading:
             out.append(pos)
     return out
 
 
-def split_note_lines(sentences: list[Sentence]) -> list[Sentence]:
-    """`sentences` with each joined sentence split at its note-line breaks (`_breaks`);
-    offsets still index the answer, and the sentences are renumbered in order."""
+def split_note_lines(sentences: list[Sentence], answer: str) -> list[Sentence]:
+    """`sentences` (of `answer`) with each joined sentence split at its note-line breaks
+    (`_breaks`); offsets still index the answer, and the sentences are renumbered in order."""
     if not any("\n" in s.text for s in sentences):
         return sentences
     out: list[Sentence] = []
     for s in sentences:
-        cuts = _breaks(s.norm) if "\n" in s.norm else []
+        whole = answer[: s.start].rstrip(" \t")[-1:] in ("", "\n")
+        cuts = _breaks(s.norm, whole) if "\n" in s.norm else []
         bounds = [0, *cuts, len(s.text)]
         for a, b in zip(bounds, bounds[1:], strict=False):
             piece = s.text[a:b]

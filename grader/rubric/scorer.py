@@ -225,7 +225,7 @@ def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], An
     order or offer a claim with its alternative are skipped too: `Analysis.skipped`)."""
     sentences = [
         replace(s, norm=correct_spelling(register(s.norm).text))
-        for s in split_note_lines(split_sentences(text))
+        for s in split_note_lines(split_sentences(text), text)
     ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)

@@ -86,18 +86,22 @@ def test_the_rewrite_is_linear_in_the_length_of_the_text() -> None:
 
 
 def test_note_lines_are_items_and_wrapped_prose_stays_one_sentence() -> None:
-    notes = split_note_lines(split_sentences("bert: both sides\ngpt: the left only\nso ya"))
+    answer = "bert: both sides\ngpt: the left only\nso ya"
+    notes = split_note_lines(split_sentences(answer), answer)
     assert [s.text for s in notes] == ["bert: both sides", "gpt: the left only\nso ya"]
     text = "Notes\nMLM (BERT)\nfills blanks from both sides"
-    assert [s.text for s in split_note_lines(split_sentences(text))] == [
+    assert [s.text for s in split_note_lines(split_sentences(text), text)] == [
         "Notes",
         "MLM (BERT)",
         "fills blanks from both sides",
     ]
     wrapped = "BERT uses the words on the\nleft and the right of the blank"
-    assert len(split_note_lines(split_sentences(wrapped))) == 1
+    assert len(split_note_lines(split_sentences(wrapped), wrapped)) == 1
+    # a sentence that starts mid-line is no heading: "... for. A causal language\nmodel is ..."
+    wrapped = "It never trained for that. A causal language\nmodel is trained with a mask."
+    assert len(split_note_lines(split_sentences(wrapped), wrapped)) == 2
     for s in notes:  # offsets still index the answer
-        assert "bert: both sides\ngpt: the left only\nso ya"[s.start : s.end] == s.text
+        assert answer[s.start : s.end] == s.text
 
 
 # -- texting answers, scored ----------------------------------------------------------------------
@@ -200,3 +204,34 @@ def test_a_mask_put_at_the_very_end_is_the_trailing_mask_experiment() -> None:
     )
     v = rules(text)
     assert v["C1"] == "met" and v["C2"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bert always trained with the triu part filled in w real tokens",
+        "BERT trains with the upper triangle visible.",
+    ],
+)
+def test_the_masked_region_shown_is_no_causal_mask(text: str) -> None:
+    assert rules(text)["C1"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text", ["BERT uses a triu mask.", "BERT's attention has the triu part masked."]
+)
+def test_a_causal_mask_said_of_bert_still_contradicts_c1(text: str) -> None:
+    assert rules(text)["C1"] == "contradicted"
+
+
+def test_a_range_typed_without_spaces_is_the_restriction() -> None:
+    text = "GPT = causal LM: token t can only attend to tokens 1..t-1 (causal mask)."
+    assert rules(text)["C3"] == "met"
+    assert rules("GPT attends to tokens 1..n at once.")["C3"] != "met"  # the whole sequence
+
+
+def test_the_generation_condition_is_no_restriction_of_a_carried_subject() -> None:
+    text = "GPT predicts the next word. When you write text you only have the earlier words."
+    assert rules(text)["C3"] == "partial"
+    assert rules("GPT predicts the next word. It only ever sees the earlier words.")["C3"] == "met"
+    assert rules("When generating, GPT only sees the earlier tokens.")["C3"] == "met"
