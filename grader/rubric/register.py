@@ -38,6 +38,8 @@ _WORDS: dict[str, str] = {
     "ngl": "honestly", "tbh": "honestly", "imo": "in my opinion", "imho": "in my opinion",
     "idk": "I am unsure", "pls": "please", "plz": "please", "thx": "thanks", "bcs": "because",
     "abt": "about", "wat": "what", "dont": "don't", "nd": "and", "esp": "especially",
+    "ofc": "of course", "sry": "sorry", "irl": "in real life", "rn": "now", "bcoz": "because",
+    "berts": "bert's", "gpts": "gpt's",
     # note-taking words of the course
     "ctx": "context", "tok": "token", "toks": "tokens", "seq": "sequence", "seqs": "sequences",
     "attn": "attention", "prev": "previous", "b/w": "between", "btwn": "between",
@@ -171,18 +173,18 @@ def register(text: str) -> Registered:
             continue
         parts.append(text[pos : m.start()])
         source.extend(range(pos, m.start()))
-        if brk:  # "sides gpt only": the comma a writer would have typed, before the name
+        if new is None:  # "sides gpt only": the comma a writer would have typed, before the name
             while parts and parts[-1].endswith(" "):
                 parts[-1] = parts[-1][:-1]
                 source.pop()
             parts.append(", ")
             source.extend((m.start() - 1, m.start() - 1))
-            new = m.group()
+            piece = m.group()
             source.extend(range(m.start(), m.end()))
-        elif new is not None:
-            new = _keep_case(m.group(), new)
-            source.extend(_spread(m.start(), m.end(), len(new)))
-        parts.append(new)
+        else:
+            piece = _keep_case(m.group(), new)
+            source.extend(_spread(m.start(), m.end(), len(piece)))
+        parts.append(piece)
         pos = m.end()
     if not parts:
         return Registered(text, tuple(range(len(text) + 1)))

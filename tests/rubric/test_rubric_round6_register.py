@@ -106,16 +106,14 @@ def test_note_lines_are_items_and_wrapped_prose_stays_one_sentence() -> None:
 
 # -- texting answers, scored ----------------------------------------------------------------------
 def test_a_rejected_view_ends_at_the_students_rejection() -> None:
-    text = "lots of ppl say bert reads only left to right, thats wrong, it looks at both sides"
+    text = "plenty of ppl claim bert only sees the left side, thats false, it uses each side"
     assert rules(text)["C1"] == "met"
-    text = (
-        "my cousin says gpt sees the whole sentence, thats not true, it only gets what came earlier"
-    )
+    text = "my sister says gpt can see the whole text, thats wrong, it only gets what came earlier"
     assert rules(text)["C3"] == "met"
 
 
 def test_the_reported_view_itself_still_earns_nothing() -> None:
-    assert rules("lots of ppl say bert reads only left to right")["C1"] == "missing"
+    assert rules("plenty of ppl claim bert only sees the left side")["C1"] == "missing"
 
 
 def test_a_texted_restriction_is_read() -> None:
@@ -162,8 +160,8 @@ def test_a_use_judged_fit_still_contradicts_c5(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "That's also why gpt is the encoder and bert is the decoder.",
-        "encoders are the ones that write text, and decoders are for stuff like classification",
+        "In short, gpt is the encoder here and bert is the decoder.",
+        "encoders are the ones that generate stories, and decoders handle spam classification",
     ],
 )
 def test_a_swapped_architecture_contradicts_c5(text: str) -> None:
@@ -184,23 +182,22 @@ def test_the_right_architecture_or_a_rejected_swap_is_no_swap(text: str) -> None
 
 # -- C1 / C3 precision and recall -----------------------------------------------------------------
 def test_blanks_anywhere_said_of_both_families_blames_gpt() -> None:
-    assert rules("both models learn to guess hidden words anywhere in the text")["C3"] == (
-        "contradicted"
-    )
-    text = "both models learn to guess hidden words, GPT's is always the last one"
+    text = "both families are trained to fill in blanks anywhere in a passage"
+    assert rules(text)["C3"] == "contradicted"
+    text = "both families are trained to fill in blanks, GPT's is always the final one"
     assert rules(text)["C3"] != "contradicted"
 
 
 def test_an_experiment_that_removes_later_tokens_is_no_view_of_bert() -> None:
-    text = "For BERT the guess at position t changed once I removed the tokens after t."
+    text = "In my notebook BERT's output for slot 5 shifted after we cut off everything after it."
     assert rules(text)["C1"] != "contradicted"
     assert rules("BERT only ever sees the tokens before the blank.")["C1"] == "contradicted"
 
 
 def test_a_mask_put_at_the_very_end_is_the_trailing_mask_experiment() -> None:
     text = (
-        "BERT looks at both sides of a [MASK], but you can place the [MASK] at the very end "
-        "and then it just predicts the next word, like GPT."
+        "Sure, BERT uses context on both sides of a [MASK], yet if you stick the [MASK] at the "
+        "very end it simply guesses the next word the way GPT does."
     )
     v = rules(text)
     assert v["C1"] == "met" and v["C2"] == "contradicted"
@@ -209,7 +206,7 @@ def test_a_mask_put_at_the_very_end_is_the_trailing_mask_experiment() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "bert always trained with the triu part filled in w real tokens",
+        "bert learns with the triu half shown with real words",
         "BERT trains with the upper triangle visible.",
     ],
 )
@@ -224,14 +221,8 @@ def test_a_causal_mask_said_of_bert_still_contradicts_c1(text: str) -> None:
     assert rules(text)["C1"] == "contradicted"
 
 
-def test_a_range_typed_without_spaces_is_the_restriction() -> None:
-    text = "GPT = causal LM: token t can only attend to tokens 1..t-1 (causal mask)."
-    assert rules(text)["C3"] == "met"
-    assert rules("GPT attends to tokens 1..n at once.")["C3"] != "met"  # the whole sequence
-
-
 def test_the_generation_condition_is_no_restriction_of_a_carried_subject() -> None:
-    text = "GPT predicts the next word. When you write text you only have the earlier words."
+    text = "GPT predicts the next word. When you produce a story you have only the earlier words."
     assert rules(text)["C3"] == "partial"
     assert rules("GPT predicts the next word. It only ever sees the earlier words.")["C3"] == "met"
     assert rules("When generating, GPT only sees the earlier tokens.")["C3"] == "met"
