@@ -70,7 +70,7 @@ def _c1(an: Analysis) -> Judgement:
         return Judgement("met", split, CONF_MET_LINKED)
     weak = (
         both
-        + _of(an.claims("predicts_masked"), MLM, None)
+        + _of(an.claims("predicts_masked"), MLM, BOTH, None)
         + an.claims("no_causal_mask")
         + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
     )

@@ -226,3 +226,8 @@ def test_the_generation_condition_is_no_restriction_of_a_carried_subject() -> No
     assert rules(text)["C3"] == "partial"
     assert rules("GPT predicts the next word. It only ever sees the earlier words.")["C3"] == "met"
     assert rules("When generating, GPT only sees the earlier tokens.")["C3"] == "met"
+
+
+def test_filling_blanks_said_of_both_families_is_bert_filling_blanks() -> None:
+    assert rules("both models are trained to fill in hidden words")["C1"] == "partial"
+    assert rules("GPT is trained to fill in hidden words in the middle")["C1"] == "missing"
