@@ -39,7 +39,8 @@ _WORDS: dict[str, str] = {
     "idk": "I am unsure", "pls": "please", "plz": "please", "thx": "thanks", "bcs": "because",
     "abt": "about", "wat": "what", "dont": "don't", "nd": "and", "esp": "especially",
     "ofc": "of course", "sry": "sorry", "irl": "in real life", "rn": "now", "bcoz": "because",
-    "berts": "bert's", "gpts": "gpt's",
+    "berts": "bert's", "gpts": "gpt's", "gtp": "gpt", "gonna": "going to", "wanna": "want to",
+    "gotta": "has to", "kinda": "kind of", "sorta": "sort of", "dunno": "I am unsure",
     # note-taking words of the course
     "ctx": "context", "tok": "token", "toks": "tokens", "seq": "sequence", "seqs": "sequences",
     "attn": "attention", "prev": "previous", "b/w": "between", "btwn": "between",
@@ -47,7 +48,7 @@ _WORDS: dict[str, str] = {
     "conds": "conditions",
 }  # fmt: skip
 # Only between two words: alone, each is also a variable or a letter ("x_n", "option r").
-_BETWEEN_WORDS: dict[str, str] = {"w": "with", "n": "and", "r": "are", "&": "and"}
+_BETWEEN_WORDS: dict[str, str] = {"w": "with", "n": "and", "r": "are", "&": "and", "+": "and"}
 _NT = ("do does did is are was were has have had could would should must need ca wo ai").split()
 _CONTRACTIONS: dict[str, str] = {
     **{f"{w}nt": f"{w}n't" for w in _NT},
@@ -56,10 +57,15 @@ _CONTRACTIONS: dict[str, str] = {
     "ive": "I've", "youre": "you're", "theyre": "they're", "youd": "you'd", "itll": "it'll",
     "isnt": "isn't", "arent": "aren't", "didnt": "didn't",
 }  # fmt: skip
-_SIGNS: dict[str, str] = {"=/=": "!="}  # the lexicon reads "!=" and "≠"
+# the lexicon reads "!=" and "≠"; clause breaks are "->" and "=>" (`text.clause_bounds`)
+_SIGNS: dict[str, str] = {"=/=": "!=", "\u2192": "->", "\u21d2": "=>"}
+# autocorrect's slip for "causal", read as such before the words it qualifies
+_CASUAL_BEFORE = frozenset(
+    "lm lms model models mask masks masking attention language objective decoder decoders".split()
+)
 
 _TOKEN = re.compile(
-    r"(?<![\w/])(?:b/c|b/w|w/out|w/o|w/(?=\s))|=/=|(?<![\w'-])[a-z0-9]+(?![\w'-])|&",
+    r"(?<![\w/])(?:b/c|b/w|w/out|w/o|w/(?=\s))|=/=|\u2192|\u21d2|(?<![\w'-])[a-z0-9]+(?![\w'-])|[&+]",
     re.IGNORECASE,
 )
 _WORDLIKE = re.compile(r"[A-Za-z]{2,}")
@@ -124,7 +130,18 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
         before, after = _word_at(text, m.start(), False), _word_at(text, m.end(), True)
         ok = _WORDLIKE.fullmatch(before) and _WORDLIKE.fullmatch(after)
         ok = ok and before.lower() not in _MID_PHRASE
-        return _BETWEEN_WORDS[low] if ok and m.start() > 0 and text[m.start() - 1] == " " else None
+        # a sign may touch its words ("left+right"), a letter may not ("x_n")
+        spaced = w in "+&" or (m.start() > 0 and text[m.start() - 1] == " ")
+        new = _BETWEEN_WORDS[low]
+        if not (ok and spaced):
+            return None
+        if w in "+&":  # "left+right" -> "left and right"
+            pad_l = "" if text[m.start() - 1 : m.start()] == " " else " "
+            pad_r = "" if text[m.end() : m.end() + 1] == " " else " "
+            return f"{pad_l}{new}{pad_r}"
+        return new
+    if low == "casual":
+        return "causal" if _word_at(text, m.end(), True).lower() in _CASUAL_BEFORE else None
     if low in _CONTRACTIONS:
         return _CONTRACTIONS[low]
     return _WORDS.get(low)

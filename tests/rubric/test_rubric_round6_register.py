@@ -32,6 +32,10 @@ from grader.rubric.text import split_sentences
         ("encoders r for tagging", "encoders are for tagging"),
         ("train cond =/= gen cond", "train condition != generation condition"),
         ("Bc it cant", "Because it can't"),
+        ("sees the words before + after", "sees the words before and after"),
+        ("uses left+right ctx", "uses left and right context"),
+        ("a casual LM only looks back", "a causal LM only looks back"),
+        ("gtp \u2192 next word", "gpt -> next word"),
     ],
 )
 def test_texting_words_are_read_as_plain_english(text: str, plain: str) -> None:
@@ -44,6 +48,8 @@ def test_texting_words_are_read_as_plain_english(text: str, plain: str) -> None:
         "positions x_1 .. x_n and n tokens",  # a variable, not "and"
         "a w matrix",  # a letter
         "the U-Net and the r-th token",
+        "p(x) + log q and a+b",  # a sign between symbols, not words
+        "a casual chat with the bot",  # "casual" only before what a causal model names
         "it's one of its words",  # "its" is left alone: it is a word too
         "masked LM BERT encoder both sides GPT decoder only left context",  # no clause: a list
     ],
@@ -231,3 +237,7 @@ def test_the_generation_condition_is_no_restriction_of_a_carried_subject() -> No
 def test_filling_blanks_said_of_both_families_is_bert_filling_blanks() -> None:
     assert rules("both models are trained to fill in hidden words")["C1"] == "partial"
     assert rules("GPT is trained to fill in hidden words in the middle")["C1"] == "missing"
+
+
+def test_both_sides_joined_by_a_plus_sign_are_read() -> None:
+    assert rules("bert fills the blank from the words before + after it")["C1"] == "met"
