@@ -14,7 +14,7 @@ from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
 from grader.rubric.register import register, split_note_lines
 from grader.rubric.scorer import score_explanation
-from grader.rubric.text import split_sentences
+from grader.rubric.text import correct_spelling, split_sentences
 
 
 # -- the register layer ---------------------------------------------------------------------------
@@ -241,3 +241,13 @@ def test_filling_blanks_said_of_both_families_is_bert_filling_blanks() -> None:
 
 def test_both_sides_joined_by_a_plus_sign_are_read() -> None:
     assert rules("bert fills the blank from the words before + after it")["C1"] == "met"
+
+
+@pytest.mark.parametrize("word", ["making", "modes", "encodes", "decodes", "leaned"])
+def test_a_real_word_one_slip_from_a_domain_word_is_kept(word: str) -> None:
+    assert correct_spelling(f"it {word} text") == f"it {word} text"
+    assert correct_spelling("it is previus") == "it is previous"  # a slip is still undone
+
+
+def test_making_text_is_a_generation_use() -> None:
+    assert rules("bert is for sentiment classification and gpt is for making text")["C5"] == "met"
