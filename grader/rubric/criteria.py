@@ -70,7 +70,7 @@ def _c1(an: Analysis) -> Judgement:
         return Judgement("met", split, CONF_MET_LINKED)
     weak = (
         both
-        + _of(an.claims("predicts_masked"), MLM, None)
+        + _of(an.claims("predicts_masked"), MLM, BOTH, None)
         + an.claims("no_causal_mask")
         + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
     )
@@ -194,7 +194,10 @@ def _close(an: Analysis, i: int, j: int) -> bool:
 # -- C3: causal LM sees only earlier tokens ---------------------------------------------------
 def _c3(an: Analysis, implied: bool = False) -> Judgement:
     left = _of(an.claims("see_left"), CLM, BOTH)
-    support = [c for c in left if c.strong]
+    # "GPT predicts the next word. When you write, you only have what is written.": a subject
+    # carried into a sentence about generation describes the generation condition, not the
+    # causal LM's restriction (named or pointed to, "when generating, it only sees", it is)
+    support = [c for c in left if c.strong and (c.attributed or not c.gen_ctx)]
     # "GPT sees the whole sentence" contradicts; "trained with the full sentence" does not
     contra = [
         c for c in _of(an.claims("see_both"), CLM, BOTH) if (c.strong or c.direct) and c.attributed
@@ -255,6 +258,12 @@ def _c5(an: Analysis) -> Judgement:
         b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
     if contra:
         return _contradicted(contra, "mlm_generation", bool(a and b))
+    # both halves given to the wrong family ("encoders are the ones that write text, decoders
+    # do classification"): a swap, unless a right half is stated too
+    gen_mlm = [c for c in _of(an.claims("used_generation"), MLM) if c.attributed]
+    und_clm = [c for c in _of(an.claims("used_understanding"), CLM) if c.attributed]
+    if gen_mlm and und_clm and not (a or b):
+        return _contradicted(gen_mlm + und_clm, "arch_swap", False)
     if a and b:
         ev = tuple(sorted({a[0].sentence, b[0].sentence}))
         return Judgement("met", ev, CONF_MET_SAME if len(ev) == 1 else CONF_MET_LINKED)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.uses import suited_time
+from grader.rubric.uses import suited_time, unsuited
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -50,7 +50,8 @@ _GOOD = re.compile(
     re.IGNORECASE,
 )
 _TRAIL = re.compile(
-    r"\b(?:at the end|append\w*|to the end|last position|trailing|on the end|after the text)\b",
+    r"\b(?:at the (?:very )?end|append\w*|to the (?:very )?end|last position|trailing|on the end|"
+    r"after the text)\b",
     re.IGNORECASE,
 )
 _TRAIL_GOOD = re.compile(
@@ -80,6 +81,12 @@ _REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
+_SHOWN = re.compile(
+    r"\W*(?:part|region|half|entries|positions|cells)?\s*(?:\w+\s+){0,1}?(?:filled|visible|"
+    r"unmasked|not masked|present|available|open|shown)\b",
+    re.IGNORECASE,
+)
+_ANY_POSITION = re.compile(r"\b(?:middle|anywhere)\b", re.IGNORECASE)
 
 
 def _framed(ss: ParsedSentence, h: Hit) -> bool:
@@ -117,7 +124,9 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
         if (_OBJECTIVE.match(h.text) or _MASKS_NEXT.search(ss.sent.norm[: h.start]))
         and not trailing
     ]
-    cands += ss.hits.get("causal_mask", [])
+    # "trained with the triu part filled in": the region the mask would hide, shown (the
+    # opposite of a causal mask)
+    cands += [h for h in ss.hits.get("causal_mask", []) if not _SHOWN.match(ss.sent.norm, h.end)]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
         if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(
@@ -186,6 +195,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             for u in uses
             if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
             and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
+            and not unsuited(ss.sent.norm, u)
         ]  # fmt: skip
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model
@@ -216,9 +226,14 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
 
 
 def _trailing_mask(ss: ParsedSentence) -> Hit | None:
-    """The sentence puts a [MASK] at the end of the text (the first such mask), else None."""
+    """The sentence puts a [MASK] at the end of the text (the mask nearest the phrase that
+    puts it there: "looks at both sides of a [MASK], but put the [MASK] at the end"), else
+    None."""
     masks = [h for h in ss.hits.get("predict_masked", []) if "mask" in h.text.lower()]
-    return masks[0] if masks and _TRAIL.search(ss.sent.norm) else None
+    trail = _TRAIL.search(ss.sent.norm) if masks else None
+    if trail is None:
+        return None
+    return min(masks, key=lambda h: (abs(h.start - trail.start()), h.start))
 
 
 def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:
@@ -240,13 +255,47 @@ def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:
 
 def clm_fills_blanks(ss: ParsedSentence) -> list[Claim]:
     """The causal LM predicts masked tokens / fills blanks in the middle."""
+    anywhere = _ANY_POSITION.search(ss.sent.norm) is not None
     for h in ss.hits.get("predict_masked", []):
-        if not _MIDDLE.search(h.text) and "middle" not in ss.sent.norm.lower():
+        if not _MIDDLE.search(h.text) and not anywhere:
             continue
         if h.text.lower() in ("[mask]",):
             continue
-        if _blamed(ss, h, CLM):
+        # "both learn to predict missing words anywhere in a sentence" says it of GPT too;
+        # "both predict missing words" alone does not (GPT's is the last one)
+        if _blamed(ss, h, CLM) or (anywhere and _blamed(ss, h, BOTH)):
             return [Claim("wrong_clm_fills_blanks", CLM, ss.sent.index, True, False, h.text)]
+    return []
+
+
+# a model equated with the other family's architecture: "GPT is the encoder", "BERT = decoder"
+_ARCH_PREDICATE = re.compile(
+    r"(?:\b(?:is|are|was|were)|=)\s+(?:just\s+|basically\s+|really\s+|actually\s+)?"
+    r"(?:an?\s+|the\s+)?(?P<arch>encoder|decoder)(?:s|-only)?\b",
+    re.IGNORECASE,
+)
+
+
+_JUST_BEFORE = re.compile(r"\s*(?:[\w-]+\s*)?$")
+
+
+def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
+    """A causal model said to be the encoder, or a masked model the decoder, swaps encoder
+    and decoder (C5)."""
+    for m in _ARCH_PREDICATE.finditer(ss.sent.norm):
+        arch = m.group("arch").lower()
+        # the subject is read at the copula: the label after it is the predicate
+        h = ss._hit("arch", m.start(), m.start() + 1)
+        blamed = CLM if arch == "encoder" else MLM
+        # the model is named right before the copula ("GPT is the encoder"), not pointed to
+        named = any(
+            code == blamed
+            and n.end <= m.start()
+            and _JUST_BEFORE.match(ss.sent.norm, n.end, m.start())
+            for n, code, _ in ss.subj
+        )
+        if named and not inside(m.start(), ss.unasserted) and _blamed(ss, h, blamed):
+            return [Claim("wrong_arch_swap", blamed, ss.sent.index, True, False, h.text)]
     return []
 
 
@@ -267,6 +316,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_used_for_generation,
     clm_fills_blanks,
     label_swapped_under_heading,
+    family_called_other_architecture,
 )
 
 

@@ -41,7 +41,12 @@ from grader.rubric.prefilter import finditer, fold, search
 # -- the end of a frame's scope -------------------------------------------------------------
 _RETURN = re.compile(
     r"[;:]|\s[\u2014\u2013-]\s|\b(?:but|however|actually|in fact|in reality|instead|"
-    r"which is why|that is why|that's why|this is why)\b",
+    r"which is why|that is why|that's why|this is why)\b|"
+    # the student's own rejection ends the view ("some say X, that's not true, it ..."); the
+    # claim after it is theirs
+    r"\b(?:that|this|which)(?:'s|\s+is|\s+was)\s+(?:just\s+|simply\s+|totally\s+|so\s+)?"
+    r"(?:false|untrue|not true|wrong|incorrect|a myth|nonsense|not (?:right|correct|the case))\b|"
+    r"\bnope\b",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(

@@ -35,6 +35,7 @@ from grader.rubric.guards import (
     scrambled_sentences,
 )
 from grader.rubric.model import Rubric, load_rubric
+from grader.rubric.register import register, split_note_lines
 from grader.rubric.text import Sentence, correct_spelling, split_sentences
 from grader.textsafe import clean_text
 
@@ -216,7 +217,8 @@ def score_explanation(
 
 
 def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], Analysis]:
-    """Sentences (with common slips in domain words undone in their matching text, `norm`, and
+    """Sentences (with an informal register read as plain English, `register.register`, and
+    common slips in domain words undone in their matching text, `norm`, and
     a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
     that only restate the question, copy a shipped text, have their words out of English
@@ -231,7 +233,10 @@ def _read(
     """`read_answer`, plus the sentences copied, scrambled and hedged (`copied_sentences`,
     `scrambled_sentences`, `noncommittal_sentences`), so the scorer need not find them
     twice."""
-    sentences = [replace(s, norm=correct_spelling(s.norm)) for s in split_sentences(text)]
+    sentences = [
+        replace(s, norm=correct_spelling(register(s.norm).text))
+        for s in split_note_lines(split_sentences(text), text)
+    ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
     copied = copied_sentences(sentences, rubric)

@@ -378,7 +378,13 @@ SPELLING_TARGETS = frozenset(
 )
 
 
+# -- issue-19 round 6: real words one slip from a domain word are never "corrected" ----------
+# ("making" is not "masking", "modes" not "models", "BERT encodes" not "encoders")
+REAL_WORDS = frozenset("making modes leaned decodes encodes banks exits".split())
+
+
 def _spelling_index() -> dict[str, str]:
+    known = SPELLING_TARGETS | ENGLISH_STOPWORDS | REAL_WORDS
     found: dict[str, set[str]] = {}
     for t in SPELLING_TARGETS:
         variants = set()
@@ -392,7 +398,7 @@ def _spelling_index() -> dict[str, str]:
             if t[i] != t[i + 1]:
                 variants.add(t[:i] + t[i + 1] + t[i] + t[i + 2 :])
         for v in variants:
-            if len(v) >= 5 and v not in SPELLING_TARGETS and v not in ENGLISH_STOPWORDS:
+            if len(v) >= 5 and v not in known:
                 found.setdefault(v, set()).add(t)
     return {v: next(iter(ts)) for v, ts in found.items() if len(ts) == 1}
 

@@ -63,6 +63,7 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         ]  # fmt: skip
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
+        usage = [u for u in usage if not unsuited(ss.sent.norm, u)]
         usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
@@ -72,6 +73,22 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
             out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
     return out
+
+
+# a use judged unfit: "weird for generating", "the wrong formula for writing", "a poor fit for
+# chat" says the model is NOT for that use (issue-19 round 6)
+_UNSUITED_BEFORE = re.compile(
+    r"\b(?:weird|odd|strange|wrong|bad|poor|useless|awkward|terrible|awful|hopeless|unsuited|"
+    r"unfit|inappropriate|pointless|clumsy|not (?:good|great|suited|made|meant|designed|built|"
+    r"ideal|useful))\s+(?:\w+\s+){0,2}?$",
+    re.IGNORECASE,
+)
+
+
+def unsuited(norm: str, use: Hit) -> bool:
+    """The use word `use` ("for", "at") follows a judgement that the model is unfit for it
+    ("weird for", "the wrong tool for", "useless at")."""
+    return bool(_UNSUITED_BEFORE.search(norm[max(0, use.start - 40) : use.start]))
 
 
 _SUITED_BEFORE = re.compile(

@@ -9,6 +9,7 @@ absence become `mlm_relies`, availability at generation `future_available`.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
@@ -43,6 +44,8 @@ _TARGET = re.compile(
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
+# a person doing the hiding, right before the hiding verb: an intervention on the input
+_PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
     "neighbors view access".split()
@@ -179,7 +182,12 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         view = None  # "has to predict the future tokens" is not seeing them
     out: list[Claim] = []
     if hide is not None:
-        out += _vision(c, h, not ss.negated(h), True)
+        seen = _vision(c, h, not ss.negated(h), True)
+        if hide.start < h.start and _PERSON_AGENT.search(ss.sent.norm, 0, hide.start):
+            # "once I removed the tokens after t": an experiment on the input, not what the
+            # model sees; it may earn credit, never make a false claim
+            seen = [replace(x, attributed=False) for x in seen]
+        out += seen
     elif (
         view is None
         and ss.negated(h)
