@@ -17,15 +17,6 @@ _SOURCE_IGNORE = shutil.ignore_patterns(
 )  # fmt: skip
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist, every release test runs on one worker: the venvs above are built
-    once (a few pip installs each) instead of once per worker."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("release"))
-
-
 @pytest.fixture(scope="session")
 def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh venv with the instructor package installed from its wheel."""
