@@ -189,7 +189,9 @@ def test_a_function_that_keeps_timing_out_stops_being_called():
                 s.call("masks", "slow", (), {})
         with pytest.raises(StudentTimeout, match="already timed out"):
             s.call("masks", "slow", (), {})
-        assert time.monotonic() - start < MAX_TIMEOUTS_PER_FUNCTION * 0.5 + 5
+        # "already timed out" (not "did not finish") proves the third call was not run; the
+        # clock only catches a hang (each timed-out call takes 0.5 s plus a fresh worker)
+        assert time.monotonic() - start < MAX_TIMEOUTS_PER_FUNCTION * 0.5 + 25
         assert s.call("masks", "fast", (), {}).value == 1  # the module still works
 
 
@@ -579,7 +581,7 @@ def test_a_worker_that_cannot_be_confined_says_why_at_once():
         started = time.monotonic()
         with pytest.raises(SandboxUnavailable, match="could not be confined: ValueError"):
             z.spawn({"masks": "x = 1\n"}, SandboxLimits(max_open_files=-5), 0)
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 20  # the handshake deadline is 30 s
 
 
 def test_encode_sends_one_element_views_with_any_stride():

@@ -227,7 +227,7 @@ def test_a_notebook_that_stalls_nbconvert_costs_only_its_own_html(tmp_path, monk
     seed(class_dir, out)
     start = time.monotonic()
     result = batch(class_dir, out)
-    assert time.monotonic() - start < 60
+    assert time.monotonic() - start < 120  # a hang guard: unbounded, this page takes hours
     fb = out / "feedback"
     assert (fb / "stall.ipynb").is_file() and not (fb / "stall.notebook.html").exists()
     assert (fb / "fine.notebook.html").is_file(), result.writes.errors
