@@ -9,6 +9,7 @@ before the jail closes), as do the loaders, the report and the scripts.
     PART_TITLES  the heading each part gets in every report and platform export
     OPEN_PARTS   parts graded by checks the student's docs spell out (docs/drill.md), on the
                  student's own files and run: no hidden test, so platforms may show them
+    FUNCTIONS    the functions each code part must define (the handout's stubs), in order
     CALLS        the call graph the handout documents: function -> the student functions it
                  calls ("model_forward": the grader's TinyLM run on the student's masks)
 """
@@ -26,6 +27,17 @@ PART_TITLES: dict[str, str] = {
     "drill": "Exercise 3 - drill",
 }
 OPEN_PARTS: tuple[str, ...] = ("drill",)
+FUNCTIONS: dict[str, tuple[str, ...]] = {
+    "masks": ("causal_mask", "padding_mask", "build_attention_mask", "masked_attention"),
+    "corruption": ("mask_tokens",),
+    "losses": ("causal_lm_loss", "masked_lm_loss"),
+    "generation": (
+        "greedy_generate",
+        "sample_next_token",
+        "sample_generate",
+        "prefix_consistency_gap",
+    ),
+}
 # exercises/masks.py: 1.1 and 1.2 are building blocks of 1.3, TinyLM calls 1.3 and 1.4;
 # exercises/generation.py: 4.3 draws each token with sample_next_token
 CALLS: dict[str, tuple[str, ...]] = {

@@ -23,6 +23,7 @@ from grader.loading import (
     load_submission,
 )
 from grader.loading.cells import to_cells
+from grader.loading.notebook import origins as notebook_origins
 from grader.report import CriterionResult, GradeReport, TestResult, WrittenResult
 from grader.sandbox.client import SandboxSession, Zygote
 from grader.sandbox.launch import Launched
@@ -144,6 +145,7 @@ class Grader:
             slot=slot,
             missing=submission.missing,
             encoded=self._encoded,
+            origins=notebook_origins(submission),
         ) as session:
             cases = Cases.for_submission(self._case_secret(), submission.sources)
             suite = self._prepared_suite()

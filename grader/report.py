@@ -18,6 +18,9 @@ from grader.resources import data_path
 from grader.textsafe import clean_name
 
 TestStatus = Literal["passed", "failed", "error", "timeout", "missing"]
+# how the message of a "missing" check starts when the submission does not define the function
+# at all (`grader.sandbox.client.not_defined`; grouped by `grader.render.view`)
+NOT_DEFINED = "not defined: "
 Verdict = Literal["met", "partial", "missing", "contradicted"]
 
 

@@ -52,6 +52,11 @@ _LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|\w[\w.]*\s*=\s*[%!]|[\w.]+\?{1,2}\s*$|\
 _HEADING_START = re.compile(r"\s{0,3}(#{1,6})\s+")
 _EXERCISE2 = re.compile(r"\bexercise\s*2\b", re.IGNORECASE)
 _WRITEFILE = re.compile(r"^%%writefile\s+(?:(-a|--append)\s+)?(\S+)\s*$")
+# the first lines of a part module made of the notebook's combined code cells
+COMBINED_HEADER = (
+    "# Code extracted from the notebook: imports, functions, classes and top-level\n"
+    "# assignments of its code cells (other statements are not run while grading).\n"
+)
 # the tag of the cells the grader adds to a feedback notebook (`grader.render.ipynb`)
 GRADER_CELL_TAG = "grader-feedback"
 
@@ -132,10 +137,7 @@ def load_notebook_bytes(
     combined = combined + "\n" if combined else ""
     combined_runs: list[Run] = []
     if combined:
-        header = (
-            "# Code extracted from the notebook: imports, functions, classes and top-level\n"
-            "# assignments of its code cells (other statements are not run while grading).\n"
-        )
+        header = COMBINED_HEADER
         hoisted = "".join(f"from __future__ import {n}\n" for n in future)
         combined = hoisted + header + combined
         line = len(future) + header.count("\n") + 1  # the first part's marker line
@@ -190,6 +192,28 @@ def _json_problem(text: str) -> str | None:
             )
         return None
     return None
+
+
+def origins(submission: Submission) -> dict[str, tuple[str, str]]:
+    """Per code part of a notebook submission: where the grader looked for its functions, in
+    the student's words, and a hint for a function it did not find there
+    (`grader.sandbox.client.not_defined`). Empty for a submission that is no notebook."""
+    if not submission.notebook:
+        return {}
+    skipped = any(p.startswith(SKIPPED_CELL) for p in submission.problems)
+    hint = (
+        "; a code cell with a syntax error was skipped whole (see the notes): fix it and its "
+        "definitions are graded"
+        if skipped
+        else ""
+    )
+    out = {}
+    for part, source in submission.sources.items():
+        if COMBINED_HEADER in source[:4096]:
+            out[part] = ("your notebook", hint)
+        else:
+            out[part] = (f"{part}.py (your notebook's %%writefile {part}.py cell)", "")
+    return out
 
 
 def _cell_source(cell: dict) -> str:
@@ -315,6 +339,7 @@ _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.
 _ASSIGN = (ast.Assign, ast.AnnAssign)
 
 
+SKIPPED_CELL = "syntax error in notebook"  # how a problem about a skipped cell starts
 Run = tuple[int, int, int, int]  # (first line in the file, cell, first line in the cell, count)
 
 
@@ -329,7 +354,7 @@ def _definitions_only(
     except SyntaxError as exc:
         where = f"cell {index}" + (f", line {exc.lineno + offset}" if exc.lineno else "")
         problems.append(
-            f"syntax error in notebook {where}: {exc.msg}; the cell was skipped, so nothing "
+            f"{SKIPPED_CELL} {where}: {exc.msg}; the cell was skipped, so nothing "
             "defined in it was graded (run the cell in Jupyter to see the error)"
         )
         return "", []

@@ -3,7 +3,8 @@
     results = gradescope_results(report, GradescopeOptions(execution_time=2.1))
     text = render_gradescope(report, options)          # the file's bytes, as text
 
-One entry per code part (its total), one per hidden test (name `<part title> / <id>`, unique,
+One entry per code part (its total, and a line per function it has not attempted or does not
+define, `grader.render.view`), one per hidden test (name `<part title> / <id>`, unique,
 with the failure message and the misconception it names), one per written answer (its rubric
 feedback); the top-level `score` is the report's total, so the part entries do not count twice
 (Gradescope lets a top-level score override the sum of the entries). Visibility is an option:
@@ -216,6 +217,17 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
     tests: list[dict[str, Any]] = []
     summary = [f"Total: {_pts(report.score)} / {_pts(report.max_score)} points"]
     parts = report.parts
+    from grader.render.view import feedback_view
+
+    absent: dict[str, list[str]] = {}  # part -> one line per function it has not attempted
+    for e in feedback_view(report)["not_attempted"]:
+        if e["kind"] == "file":  # a file's own message is in its checks' (visible) entries
+            continue
+        line = f"Not attempted: {e['function']}" + (f": {e['reason']}" if e["reason"] else "")
+        line += f" ({e['count']} check(s))" + (
+            f". What to do: {e['advice']}" if e["advice"] else ""
+        )
+        absent.setdefault(e["part"], []).append(line)
     for index, (pid, ps) in enumerate(parts.items(), start=1):
         title = PART_TITLES.get(pid, pid)
         summary.append(f"  {title}: {_pts(ps.score)} / {_pts(ps.max_score)}")
@@ -233,7 +245,9 @@ def gradescope_results(report: GradeReport, options: GradescopeOptions | None = 
                 "score": ps.score,
                 "max_score": ps.max_score,
                 "status": "passed" if passed == len(own) else "failed",
-                "output": f"{passed} of {len(own)} {kind} passed.",
+                "output": "\n".join(
+                    [f"{passed} of {len(own)} {kind} passed.", *absent.get(pid, [])]
+                ),
                 "tags": [pid, "total"],
                 "visibility": o.totals_visibility,
             }

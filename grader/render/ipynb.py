@@ -93,8 +93,30 @@ def _md_escape(text: str) -> str:
 
 
 def _test_lines(tests: list[TestResult]) -> list[str]:
+    """One entry per check, except that the "missing" checks of one function (a stub, or a
+    function the notebook does not define) share one entry and one message, as in the
+    other reports' not-attempted section (`grader.render.view`)."""
+    from grader.render.view import function_key
+
     lines = []
+    keys = {t.id: function_key(t.message) for t in tests if t.status == "missing"}
+    missing: dict[str, list[TestResult]] = {}
     for t in tests:
+        if t.id in keys:
+            missing.setdefault(keys[t.id]["key"], []).append(t)
+    for t in tests:
+        group = missing.get(keys[t.id]["key"], []) if t.id in keys else []
+        if len(group) > 1:
+            if group[0] is not t:
+                continue
+            pts = sum(g.max_score for g in group)
+            first = next((g for g in group if not keys[g.id]["via"]), t)
+            lines.append(f"- {len(group)} checks (0 / {pts:g}): **missing**")
+            lines.append("")
+            lines.append("  " + _fence(first.message).replace("\n", "\n  "))
+            lines.append("")
+            lines.append("  Checks: " + ", ".join(f"`{g.id}`" for g in group))
+            continue
         mark = "passed" if t.status == "passed" else t.status
         lines.append(f"- `{t.id}` ({t.score:g} / {t.max_score:g}): **{mark}**")
         if t.status != "passed" and t.message:

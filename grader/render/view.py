@@ -7,7 +7,9 @@ Every text format lays out the same feedback (`feedback_view`), most useful firs
    mistakes apart, so each entry lists every check it would explain.
 2. `unexplained`: the checks that failed (failed, error, timeout) with no shown misconception.
 3. `not_attempted`: the "missing" checks, one entry per function (or missing file), not one
-   per check: a stub submission has a dozen entries instead of a hundred.
+   per check: a stub submission has a dozen entries instead of a hundred. A function the
+   submission does not define at all is one entry too, with the checks of the functions that
+   need it (`follows`: they fail only because it is missing).
 4. `parts[*].evidence`: one compact entry per failed check, the full message to fold away.
 """
 
@@ -19,7 +21,7 @@ from typing import Any
 from grader.diagnosis import describe, strip_explanations
 from grader.diagnosis.downstream import FOLLOWS
 from grader.parts import PART_IDS, PART_TITLES
-from grader.report import GradeReport, ScoreAdjustment, TestResult
+from grader.report import NOT_DEFINED, GradeReport, ScoreAdjustment, TestResult
 
 _STATUS_TAG = {
     "passed": "PASS",
@@ -33,6 +35,12 @@ _STATUS_TAG = {
 _BACKTICKS = re.compile(r"`+")
 # a not-attempted check's message: "not attempted: calling mask_tokens() raised ..."
 _CALLING = re.compile(r"\bcalling (\w+)\(\)")
+# a NotDefined message's first line (`grader.sandbox.client.not_defined`)
+_NOT_DEFINED = re.compile(
+    rf"^{NOT_DEFINED}(?P<where>.{{1,300}}?) does not define (?P<name>\w{{1,100}})\(\)"
+    r"(?P<via> \(this check .{1,300}\))?$"
+)
+_ADVICE = "  What to do: "
 SUMMARY_CHARS = 400
 
 
@@ -100,13 +108,35 @@ def likely_misconceptions(report: GradeReport) -> list[tuple[str, int]]:
     return sorted(kept.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def _function_key(message: str) -> tuple[str, str]:
-    """What a not-attempted check is about and why: the function it called (a stub), else its
-    first line (a missing file's message names the file) and no further reason."""
+def function_key(message: str) -> dict[str, Any]:
+    """What a not-attempted check is about and why: `key` (the function, or for a missing file
+    its message's first line), `kind` ("stub", "undefined" or "file"), `reason`, `advice`
+    (what to do, or ""), `via` (whether the check failed only through a function that needs
+    the undefined one)."""
+    first = message.splitlines()[0] if message else ""
+    m = _NOT_DEFINED.match(first)
+    if m:
+        advice = next(
+            (ln[len(_ADVICE) :] for ln in message.splitlines() if ln.startswith(_ADVICE)), ""
+        )
+        return {
+            "key": f"{m.group('name')}()",
+            "kind": "undefined",
+            "reason": f"{m.group('where')} does not define it",
+            "advice": advice,
+            "via": m.group("via") is not None,
+        }
     m = _CALLING.search(message)
     if m:
-        return f"{m.group(1)}()", "it still raises NotImplementedError"
-    return _summary(message), ""
+        reason = "it still raises NotImplementedError"
+        return {
+            "key": f"{m.group(1)}()",
+            "kind": "stub",
+            "reason": reason,
+            "advice": "",
+            "via": False,
+        }
+    return {"key": _summary(message), "kind": "file", "reason": "", "advice": "", "via": False}
 
 
 def feedback_view(report: GradeReport) -> dict[str, Any]:
@@ -130,20 +160,27 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
             continue
         if t.status == "missing":
             message = strip_explanations(t.message)
-            key, reason = _function_key(message)
+            found = function_key(message)
             entry = not_attempted.setdefault(
-                key,
+                found["key"],
                 {
-                    "function": key,
-                    "reason": reason,
+                    "function": found["key"],
+                    "kind": found["kind"],
+                    "reason": found["reason"],
+                    "advice": found["advice"],
                     "part": t.part,
                     "part_title": PART_TITLES.get(t.part, t.part),
                     "count": 0,
                     "points": 0.0,
                     "summary": _summary(message),
                     "tests": [],
+                    "follows": [],
                 },
             )
+            if found["via"]:  # no first line of its own: the function's own entry has one
+                entry["follows"].append(t.id)
+            else:
+                entry["reason"], entry["summary"] = found["reason"], _summary(message)
             entry["count"] += 1
             entry["points"] += t.max_score
             entry["tests"].append(t.id)
@@ -173,12 +210,24 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
     for entry in not_attempted.values():
         entry["points"] = f"{entry['points']:g}"
     order = {p: i for i, p in enumerate(PART_IDS)}
+    entries = sorted(not_attempted.values(), key=lambda e: order.get(e["part"], 99))
     return {
         "fixes": fixes,
         "unexplained": unexplained,
         # in the handout's order (parts A-D), each part's functions as the suite first met them
-        "not_attempted": sorted(not_attempted.values(), key=lambda e: order.get(e["part"], 99)),
+        "not_attempted": entries,
+        "not_attempted_heading": _not_attempted_heading(entries),
     }
+
+
+def _not_attempted_heading(entries: list[dict[str, Any]]) -> str:
+    """The section's heading, true of what it lists: functions, files (a missing module, the
+    drill's note or script), or both."""
+    files = any(e["kind"] == "file" for e in entries)
+    functions = any(e["kind"] != "file" for e in entries)
+    if files and functions:
+        return "Functions and files you have not attempted yet"
+    return "Files you have not attempted yet" if files else "Functions you have not attempted yet"
 
 
 def report_view(

@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from grader.parts import CALLS, FUNCTIONS
+from grader.report import NOT_DEFINED
 from grader.sandbox import wire
 from grader.sandbox.forker import SandboxUnavailable, WorkerHandle, Zygote, _running
 from grader.sandbox.invoke import Effects, is_arg_path
@@ -26,6 +28,7 @@ __all__ = [  # Zygote, WorkerHandle and SandboxUnavailable live in forker; impor
     "CallResult",
     "MissingPart",
     "NotAttempted",
+    "NotDefined",
     "SandboxSession",
     "SandboxUnavailable",
     "StudentCrash",
@@ -58,6 +61,42 @@ class NotAttempted(StudentError):
 
 class MissingPart(StudentError):
     status = "missing"
+
+
+class NotDefined(StudentError):
+    """The submission does not define `function` ("losses.causal_lm_loss"), one of the
+    handout's functions: not attempted, like a stub. The check may have called it or a
+    function that calls it (`caller`, e.g. "masks.build_attention_mask"; "" for itself)."""
+
+    status = "missing"
+
+    def __init__(self, message: str, *, function: str, caller: str = "") -> None:
+        super().__init__(message)
+        self.function = function
+        self.caller = caller
+
+
+def not_defined(
+    function: str, origin: tuple[str, str] | None = None, caller: str = ""
+) -> NotDefined:
+    """The NotDefined for `function` ("module.name"). `origin`: where the grader looked, as
+    the student knows it ("losses.py", "your notebook"), and a hint of what to check there
+    (default: the module's file, no hint)."""
+    module, _, name = function.rpartition(".")
+    where, hint = origin or (f"{module}.py", "")
+    via = ""
+    if caller == "model_forward":
+        via = " (this check runs the grader's TinyLM on your masks, which needs it)"
+    elif caller:
+        via = f" (this check calls {caller.rpartition('.')[2]}(), which needs it)"
+    return NotDefined(
+        f"{NOT_DEFINED}{where} does not define {name}(){via}\n"
+        f"  What to do: define a function named {name} at the top level, with the handout's "
+        "signature (one under another name, inside another function or in another file is "
+        f"not found){hint}",
+        function=function,
+        caller=caller,
+    )
 
 
 class StudentException(StudentError):
@@ -132,6 +171,7 @@ class SandboxSession:
         slot: int = 0,
         missing: dict[str, str] | None = None,
         encoded: wire.EncodedModels | None = None,
+        origins: dict[str, tuple[str, str]] | None = None,
     ) -> None:
         self.zygote = zygote
         # the models this session's calls send, encoded once (a Grader lends its own)
@@ -140,6 +180,10 @@ class SandboxSession:
         self.limits = limits or SandboxLimits()
         self.slot = slot
         self.missing = dict(missing or {})
+        # module -> (where the student wrote it, a hint): `not_defined`'s words for it
+        self.origins = dict(origins or {})
+        # module -> the handout's functions it does not define, as its first load found
+        self.undefined: dict[str, frozenset[str]] = {}
         self.module_failures: dict[str, StudentError] = {}
         self._workers: dict[str, WorkerHandle] = {}
         self._loaded: dict[str, set[str]] = {}
@@ -279,6 +323,12 @@ class SandboxSession:
             if not isinstance(failure, NotAttempted):
                 self.module_failures[module] = failure
             raise failure
+        if module not in self.undefined:
+            names = header.get("undefined")
+            expected = FUNCTIONS.get(module, ())
+            found = frozenset(n for n in names if n in expected) if type(names) is list else ()
+            if found:
+                self.undefined[module] = found
         self._loaded.setdefault(group, set()).add(module)
 
     def call(
@@ -313,6 +363,10 @@ class SandboxSession:
         group = modules[0] if modules else module
         for m in modules:
             self._load(group, m)
+        if self.undefined:  # a submission that defines every function pays nothing here
+            failure = self._not_defined(module, function)
+            if failure is not None:
+                raise failure
         worker = self._workers.get(group)  # started by _load, unless nothing is loaded
         tree, buffers = wire.encode(
             {"args": list(args), "kwargs": kwargs, "grad_output": grad_output},
@@ -337,7 +391,10 @@ class SandboxSession:
             raise
         self._returned.add(key)  # it came back (maybe with an exception): keep calling it
         if not reply.get("ok"):
-            raise _reply_error(reply, f"calling {function}()")
+            failure = _reply_error(reply, f"calling {function}()")
+            if self.undefined and isinstance(failure, StudentException):
+                failure = self._needs_undefined(failure, reply, module, function) or failure
+            raise failure
         try:
             payload = wire.decode(reply.get("payload"), bufs, allow_models=False)
             effects = Effects.from_dict(dict(reply.get("effects") or {}))
@@ -354,6 +411,35 @@ class SandboxSession:
                 f"{what} returned a value the grader cannot accept: {clean_text(exc, 300)}"
             ) from None
         return CallResult(value=value, grads=grads, effects=effects, generators=gens)
+
+    def _not_defined(self, module: str, function: str) -> NotDefined | None:
+        """The NotDefined for a call of `module.function` when the submission does not define
+        it or (the grader's TinyLM forward) a function the call is known to use (`CALLS`)."""
+        if module == "__grader__":
+            for callee in CALLS.get(function, ()):
+                m, _, name = callee.partition(".")
+                if name in self.undefined.get(m, ()):
+                    return not_defined(callee, self.origins.get(m), caller=function)
+            return None
+        if function in self.undefined.get(module, ()):
+            return not_defined(f"{module}.{function}", self.origins.get(module))
+        return None
+
+    def _needs_undefined(
+        self, failure: StudentException, reply: dict[str, Any], module: str, function: str
+    ) -> NotDefined | None:
+        """A call that raised NameError/AttributeError naming one of the handout's functions
+        the submission does not define (`build_attention_mask` calling a missing
+        `causal_mask`) failed because of that one omission: the NotDefined saying so."""
+        if failure.exc_type not in ("NameError", "AttributeError"):
+            return None
+        text = clean_text(reply.get("message", ""), 2000)
+        for m, names in self.undefined.items():
+            for name in names:
+                if f"'{name}'" in text:
+                    caller = function if module == "__grader__" else f"{module}.{function}"
+                    return not_defined(f"{m}.{name}", self.origins.get(m), caller=caller)
+        return None
 
     def run_drill(self, source: str, argv: list[str], *, max_bytes: int) -> str | None:
         """Rerun Exercise 3: ``python drill/experiment.py *argv`` in a worker of its own

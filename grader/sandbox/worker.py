@@ -19,7 +19,7 @@ import traceback
 import types
 from typing import Any
 
-from grader.parts import CODE_PARTS
+from grader.parts import CODE_PARTS, FUNCTIONS
 from grader.sandbox import wire
 from grader.sandbox.invoke import invoke
 
@@ -169,6 +169,21 @@ def _resolve(module_name: str, function: str) -> Any:
     return fn
 
 
+def _undefined(name: str) -> list[str]:
+    """The handout's functions (`FUNCTIONS`) that module `name` does not define as callables,
+    asked once per module load so that no call of one of them needs a round trip."""
+    mod = _load_module(name)
+    missing = []
+    for function in FUNCTIONS.get(name, ()):
+        try:
+            found = callable(getattr(mod, function, None))
+        except Exception:  # noqa: BLE001 - a student module __getattr__ may raise anything
+            found = False
+        if not found:
+            missing.append(function)
+    return missing
+
+
 def _model_forward(model, input_ids, attention_mask=None):
     """Run a TinyLM whose mask and attention are the student's own `masks` functions."""
     masks = _load_module("masks")
@@ -217,8 +232,7 @@ def serve(
         if op == "load":
             name = str(header.get("module"))
             try:
-                _load_module(name)
-                reply: dict[str, Any] = {"ok": True}
+                reply: dict[str, Any] = {"ok": True, "undefined": _undefined(name)}
             except BaseException as exc:  # noqa: BLE001 - student code may raise anything
                 reply = _error_reply(exc, f"importing {name}.py")
             _send(sock, rid, reply)
