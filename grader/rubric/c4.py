@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_sides import (
     gone_at_use,
     masked_training_before,
@@ -32,6 +33,7 @@ from grader.rubric.judgement import (
     _missing,
     _of,
 )
+from grader.rubric.relation_senses import is_sign, use_paired
 
 
 def _clm_trains_as_generates(an: Analysis) -> Claim | None:
@@ -58,11 +60,14 @@ def _framed(an: Analysis, c: Claim) -> bool:
     the conditions, unless generation is named in the same sentence."""
     pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
     i = pos[c.sentence]
+    paired = use_paired(an.sentences[i].sentence.norm)  # "train vs use", "trained and used"
     if c.kind == "relation_same" and c.subject == BOTH:
-        return c.strong and _names_generation(an.sentences[i])
+        return c.strong and (_names_generation(an.sentences[i]) or paired)
+    if is_sign(c.text):
+        return True  # "training equals use": the sign is read between the two conditions
     if _TRAINS_AS_USED.match(c.text) or _USED_AS_TRAINED.search(c.text):
         return True  # "GPT trains like it races": the phrase names both conditions itself
-    if _TRAIN_TEST.match(c.text):
+    if _TRAIN_TEST.match(c.text) or (c.strong and paired):
         return True  # "a train-test discrepancy", "a training/inference mismatch"
     return c.strong and any(_at_generation(s) for s in an.sentences[max(0, i - 2) : i + 1])
 
@@ -131,12 +136,14 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
-    same, diff = same + more_same, diff + more_diff
+    frag_same, frag_diff = fragment_subjects(an, same, diff)
+    same, diff = same + more_same + frag_same, diff + more_diff + frag_diff
     causal_side = (
         _of(same, CLM)
         + _conditions_together(an, {c.sentence for c in diff})
         + _never_had(an)
         + same_range_twice(an)
+        + restriction_in_training_too(an)
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
@@ -452,9 +459,9 @@ def _task_match(an: Analysis) -> list[Claim]:
 # "GPT never used them in training", "it was never allowed to look right during training": the
 # causal LM did without, in training, what the generation condition just said is missing
 _NEVER_HAD = re.compile(
-    r"\b(?:never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|sees|"
-    r"needs?|needed|relied|rely|look|looked)\b(?:\W+\w+){0,2}?\W+"
-    r"(?:them|those|these|it|right|ahead|the future|later ones)\b",
+    r"\b(?P<neg>never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|"
+    r"sees|needs?|needed|relied|rely|look|looked|given|shown|got|gotten)\b(?:\W+\w+){0,2}?\W+"
+    r"(?:them|those|these|it|right|ahead|the future|later ones|there)\b",
     re.IGNORECASE,
 )
 
@@ -462,11 +469,15 @@ _NEVER_HAD = re.compile(
 def _never_had(an: Analysis) -> list[Claim]:
     """The causal side said as the causal LM never having had, in training, what generation
     lacks ("For GPT this is no problem, because it never used them in training."): a sentence
-    about the causal LM (named or pointed to), with a training word and a negated use of what
-    the sentence just before or the one before that says is not there at generation."""
+    about the causal LM (named or pointed to), with a training word (or "never", which covers
+    training: "it never looked there") and a negated use of what the sentence just before or
+    the one before that says is not there at generation."""
     out = []
     for k, f in enumerate(an.sentences):
-        if not (f.has("training") and _NEVER_HAD.search(f.asserted or f.sentence.norm)):
+        m = _NEVER_HAD.search(f.asserted or f.sentence.norm)
+        # "never" covers the whole of its past, training included ("GPT was never given them
+        # in the first place"); "not" / "no" needs the training word
+        if m is None or not (f.has("training") or m.group("neg").lower() == "never"):
             continue
         if f.subjects != {CLM} and not (not f.subjects and f.primary == CLM):
             continue

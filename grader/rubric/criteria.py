@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
+from grader.rubric.c2_conditions import available_elsewhere
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
+from grader.rubric.facts import SentenceFacts
 from grader.rubric.judgement import (
     CONF_CONFLICTED,
     CONF_CONTRADICTED,
@@ -135,7 +137,11 @@ def _opening(norm: str) -> tuple[str, ...]:
 
 # -- C2: generation lacks the later tokens the masked LM relied on ----------------------------
 def _c2(an: Analysis) -> Judgement:
-    contra = [c for c in an.claims("future_available") if c.gen_ctx]
+    contra = [
+        c
+        for c in an.claims("future_available")
+        if c.gen_ctx and not available_elsewhere(_facts_of(an, c), c)
+    ]
     absent = an.claims("future_absent")
     # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
     # label without its mechanism), so it links no generation condition to the masked LM
@@ -178,6 +184,10 @@ def _c2(an: Analysis) -> Judgement:
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+def _facts_of(an: Analysis, c: Claim) -> SentenceFacts:
+    return next(f for f in an.sentences if f.sentence.index == c.sentence)
 
 
 def _close(an: Analysis, i: int, j: int) -> bool:

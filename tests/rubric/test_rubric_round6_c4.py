@@ -1,0 +1,140 @@
+"""C4 readings of issue-19 round 6: the structure of a comparison, not its phrases.
+
+- "never" covers a model's whole past, training included: the causal LM that "never looked
+  there" after the generation condition is the causal side without a training word;
+- a difference measured as nothing ("a zero gap", "the gap was exactly 0") states none;
+- staccato fragments finish the sentence before them ("So training equals use. For GPT. Not
+  for BERT."; "It only looks left. Always. Even in training.");
+- training and the use named side by side ("train vs use", "how it is trained ... how it is
+  used") are the two conditions a relation there compares;
+- "in the match with nobody calling" is the event, not a correspondence.
+
+Each with near misses. Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+GEN = "When you write, the words after the cursor do not exist yet, and BERT relied on them. "
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GEN + "GPT never looked there.",
+        "While sampling, the later tokens are not there yet, which hurts BERT because it always "
+        "used them. GPT was never shown them to begin with.",
+        GEN + "The causal model never had them in the first place.",
+    ],
+)
+def test_never_after_the_generation_condition_is_the_causal_side(text: str) -> None:
+    assert rules(text)["C4"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # said of the masked LM: its reliance, not the causal side
+        "When you write, the words after the cursor do not exist yet. BERT never looked there.",
+        # no generation condition before it: nothing that "there" is missing at generation
+        "GPT was never shown them. BERT relied on the words on both sides.",
+    ],
+)
+def test_never_without_the_causal_model_or_the_condition_is_not(text: str) -> None:
+    assert rules(text)["C4"] != "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In my run the causal model showed a zero gap between training and generation.",
+        "For GPT the train/test gap was exactly 0.",
+        "GPT's gap between training and generation came out at 0.00.",
+    ],
+)
+def test_a_difference_measured_as_nothing_is_no_mismatch(text: str) -> None:
+    assert rules(text)["C4"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT has a gap of 0.3 between its training and generation.",
+        "GPT has a big gap between training and generation.",
+    ],
+)
+def test_a_measured_or_big_gap_is_still_the_causal_mismatch(text: str) -> None:
+    assert rules(text)["C4"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GEN + "So training equals use. For GPT. Not for BERT.",
+        GEN + "Training is the same as generation. For the causal LM. Not for the masked LM.",
+        GEN + "GPT only looks left. Always. Even in training.",
+        GEN + "The causal model only sees the prefix. In training too.",
+    ],
+)
+def test_fragments_finish_the_comparison(text: str) -> None:
+    assert rules(text)["C4"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no model named by a fragment: which model is left to the reader
+        GEN + "So training equals use. Always.",
+        # a fragment that adds training without "too" / "even" / "also" adds nothing to it
+        GEN + "GPT only looks left. In training.",
+        # the masked LM's context in training too: no causal side
+        GEN + "BERT uses both sides. Even in training.",
+    ],
+)
+def test_fragments_without_a_model_or_an_additive_are_not(text: str) -> None:
+    assert rules(text)["C4"] != "met"
+
+
+def test_a_fragment_naming_the_masked_model_makes_the_sameness_its_claim() -> None:
+    assert rules("So training equals use. For BERT.")["C4"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "* train vs use differ for BERT",
+        "The way BERT is trained differs from how it is used.",
+    ],
+)
+def test_training_and_use_side_by_side_are_the_conditions(text: str) -> None:
+    assert rules(text)["C4"] == "partial"
+
+
+def test_both_with_no_difference_between_how_they_are_trained_and_used_is_a_false_claim() -> None:
+    text = (
+        "Both models are trained to fill gaps, the gap for GPT is just always at the end, so "
+        "there is no real difference between how they're trained and how they're used."
+    )
+    assert rules(text)["C4"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT is trained on web text and used for classification.",
+        "A causal LM is trained to do something else and may use other context.",
+    ],
+)
+def test_training_and_a_use_in_one_sentence_compare_nothing(text: str) -> None:
+    assert rules(text)["C4"] == "missing"
+
+
+def test_in_the_match_is_the_event_not_a_correspondence() -> None:
+    text = "BERT plays in a real match with nobody helping, which it never trained for."
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_a_match_with_the_use_still_reads_as_a_relation() -> None:
+    text = "GPT's training is a close match with how it is used at generation time."
+    assert rules(text)["C4"] in ("partial", "met")
