@@ -110,6 +110,17 @@ _CONDITION_WORDS = re.compile(
 )
 
 
+# the difference put down to size or fame: "gpt is just bigger", "bert isn't big enough to
+# generate", "gpt-3 has 175B params", "GPT got more money" (no condition of what is seen)
+_SIZE = re.compile(
+    r"\b(?:(?:way |much |just |a lot )?(?:bigger|larger)|big enough|more (?:data|money|compute|"
+    r"parameters|params)|\d+\s*[bm]\s*param\w*|(?:model )?size)\b",
+    re.IGNORECASE,
+)
+_IN_TRAINING = re.compile(
+    r"^[^.;:]{0,40}?\b(?:train\w*|pretrain\w*|learn\w*|objectives?)\b", re.IGNORECASE
+)
+
 # "the same recipe", "alike", "similarly", "the only difference is ..." (the rest the same)
 _ALIKE = re.compile(r"\b(?:the same|alike|similar(?:ly)?|only difference)\b", re.IGNORECASE)
 
@@ -139,7 +150,11 @@ def training_dismissed(an: Analysis) -> list[Claim]:
         k = pos[f.sentence.index]
         for g in an.sentences[k : k + LINK_WINDOW + 1]:
             text = g.asserted or g.sentence.norm
-            m = _NOT_THE_REASON.search(text) or _ELSEWHERE.search(text)
+            m = _NOT_THE_REASON.search(text) or _ELSEWHERE.search(text) or _SIZE.search(text)
+            # "the difference is in the game they play during training": the difference put
+            # in training itself is the contrast, not training dismissed
+            if m is not None and m.re is _ELSEWHERE and _IN_TRAINING.search(text[m.end() :]):
+                m = None
             if m is not None and not _CONDITION_WORDS.search(text[m.end() :]):
                 out.append(Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0)))
                 break

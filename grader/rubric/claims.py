@@ -242,6 +242,10 @@ def _about_output_or_use(norm: str, r: Hit) -> bool:
 
 
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
+# "training and generation line up, no problem": an "all fine" after a sameness affirms it
+_NO_PROBLEM = re.compile(
+    r"^\W*(?:\w+\W+)?no (?:problems?|issues?|trouble|worries|bother)\b", re.IGNORECASE
+)
 
 
 def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
@@ -296,7 +300,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             if not_a_relation(norm, r):
                 continue  # "a different task" (the other model's), "a real match" (a game)
             # "exactly what BERT never saw": a negation after a sameness word reverses it
-            after = base == "same" and ss.negated_after(r)
+            after = base == "same" and ss.negated_after(r) and not _NO_PROBLEM.match(norm[r.end :])
             # "missing the context it was trained with": what is absent is the training
             # condition, so the sameness phrase states a difference
             lacking = base == "same" and any(

@@ -172,6 +172,9 @@ def _c2(an: Analysis) -> Judgement:
             link = (named[0].sentence,)
     if contra:
         return _contradicted(contra, "future_at_generation", bool(link))
+    able = _generates_left_to_right(an)
+    if able:
+        return _contradicted(able, "mlm_no_problem", bool(link))
     if link:
         gap = link[-1] - link[0]
         conf = (
@@ -184,6 +187,28 @@ def _c2(an: Analysis) -> Judgement:
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+_MANNER_GAP = 12  # characters between the generation verb and its left-to-right manner
+
+
+def _generates_left_to_right(an: Analysis) -> list[Claim]:
+    """ "So BERT can generate left to right fine": the masked LM said to generate well in the
+    very condition the question names (a left-to-right generation in the claim's sentence) says
+    that condition is no problem for it, the C2 false claim as well as the C5 one."""
+    out = []
+    for c in an.claims("wrong_mlm_generates_well"):
+        f = _facts_of(an, c)
+        at = f.sentence.norm.find(c.text) if c.text else -1
+        # the manner right after the generation verb ("generate left to right fine"), not a
+        # left-to-right order named elsewhere in the sentence ("... includes the left-to-right
+        # order as one factorisation")
+        if at >= 0 and any(
+            0 <= h.start - (at + len(c.text)) <= _MANNER_GAP
+            for h in f.hits.get("left_to_right", [])
+        ):
+            out.append(c)
+    return out
 
 
 def _facts_of(an: Analysis, c: Claim) -> SentenceFacts:

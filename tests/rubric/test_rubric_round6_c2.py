@@ -35,3 +35,28 @@ def test_an_availability_elsewhere_is_no_false_claim(text: str) -> None:
 )
 def test_an_availability_at_generation_is_still_the_false_claim(text: str) -> None:
     assert rules(text)["C2"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So BERT can generate left to right fine, it is just less famous.",
+        "A masked model like BERT generates text left to right without any problem.",
+    ],
+)
+def test_the_masked_lm_generating_well_left_to_right_is_a_c2_false_claim(text: str) -> None:
+    assert rules(text)["C2"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a left-to-right order named elsewhere in the sentence is not the manner of generating
+        "XLNet generates perfectly well, because its objective includes the left-to-right "
+        "order as one factorisation.",
+        # the left-to-right generation said to fail
+        "BERT cannot generate left to right well, because the right side is not there yet.",
+    ],
+)
+def test_generation_well_without_the_left_to_right_manner_is_not(text: str) -> None:
+    assert rules(text)["C2"] != "contradicted"

@@ -138,3 +138,40 @@ def test_in_the_match_is_the_event_not_a_correspondence() -> None:
 def test_a_match_with_the_use_still_reads_as_a_relation() -> None:
     text = "GPT's training is a close match with how it is used at generation time."
     assert rules(text)["C4"] in ("partial", "met")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both models are trained the same way, on raw text. GPT is just way bigger, that's all.",
+        "Both are trained alike to guess hidden words; BERT just isn't big enough to generate.",
+    ],
+)
+def test_training_alike_with_size_as_the_difference_is_a_false_claim(text: str) -> None:
+    assert rules(text)["C4"] == "contradicted"
+
+
+def test_the_difference_put_in_training_itself_is_no_dismissal() -> None:
+    text = (
+        "Both models are basically the same thing, trained on the same data. But the "
+        "difference is in the game they play during training."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_size_said_of_what_they_see_is_no_dismissal() -> None:
+    text = (
+        "Both models are trained the same way on text. The difference is the size of the "
+        "context they see: BERT sees both sides."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_an_all_fine_after_a_sameness_affirms_it() -> None:
+    text = "So for both of them training and generation line up no problem."
+    assert rules(text)["C4"] == "contradicted"
+
+
+def test_a_sameness_denied_after_it_is_still_denied() -> None:
+    text = "For BERT, training and generation line up? No, they do not."
+    assert rules(text)["C4"] != "contradicted"
