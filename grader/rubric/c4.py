@@ -14,9 +14,11 @@ from dataclasses import replace
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_sides import (
     gone_at_use,
+    lesser_mismatch,
     masked_training_before,
     practice_analogy,
     same_range_twice,
+    task_match,
     training_dismissed,
     unlike_the_masked_training,
 )
@@ -149,7 +151,11 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
     dismissed = training_dismissed(an)
-    contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
+    contra_clm = [
+        c
+        for c in _of(diff, CLM)
+        if not (lesser_mismatch(an, c) and any(x.sentence != c.sentence for x in causal_side))
+    ] + _clm_sees_more_in_training(an)
     supported = bool(causal_side or mlm_side)
     if contra_mlm:
         return _contradicted(contra_mlm, "mlm_consistent", supported)
@@ -191,7 +197,12 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if near is not None and trained & {*c2.evidence, near}:
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
-    partial = causal_side + mlm_side + general + _task_match(an) + practice_analogy(an)
+        if near is not None:
+            # the same passage with no training word: what each model has at generation, set
+            # side by side (the masked LM's loss, the causal LM's sufficiency); one side made
+            # of the use alone, so partial
+            return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
+    partial = causal_side + mlm_side + general + task_match(an) + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
@@ -423,37 +434,6 @@ def _only_this_model(an: Analysis, c: Claim) -> bool:
 
 def _at(an: Analysis, j: Judgement) -> list[SentenceFacts]:
     return [f for f in an.sentences if f.sentence.index in j.evidence]
-
-
-# "GPT is trained precisely for continuing text, which is what generation is", "so GPT matches
-# the task": the causal LM's objective is the generation task. A match of tasks, not of the
-# information conditions: one side, partial at most, whichever models the sentence names.
-_TASK_MATCH = re.compile(
-    r"\b(?:which|that|this|it)(?: is|'s) (?:just |exactly |precisely |basically )?what "
-    r"(?:text )?(?:generation|generating|writing|sampling|decoding) (?:is|needs|requires|means)\b|"
-    r"\bmatch(?:es)? (?:the|this|that) (?:task|job|use)\b",
-    re.IGNORECASE,
-)
-
-
-def _task_match(an: Analysis) -> list[Claim]:
-    out = []
-    for k, f in enumerate(an.sentences):
-        m = _TASK_MATCH.search(f.asserted or f.sentence.norm)
-        if m is None:
-            continue
-        # the model named last before the phrase, else the one the sentence before was about
-        named = [
-            (h.start, code)
-            for code, key in _MODEL_KEYS.items()
-            for h in f.hits.get(key, [])
-            if h.start < m.start()
-        ]
-        prev = an.sentences[k - 1].primary if k else None
-        about = max(named)[1] if named else (prev if not f.subjects else None)
-        if about == CLM:
-            out.append(Claim("relation_same", CLM, f.sentence.index, False, True, m.group(0)))
-    return out
 
 
 # "GPT never used them in training", "it was never allowed to look right during training": the

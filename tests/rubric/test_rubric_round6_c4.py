@@ -175,3 +175,66 @@ def test_an_all_fine_after_a_sameness_affirms_it() -> None:
 def test_a_sameness_denied_after_it_is_still_denied() -> None:
     text = "For BERT, training and generation line up? No, they do not."
     assert rules(text)["C4"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT guesses the next word from what came before, thats literally how it writes too.",
+        "The causal LM predicts each next token, which is exactly how it generates.",
+    ],
+)
+def test_the_objective_called_how_the_model_writes_is_one_side(text: str) -> None:
+    assert rules(text)["C4"] == "partial"
+
+
+def test_how_it_writes_said_of_the_story_is_no_side() -> None:
+    assert rules("GPT writes stories, that is how it is.")["C4"] == "missing"
+
+
+GPT_SIDE = (
+    "BERT learns each blank from both sides, and at generation the later tokens are not there "
+    "yet. GPT is trained to use only the earlier tokens, exactly what it has when generating. "
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GPT_SIDE
+        + "There is a smaller mismatch for GPT, exposure bias: its own outputs on the left.",
+        GPT_SIDE + "GPT only has a minor shift: its left context becomes its own samples.",
+    ],
+)
+def test_a_lesser_mismatch_beside_the_causal_side_is_no_false_claim(text: str) -> None:
+    assert rules(text)["C4"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no causal side beside it: the causal LM has the mismatch
+        "There is a smaller mismatch for GPT between training and generation.",
+        GPT_SIDE + "GPT also has a big mismatch between training and generation.",
+    ],
+)
+def test_a_mismatch_of_the_causal_lm_otherwise_is_still_the_false_claim(text: str) -> None:
+    assert rules(text)["C4"] == "contradicted"
+
+
+def test_an_analogy_with_a_second_figure_on_exam_day_is_a_vague_mismatch() -> None:
+    text = (
+        "Two pupils prepare for a test. The first one practises with the answers printed below "
+        "each question. The second one practises without them. On exam day there are no answers "
+        "printed. Masked LMs fill gaps; causal LMs predict the next word."
+    )
+    assert rules(text)["C4"] == "partial"
+
+
+def test_the_generation_passage_without_a_training_word_is_one_side() -> None:
+    text = (
+        "BERT uses the words on both sides of a gap. When you generate, the words to the right "
+        "do not exist yet, so BERT lacks what it relied on. GPT has no such problem, it only "
+        "uses the earlier words."
+    )
+    assert rules(text)["C4"] == "partial"
