@@ -60,3 +60,27 @@ def test_the_masked_lm_generating_well_left_to_right_is_a_c2_false_claim(text: s
 )
 def test_generation_well_without_the_left_to_right_manner_is_not(text: str) -> None:
     assert rules(text)["C2"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When it writes, nobody tells it what comes after the current word, and BERT always "
+        "relied on that.",
+        "While generating, no one shows the model the words to the right, and BERT needs them.",
+    ],
+)
+def test_the_later_words_as_what_nobody_provides_at_generation(text: str) -> None:
+    assert rules(text)["C2"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no later context named and no generation: a remark, not the generation condition
+        "Nobody tells you this in the lecture, but BERT uses the words on both sides.",
+        "In training nobody tells it the answer, and BERT uses the words on both sides.",
+    ],
+)
+def test_nobody_providing_something_else_is_not_the_condition(text: str) -> None:
+    assert rules(text)["C2"] != "met"
