@@ -181,12 +181,37 @@ def _c2(an: Analysis) -> Judgement:
             CONF_MET_SAME if gap == 0 else CONF_MET_LINKED if gap == 1 else CONF_MET_LINKED - 0.05
         )
         return Judgement("met", link, conf)
-    cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong]
+    cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong] + _fails_when_writing(an)
     cannot_linked = [c for c in cannot if any(0 <= c.sentence - i <= 2 for i in rel_idx)]
     partial = absent + an.claims("generation_left_to_right") + cannot_linked
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+# an inability stated after the generation word: "when we want it to write, it cannot do it"
+_FAILS_AFTER = re.compile(
+    r"\b(?:cannot|can't|cant|can not|could not|couldn't|won't|fails?|doesn't work|does not work)\b",
+    re.IGNORECASE,
+)
+
+
+def _fails_when_writing(an: Analysis) -> list[Claim]:
+    """ "BERT needs all the sentence, so when we want it to write new text it cannot do it
+    good": the masked LM's inability stated in the main clause of a generation clause (an
+    inability cue after the generation word, the sentence about the masked LM), the same
+    consequence as "so it can't generate" (strong; `_c2` links it to a reliance)."""
+    out = []
+    for f in an.sentences:
+        if f.primary != MLM or CLM in f.mentions:
+            continue
+        gens = f.hits.get("generation", [])
+        norm = f.sentence.norm
+        if gens and _FAILS_AFTER.search(norm[gens[0].end :]):
+            out.append(
+                Claim("mlm_cannot_generate", MLM, f.sentence.index, True, True, gens[0].text)
+            )
+    return out
 
 
 _MANNER_GAP = 12  # characters between the generation verb and its left-to-right manner

@@ -34,6 +34,13 @@ _MATCH_OF = re.compile(r"^\W+(?:between|with|for|to|of)\b", re.IGNORECASE)
 _IS_BETWEEN = re.compile(r"^\s+(?:is|are|was|were|'s)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
+# "a gap that has nothing after it", "the gap with words on both sides": the blank of the
+# masked objective, described by what surrounds it
+_BLANK_AFTER = re.compile(
+    r"^\W+(?:that|which|with|where)\b[^.;:]{0,30}?\b(?:after|before|around|left|right|"
+    r"sides?|words?|tokens?)\b",
+    re.IGNORECASE,
+)
 # a difference noun measured as nothing: "a zero gap", "the gap was exactly 0", "a gap of 0.00"
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0(?:\.0+)?|nil)\W+(?:\w+\W+)?$", re.IGNORECASE)
 _ZERO_AFTER = re.compile(
@@ -59,6 +66,8 @@ def not_a_relation(norm: str, r: Hit) -> bool:
     if measured_zero(norm, r):
         return True
     word = r.text.lower()
+    if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):
+        return True  # "a gap that has nothing after it": the blank, placed in its context
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
     if word in ("match", "matches"):

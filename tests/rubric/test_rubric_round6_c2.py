@@ -84,3 +84,28 @@ def test_the_later_words_as_what_nobody_provides_at_generation(text: str) -> Non
 )
 def test_nobody_providing_something_else_is_not_the_condition(text: str) -> None:
     assert rules(text)["C2"] != "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT need the whole sentence for to work, so when we ask it to write a story it cannot "
+        "do it good.",
+        "The masked model relies on both sides, so if you make it generate, it fails badly.",
+    ],
+)
+def test_an_inability_after_the_generation_word_is_one_half(text: str) -> None:
+    assert rules(text)["C2"] == "partial"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the inability is the causal LM's: not the masked LM's consequence
+        "GPT relies on the previous words, so when it writes long code it fails sometimes.",
+        # no reliance anywhere near: a bare claim, nothing linked
+        "When we ask BERT to write a story, it cannot do it well.",
+    ],
+)
+def test_an_inability_of_the_other_model_or_without_a_reliance_is_not(text: str) -> None:
+    assert rules(text)["C2"] != "partial"

@@ -238,3 +238,16 @@ def test_the_generation_passage_without_a_training_word_is_one_side() -> None:
         "uses the earlier words."
     )
     assert rules(text)["C4"] == "partial"
+
+
+def test_a_gap_described_by_its_context_is_the_blank() -> None:
+    text = (
+        "BERT always had the end of the sentence when it was learning, so it just does not "
+        "know what to do with a gap that has nothing after it."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_a_gap_between_training_and_use_is_still_a_relation() -> None:
+    text = "For GPT there is no gap between training and generation."
+    assert rules(text)["C4"] in ("partial", "met")
