@@ -10,6 +10,9 @@ from __future__ import annotations
 import pytest
 from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
+from grader.rubric.model import load_rubric
+from grader.rubric.scorer import read_answer
+
 
 @pytest.mark.parametrize(
     "text",
@@ -109,3 +112,39 @@ def test_an_inability_after_the_generation_word_is_one_half(text: str) -> None:
 )
 def test_an_inability_of_the_other_model_or_without_a_reliance_is_not(text: str) -> None:
     assert rules(text)["C2"] != "partial"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "at gen time the words to the right are not there, and BERT relied on them.",
+        "When sampling you only have x_1..x_t, and BERT relied on the words on both sides.",
+        "During generation positions t+1 onwards do not exist yet, and BERT uses both sides of "
+        "every blank.",
+    ],
+)
+def test_the_generation_condition_in_notation_and_abbreviation(text: str) -> None:
+    assert rules(text)["C2"] == "met"
+
+
+def test_a_generation_of_people_is_not_the_generation_time() -> None:
+    text = "Students in gen z only have short texts, and BERT relied on the words on both sides."
+    assert rules(text)["C2"] != "met"
+
+
+def test_the_next_index_is_a_target_not_the_later_context() -> None:
+    assert rules("GPT predicts token t+1 from the earlier tokens only.")["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    ("text", "timed"),
+    [
+        ("at gen time u only have the prefix.", True),
+        ("during gen the rest is empty.", True),
+        ("Students in gen z read a lot.", False),
+        ("The gen of text is slow.", False),
+    ],
+)
+def test_the_abbreviated_generation_time(text: str, timed: bool) -> None:
+    _, _, an = read_answer(text, load_rubric())
+    assert an.sentences[0].has("generation_time") is timed
