@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_sides import (
     gone_at_use,
+    lesser_mismatch,
     masked_training_before,
     practice_analogy,
     same_range_twice,
+    task_match,
     training_dismissed,
     unlike_the_masked_training,
 )
@@ -32,6 +35,7 @@ from grader.rubric.judgement import (
     _missing,
     _of,
 )
+from grader.rubric.relation_senses import is_sign, use_paired
 
 
 def _clm_trains_as_generates(an: Analysis) -> Claim | None:
@@ -58,11 +62,14 @@ def _framed(an: Analysis, c: Claim) -> bool:
     the conditions, unless generation is named in the same sentence."""
     pos = {s.sentence.index: i for i, s in enumerate(an.sentences)}
     i = pos[c.sentence]
+    paired = use_paired(an.sentences[i].sentence.norm)  # "train vs use", "trained and used"
     if c.kind == "relation_same" and c.subject == BOTH:
-        return c.strong and _names_generation(an.sentences[i])
+        return c.strong and (_names_generation(an.sentences[i]) or paired)
+    if is_sign(c.text):
+        return True  # "training equals use": the sign is read between the two conditions
     if _TRAINS_AS_USED.match(c.text) or _USED_AS_TRAINED.search(c.text):
         return True  # "GPT trains like it races": the phrase names both conditions itself
-    if _TRAIN_TEST.match(c.text):
+    if _TRAIN_TEST.match(c.text) or (c.strong and paired):
         return True  # "a train-test discrepancy", "a training/inference mismatch"
     return c.strong and any(_at_generation(s) for s in an.sentences[max(0, i - 2) : i + 1])
 
@@ -131,18 +138,24 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
-    same, diff = same + more_same, diff + more_diff
+    frag_same, frag_diff = fragment_subjects(an, same, diff)
+    same, diff = same + more_same + frag_same, diff + more_diff + frag_diff
     causal_side = (
         _of(same, CLM)
         + _conditions_together(an, {c.sentence for c in diff})
         + _never_had(an)
         + same_range_twice(an)
+        + restriction_in_training_too(an)
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
     contra_mlm = _of(same, MLM, BOTH)
     dismissed = training_dismissed(an)
-    contra_clm = _of(diff, CLM) + _clm_sees_more_in_training(an)
+    contra_clm = [
+        c
+        for c in _of(diff, CLM)
+        if not (lesser_mismatch(an, c) and any(x.sentence != c.sentence for x in causal_side))
+    ] + _clm_sees_more_in_training(an)
     supported = bool(causal_side or mlm_side)
     if contra_mlm:
         return _contradicted(contra_mlm, "mlm_consistent", supported)
@@ -184,7 +197,12 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if near is not None and trained & {*c2.evidence, near}:
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
-    partial = causal_side + mlm_side + general + _task_match(an) + practice_analogy(an)
+        if near is not None:
+            # the same passage with no training word: what each model has at generation, set
+            # side by side (the masked LM's loss, the causal LM's sufficiency); one side made
+            # of the use alone, so partial
+            return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
+    partial = causal_side + mlm_side + general + task_match(an) + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
@@ -418,43 +436,12 @@ def _at(an: Analysis, j: Judgement) -> list[SentenceFacts]:
     return [f for f in an.sentences if f.sentence.index in j.evidence]
 
 
-# "GPT is trained precisely for continuing text, which is what generation is", "so GPT matches
-# the task": the causal LM's objective is the generation task. A match of tasks, not of the
-# information conditions: one side, partial at most, whichever models the sentence names.
-_TASK_MATCH = re.compile(
-    r"\b(?:which|that|this|it)(?: is|'s) (?:just |exactly |precisely |basically )?what "
-    r"(?:text )?(?:generation|generating|writing|sampling|decoding) (?:is|needs|requires|means)\b|"
-    r"\bmatch(?:es)? (?:the|this|that) (?:task|job|use)\b",
-    re.IGNORECASE,
-)
-
-
-def _task_match(an: Analysis) -> list[Claim]:
-    out = []
-    for k, f in enumerate(an.sentences):
-        m = _TASK_MATCH.search(f.asserted or f.sentence.norm)
-        if m is None:
-            continue
-        # the model named last before the phrase, else the one the sentence before was about
-        named = [
-            (h.start, code)
-            for code, key in _MODEL_KEYS.items()
-            for h in f.hits.get(key, [])
-            if h.start < m.start()
-        ]
-        prev = an.sentences[k - 1].primary if k else None
-        about = max(named)[1] if named else (prev if not f.subjects else None)
-        if about == CLM:
-            out.append(Claim("relation_same", CLM, f.sentence.index, False, True, m.group(0)))
-    return out
-
-
 # "GPT never used them in training", "it was never allowed to look right during training": the
 # causal LM did without, in training, what the generation condition just said is missing
 _NEVER_HAD = re.compile(
-    r"\b(?:never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|sees|"
-    r"needs?|needed|relied|rely|look|looked)\b(?:\W+\w+){0,2}?\W+"
-    r"(?:them|those|these|it|right|ahead|the future|later ones)\b",
+    r"\b(?P<neg>never|not|n't|no)\b(?:\W+\w+){0,3}?\W+(?:use[sd]?|had|have|has|saw|seen|see|"
+    r"sees|needs?|needed|relied|rely|look|looked|given|shown|got|gotten)\b(?:\W+\w+){0,2}?\W+"
+    r"(?:them|those|these|it|right|ahead|the future|later ones|there)\b",
     re.IGNORECASE,
 )
 
@@ -462,11 +449,15 @@ _NEVER_HAD = re.compile(
 def _never_had(an: Analysis) -> list[Claim]:
     """The causal side said as the causal LM never having had, in training, what generation
     lacks ("For GPT this is no problem, because it never used them in training."): a sentence
-    about the causal LM (named or pointed to), with a training word and a negated use of what
-    the sentence just before or the one before that says is not there at generation."""
+    about the causal LM (named or pointed to), with a training word (or "never", which covers
+    training: "it never looked there") and a negated use of what the sentence just before or
+    the one before that says is not there at generation."""
     out = []
     for k, f in enumerate(an.sentences):
-        if not (f.has("training") and _NEVER_HAD.search(f.asserted or f.sentence.norm)):
+        m = _NEVER_HAD.search(f.asserted or f.sentence.norm)
+        # "never" covers the whole of its past, training included ("GPT was never given them
+        # in the first place"); "not" / "no" needs the training word
+        if m is None or not (f.has("training") or m.group("neg").lower() == "never"):
             continue
         if f.subjects != {CLM} and not (not f.subjects and f.primary == CLM):
             continue

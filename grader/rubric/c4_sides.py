@@ -1,6 +1,8 @@
 """C4's two sides said in other words: the training condition of the C2 link stated just
 before it and what training had that is gone when the model is used (the masked side); the
-causal LM's training restriction repeated word for word for generation (the causal side).
+causal LM's training restriction repeated word for word for generation (the causal side);
+the objective called the generation task (one side); the contrast denied (training alike, the
+difference put down to size) and a lesser mismatch set beside the causal side.
 
 Each reads `Analysis` only and returns sentence indices or claims for `c4.judge_c4`.
 """
@@ -110,6 +112,17 @@ _CONDITION_WORDS = re.compile(
 )
 
 
+# the difference put down to size or fame: "gpt is just bigger", "bert isn't big enough to
+# generate", "gpt-3 has 175B params", "GPT got more money" (no condition of what is seen)
+_SIZE = re.compile(
+    r"\b(?:(?:way |much |just |a lot )?(?:bigger|larger)|big enough|more (?:data|money|compute|"
+    r"parameters|params)|\d+\s*[bm]\s*param\w*|(?:model )?size)\b",
+    re.IGNORECASE,
+)
+_IN_TRAINING = re.compile(
+    r"^[^.;:]{0,40}?\b(?:train\w*|pretrain\w*|learn\w*|objectives?)\b", re.IGNORECASE
+)
+
 # "the same recipe", "alike", "similarly", "the only difference is ..." (the rest the same)
 _ALIKE = re.compile(r"\b(?:the same|alike|similar(?:ly)?|only difference)\b", re.IGNORECASE)
 
@@ -139,7 +152,11 @@ def training_dismissed(an: Analysis) -> list[Claim]:
         k = pos[f.sentence.index]
         for g in an.sentences[k : k + LINK_WINDOW + 1]:
             text = g.asserted or g.sentence.norm
-            m = _NOT_THE_REASON.search(text) or _ELSEWHERE.search(text)
+            m = _NOT_THE_REASON.search(text) or _ELSEWHERE.search(text) or _SIZE.search(text)
+            # "the difference is in the game they play during training": the difference put
+            # in training itself is the contrast, not training dismissed
+            if m is not None and m.re is _ELSEWHERE and _IN_TRAINING.search(text[m.end() :]):
+                m = None
             if m is not None and not _CONDITION_WORDS.search(text[m.end() :]):
                 out.append(Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0)))
                 break
@@ -173,7 +190,8 @@ _PRACTICE = re.compile(
 # the performance set against the practice: a second figure ("versus a cook who ...") or what
 # the figure will or cannot do when it counts ("will stumble when asked to improvise")
 _PERFORMANCE = re.compile(
-    r"\b(?:versus|vs|whereas|unlike|another|the other)\b|"
+    r"\b(?:versus|vs|whereas|unlike|another|the other|the second(?: one)?)\b|"
+    r"\bon (?:the )?(?:exam|test|match|game|race|competition|performance) day\b|"
     r"\b(?:will|won't|would|wouldn't|can't|cannot|couldn't|not be able)\b",
     re.IGNORECASE,
 )
@@ -241,3 +259,59 @@ def unlike_the_masked_training(an: Analysis) -> list[Claim]:
         ):
             out.append(Claim("relation_diff", MLM, f.sentence.index, True, True, m.group(0)))
     return out
+
+
+_MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
+
+
+# "GPT is trained precisely for continuing text, which is what generation is", "so GPT matches
+# the task": the causal LM's objective is the generation task. A match of tasks, not of the
+# information conditions: one side, partial at most, whichever models the sentence names.
+_TASK_MATCH = re.compile(
+    r"\b(?:which|that|this|it)(?: is|'s) (?:just |exactly |precisely |basically )?what "
+    r"(?:text )?(?:generation|generating|writing|sampling|decoding) (?:is|needs|requires|means)\b|"
+    r"\bmatch(?:es)? (?:the|this|that) (?:task|job|use)\b|"
+    # "... guesses the next word, that's literally how it writes too" (apostrophe optional)
+    r"\b(?:which|that|this)(?: is|'s|s) (?:\w+ )?how (?:it|they) (?:\w+ )?"
+    r"(?:writes?|generates?|produces? text|is used)\b",
+    re.IGNORECASE,
+)
+
+
+def task_match(an: Analysis) -> list[Claim]:
+    out = []
+    for k, f in enumerate(an.sentences):
+        m = _TASK_MATCH.search(f.asserted or f.sentence.norm)
+        if m is None:
+            continue
+        # the model named last before the phrase, else the one the sentence before was about
+        named = [
+            (h.start, code)
+            for code, key in _MODEL_KEYS.items()
+            for h in f.hits.get(key, [])
+            if h.start < m.start()
+        ]
+        prev = an.sentences[k - 1].primary if k else None
+        about = max(named)[1] if named else (prev if not f.subjects else None)
+        if about == CLM:
+            out.append(Claim("relation_same", CLM, f.sentence.index, False, True, m.group(0)))
+    return out
+
+
+# "a smaller mismatch for GPT called exposure bias", "only a minor shift": a lesser, other
+# mismatch set beside the one the argument is about (which words are on the left), not it
+_LESSER = re.compile(
+    r"\b(?:smaller|minor|slight|tiny|little|lesser|much smaller|second(?:ary)?|another kind of|"
+    r"a different kind of)\W+(?:\w+\W+)?$",
+    re.IGNORECASE,
+)
+
+
+def lesser_mismatch(an: Analysis, c: Claim) -> bool:
+    """The causal LM's difference relation `c` is qualified as a lesser one ("There is a
+    smaller mismatch for GPT called exposure bias"). With the causal side stated in another
+    sentence (`judge_c4` checks) it is a second, smaller effect, not the causal LM having the
+    rubric's mismatch."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    at = f.sentence.norm.find(c.text) if c.text else -1
+    return at > 0 and bool(_LESSER.search(f.sentence.norm[:at]))

@@ -15,7 +15,13 @@ from dataclasses import replace
 from grader.rubric.extractor import ClaimContext, Extractor
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
-from grader.rubric.relation_senses import not_a_relation, said_gone, sign_relations
+from grader.rubric.relation_senses import (
+    not_a_relation,
+    plural_pair,
+    said_gone,
+    sign_relations,
+    use_paired,
+)
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import parallel_use, used_for_generation, used_for_understanding
 from grader.rubric.vision import (
@@ -236,6 +242,10 @@ def _about_output_or_use(norm: str, r: Hit) -> bool:
 
 
 _POINTS_BACK = re.compile(r"\bsuch\b", re.IGNORECASE)
+# "training and generation line up, no problem": an "all fine" after a sameness affirms it
+_NO_PROBLEM = re.compile(
+    r"^\W*(?:\w+\W+)?no (?:problems?|issues?|trouble|worries|bother)\b", re.IGNORECASE
+)
 
 
 def _modifies_difference(ss: ParsedSentence, r: Hit) -> bool:
@@ -261,6 +271,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         or (c.prev_train and bool(ss.hits.get("generation_time")))
     )
     has_gen_here = bool(ss.hits.get("generation") or ss.hits.get("generation_time"))
+    has_gen_here = has_gen_here or use_paired(ss.sent.norm)  # "how it's trained and used"
     # "trained on Wikipedia but asked about anything, so there is a mismatch": right words,
     # wrong reason. Without any word about context / tokens, such a relation stays general.
     norm = ss.sent.norm
@@ -289,7 +300,7 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             if not_a_relation(norm, r):
                 continue  # "a different task" (the other model's), "a real match" (a game)
             # "exactly what BERT never saw": a negation after a sameness word reverses it
-            after = base == "same" and ss.negated_after(r)
+            after = base == "same" and ss.negated_after(r) and not _NO_PROBLEM.match(norm[r.end :])
             # "missing the context it was trained with": what is absent is the training
             # condition, so the sameness phrase states a difference
             lacking = base == "same" and any(
@@ -313,6 +324,12 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 # "the way the models are trained differs from how they are used": both
                 # models, in general, not the last one named
                 subj = None
+            if (
+                subj != BOTH
+                and plural_pair(norm, r)
+                and any(code == BOTH for _, code, k in ss.subj if not k)
+            ):
+                subj = BOTH  # "Both are ..., so no difference between how they're trained and used"
             if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
             elif subj is None and not ss.own_subjects and ss.inherited == _RIGHT_SIDE[rel]:

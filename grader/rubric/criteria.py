@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
+from grader.rubric.c2_conditions import available_elsewhere
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
+from grader.rubric.facts import SentenceFacts
 from grader.rubric.judgement import (
     CONF_CONFLICTED,
     CONF_CONTRADICTED,
@@ -135,7 +137,11 @@ def _opening(norm: str) -> tuple[str, ...]:
 
 # -- C2: generation lacks the later tokens the masked LM relied on ----------------------------
 def _c2(an: Analysis) -> Judgement:
-    contra = [c for c in an.claims("future_available") if c.gen_ctx]
+    contra = [
+        c
+        for c in an.claims("future_available")
+        if c.gen_ctx and not available_elsewhere(_facts_of(an, c), c)
+    ]
     absent = an.claims("future_absent")
     # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
     # label without its mechanism), so it links no generation condition to the masked LM
@@ -166,18 +172,72 @@ def _c2(an: Analysis) -> Judgement:
             link = (named[0].sentence,)
     if contra:
         return _contradicted(contra, "future_at_generation", bool(link))
+    able = _generates_left_to_right(an)
+    if able:
+        return _contradicted(able, "mlm_no_problem", bool(link))
     if link:
         gap = link[-1] - link[0]
         conf = (
             CONF_MET_SAME if gap == 0 else CONF_MET_LINKED if gap == 1 else CONF_MET_LINKED - 0.05
         )
         return Judgement("met", link, conf)
-    cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong]
+    cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong] + _fails_when_writing(an)
     cannot_linked = [c for c in cannot if any(0 <= c.sentence - i <= 2 for i in rel_idx)]
     partial = absent + an.claims("generation_left_to_right") + cannot_linked
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+# an inability stated after the generation word: "when we want it to write, it cannot do it"
+_FAILS_AFTER = re.compile(
+    r"\b(?:cannot|can't|cant|can not|could not|couldn't|won't|fails?|doesn't work|does not work)\b",
+    re.IGNORECASE,
+)
+
+
+def _fails_when_writing(an: Analysis) -> list[Claim]:
+    """ "BERT needs all the sentence, so when we want it to write new text it cannot do it
+    good": the masked LM's inability stated in the main clause of a generation clause (an
+    inability cue after the generation word, the sentence about the masked LM), the same
+    consequence as "so it can't generate" (strong; `_c2` links it to a reliance)."""
+    out = []
+    for f in an.sentences:
+        if f.primary != MLM or CLM in f.mentions:
+            continue
+        gens = f.hits.get("generation", [])
+        norm = f.sentence.norm
+        if gens and _FAILS_AFTER.search(norm[gens[0].end :]):
+            out.append(
+                Claim("mlm_cannot_generate", MLM, f.sentence.index, True, True, gens[0].text)
+            )
+    return out
+
+
+_MANNER_GAP = 12  # characters between the generation verb and its left-to-right manner
+
+
+def _generates_left_to_right(an: Analysis) -> list[Claim]:
+    """ "So BERT can generate left to right fine": the masked LM said to generate well in the
+    very condition the question names (a left-to-right generation in the claim's sentence) says
+    that condition is no problem for it, the C2 false claim as well as the C5 one."""
+    out = []
+    for c in an.claims("wrong_mlm_generates_well"):
+        f = _facts_of(an, c)
+        at = f.sentence.norm.find(c.text) if c.text else -1
+        # the manner right after the generation verb ("generate left to right fine"), not a
+        # left-to-right order named elsewhere in the sentence ("... includes the left-to-right
+        # order as one factorisation")
+        if at >= 0 and any(
+            0 <= h.start - (at + len(c.text)) <= _MANNER_GAP
+            for h in f.hits.get("left_to_right", [])
+        ):
+            out.append(c)
+    return out
+
+
+def _facts_of(an: Analysis, c: Claim) -> SentenceFacts:
+    return next(f for f in an.sentences if f.sentence.index == c.sentence)
 
 
 def _close(an: Analysis, i: int, j: int) -> bool:

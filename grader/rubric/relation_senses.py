@@ -24,18 +24,55 @@ _OTHER_OBJECTIVE = re.compile(
 # "match" as the game: after an article or a determiner and at most one adjective, and not
 # "a match between / with / for" (a correspondence)
 _GAME_BEFORE = re.compile(r"\b(?:a|an|the|this|that|each|every|their|her|his)\W+(?:\w+\W+)?$", re.I)
+_IN_THE_GAME = re.compile(
+    r"\b(?:in|into|during|at|before|after)\W+(?:the|a|an|this|that|each|every|their|our|"
+    r"her|his)\W+(?:\w+\W+)?$",
+    re.IGNORECASE,
+)
 _MATCH_OF = re.compile(r"^\W+(?:between|with|for|to|of)\b", re.IGNORECASE)
 # the sameness phrase, a verb "to be" and at most one word, then the absence
 _IS_BETWEEN = re.compile(r"^\s+(?:is|are|was|were|'s)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
+# "a gap that has nothing after it", "the gap with words on both sides": the blank of the
+# masked objective, described by what surrounds it
+_BLANK_AFTER = re.compile(
+    r"^\W+(?:that|which|with|where)\b[^.;:]{0,30}?\b(?:after|before|around|left|right|"
+    r"sides?|words?|tokens?)\b",
+    re.IGNORECASE,
+)
+# a difference noun measured as nothing: "a zero gap", "the gap was exactly 0", "a gap of 0.00"
+_ZERO_BEFORE = re.compile(r"\b(?:zero|0(?:\.0+)?|nil)\W+(?:\w+\W+)?$", re.IGNORECASE)
+_ZERO_AFTER = re.compile(
+    r"^\W+(?:\w+\W+){0,5}?(?:is|was|of|=|equals?|came out at)\W+(?!not\b)(?:\w+\W+)?"
+    r"(?:zero|0(?:\.0+)?|nil)"
+    r"(?![\w.]*[1-9])",
+    re.IGNORECASE,
+)
+
+
+def measured_zero(norm: str, r: Hit) -> bool:
+    """The difference word `r` is measured as nothing ("GPT's zero gap", "the gap was exactly
+    0"): no difference is stated (the sameness, when meant, is said in other words)."""
+    if r.key != "diff_relation":
+        return False
+    return bool(_ZERO_BEFORE.search(norm[: r.start]) or _ZERO_AFTER.match(norm[r.end :]))
+
+
 def not_a_relation(norm: str, r: Hit) -> bool:
     """The relation hit `r` in `norm` is no relation between training and use: a game
-    ("sent into a real match") or a different objective with no comparand."""
+    ("sent into a real match"), a different objective with no comparand, or a difference
+    measured as zero."""
+    if measured_zero(norm, r):
+        return True
     word = r.text.lower()
+    if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):
+        return True  # "a gap that has nothing after it": the blank, placed in its context
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
     if word in ("match", "matches"):
+        if _IN_THE_GAME.search(norm[: r.start]):
+            return True  # "in the match with no one shouting": a place one is in, an event
         return bool(_GAME_BEFORE.search(norm[: r.start])) and not _MATCH_OF.match(norm[r.end :])
     return False
 
@@ -53,8 +90,10 @@ def said_gone(ss: ParsedSentence, r: Hit, absent: list[Hit]) -> bool:
 # a relation written as a sign between a training term and a use term ("CLM: train context =
 # decode context", "BERT: practice ≠ match", "train ctx ⊋ decode ctx"); "==" and "≈" are
 # lexicon phrases already
-_SIGN = re.compile(r"(?<=\s)(?P<sign>=|≠|!=|=/=|⊋|⊊|⊃|⊂)(?=\s)")
-_SAME_SIGNS = frozenset({"="})
+_SIGN = re.compile(
+    r"(?<=\s)(?P<sign>=|≠|!=|=/=|⊋|⊊|⊃|⊂|(?i:equals|is equal to|(?:is|are) identical to))(?=\s)"
+)
+_SAME_SIGNS = frozenset({"=", "equals", "is equal to", "is identical to", "are identical to"})
 # the occasion of use in an analogy's words ("practice = match", "training = the real exam")
 _USE_FIGURE = re.compile(
     r"^\s*(?:the\s+)?(?:real\s+|actual\s+)?(?:match|game|race|exam|test|performance|"
@@ -81,9 +120,16 @@ def sign_relations(ss: ParsedSentence, lexicon_read: bool = True) -> list[tuple[
 
         used_after = _after(use, b) or bool(_USE_FIGURE.match(norm[b:]))
         if (_before(train, a) and used_after) or (_before(use, a) and _after(train, b)):
-            rel = "same" if m.group("sign") in _SAME_SIGNS else "diff"
+            rel = "same" if m.group("sign").lower() in _SAME_SIGNS else "diff"
             out.append((rel, a, m.group("sign")))
     return out
+
+
+def is_sign(text: str) -> bool:
+    """`text` is a relation sign `sign_relations` read between a training and a use term."""
+    t = text.strip()
+    m = _SIGN.search(f" {t} ")
+    return m is not None and m.group("sign") == t
 
 
 def _before(hs: list[Hit], at: int) -> bool:
@@ -92,3 +138,35 @@ def _before(hs: list[Hit], at: int) -> bool:
 
 def _after(hs: list[Hit], at: int) -> bool:
     return any(h.start >= at and h.start - at <= _NEAR for h in hs)
+
+
+# training and the use named as the two things compared: "train vs use", "how they're trained
+# and how they're used", "training / deployment"
+USE_PAIRED = re.compile(
+    r"\btrain(?:ing|ed|s)?\s*(?:vs\.?|versus|/|&|\bn\b|\band\b|\bor\b)\s*(?:the\s+)?"
+    r"(?:use|usage|using|deployment|inference|test(?:ing)?)\b|"
+    r"\b(?:how|the way)\s+(?:\S+\s+){0,2}?(?:trained|train)\b[^.;:]{0,30}?\b"
+    r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b",
+    re.IGNORECASE,
+)
+
+
+def use_paired(norm: str) -> bool:
+    """The sentence names training and the use side by side ("train vs use differ for BERT",
+    "no difference between how they are trained and how they are used"): the use is the
+    condition a relation there compares training with."""
+    return bool(USE_PAIRED.search(norm))
+
+
+_PLURAL = re.compile(r"\b(?:they|they're|them|their|both)\b", re.IGNORECASE)
+
+
+def plural_pair(norm: str, r: Hit) -> bool:
+    """The relation `r` is set between training and use said of "they" ("there is no real
+    difference between how they're trained and how they're used"): the pair starts at most a
+    few words after the relation word (or contains it) and speaks of the models together."""
+    for m in USE_PAIRED.finditer(norm):
+        near = m.start() - 40 <= r.start <= m.end()
+        if near and _PLURAL.search(norm[min(r.start, m.start()) : m.end()]):
+            return True
+    return False
