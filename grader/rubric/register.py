@@ -57,6 +57,8 @@ _CONTRACTIONS: dict[str, str] = {
     "ive": "I've", "youre": "you're", "theyre": "they're", "youd": "you'd", "itll": "it'll",
     "isnt": "isn't", "arent": "aren't", "didnt": "didn't",
 }  # fmt: skip
+# "gen" before these is a cohort of people ("gen z"), not generation
+_COHORTS = frozenset("x y z alpha beta boomers".split())
 # the lexicon reads "!=" and "≠"; clause breaks are "->" and "=>" (`text.clause_bounds`)
 _SIGNS: dict[str, str] = {"=/=": "!=", "\u2192": "->", "\u21d2": "=>"}
 # autocorrect's slip for "causal", read as such before the words it qualifies
@@ -144,6 +146,8 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
         return "causal" if _word_at(text, m.end(), True).lower() in _CASUAL_BEFORE else None
     if low in _CONTRACTIONS:
         return _CONTRACTIONS[low]
+    if low == "gen" and _word_at(text, m.end(), True).lower() in _COHORTS:
+        return None  # "gen z" names people, not text being generated
     return _WORDS.get(low)
 
 

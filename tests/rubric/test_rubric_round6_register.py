@@ -7,8 +7,6 @@ Sentences written for these tests."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
@@ -51,6 +49,7 @@ def test_texting_words_are_read_as_plain_english(text: str, plain: str) -> None:
         "p(x) + log q and a+b",  # a sign between symbols, not words
         "a casual chat with the bot",  # "casual" only before what a causal model names
         "it's one of its words",  # "its" is left alone: it is a word too
+        "gen z readers and their Gen X parents",  # a cohort, not generation
         "masked LM BERT encoder both sides GPT decoder only left context",  # no clause: a list
     ],
 )
@@ -85,10 +84,11 @@ def test_every_span_of_the_rewrite_maps_back_to_the_students_words(text: str) ->
 
 
 def test_the_rewrite_is_linear_in_the_length_of_the_text() -> None:
-    text = "bert doesnt see the words after bc u r typing w/o stops gpt only sees the left " * 400
-    t0 = time.perf_counter()
-    register(text)
-    assert time.perf_counter() - t0 < 0.5
+    """A 130 kB run-on in a child capped at 2 s of CPU (tests/cpu_budget.py), not a wall clock."""
+    from cpu_budget import within_cpu
+
+    text = "bert doesnt see the words after bc u r typing w/o stops gpt only sees the left " * 1600
+    assert within_cpu(lambda: register(text), 2) is None
 
 
 def test_note_lines_are_items_and_wrapped_prose_stays_one_sentence() -> None:
