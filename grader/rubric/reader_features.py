@@ -3,7 +3,7 @@
 1. **Families** (`families`): each sentence is tagged with broad concept families (the masked
    model, the causal model, later / whole context, earlier context, "only", generation,
    training, absence, sameness, difference, negation, hedges), from the rubric's lexicon hits
-   *and* from a short list of plain English cue words (`_CUES`).
+   *and* from a short list of plain English cue words (`CUES`).
 2. **Features** (`features`): per criterion, a handful of co-occurrence indicators: the
    families the criterion links, found in one sentence or in neighbouring sentences
    (`_FEATURES`), plus the rule judge's own verdict. Each remembers the sentences where it
@@ -22,237 +22,11 @@ from functools import lru_cache
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
 from grader.rubric.prefilter import fold, search
+from grader.rubric.reader_cues import CUES, LEX, contractions, register
 from grader.rubric.text import words
 
-
-def _cue(*words: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w])(?:" + "|".join(words) + r")(?![\w])", re.IGNORECASE)
-
-
-# Plain English cue words per family, in addition to the rubric's lexicon. Deliberately broad:
-# the model weighs them, a cue alone decides nothing.
-_CUES: dict[str, re.Pattern[str]] = {
-    "mlm": _cue(
-        r"mask(?:s|ed|ing)?",
-        r"blanks?",
-        r"cloze",
-        r"fill(?:s|ed|ing)?(?: in)?",
-        r"hidden",
-        r"hid(?:e|es|ing)",
-        r"cover(?:s|ed|ing)?",
-        r"corrupt\w*",
-        r"denois\w*",
-        r"bidirectional\w*",
-        r"encoders?",
-        r"autoencod\w*",
-        r"gaps?",
-        r"holes?",
-        r"bert\w*",
-    ),
-    "clm": _cue(
-        r"gpt\w*",
-        r"causal\w*",
-        r"decoders?",
-        r"autoregress\w*",
-        r"next (?:word|token)s?",
-        r"upcoming (?:word|token)s?",
-        r"unidirectional\w*",
-        r"triangular",
-        r"tril",
-        r"triu",
-        r"continu(?:e|es|ing|ation)",
-    ),
-    "fut": _cue(
-        r"after",
-        r"ahead",
-        r"following",
-        r"future",
-        r"later",
-        r"right(?:-hand)?",
-        r"rest",
-        r"suffix\w*",
-        r"surround\w*",
-        r"around",
-        r"neighbou?rs?",
-        r"both",
-        r"whole",
-        r"entire",
-        r"full",
-        r"everything else",
-        r"end",
-        r"beyond",
-        r"next ones?",
-    ),
-    "past": _cue(
-        r"before",
-        r"previous(?:ly)?",
-        r"preceding",
-        r"earlier",
-        r"past",
-        r"prefix\w*",
-        r"so far",
-        r"already",
-        r"backwards?",
-        r"back",
-        r"left(?:-hand)?",
-        r"history",
-        r"behind",
-    ),
-    "only": _cue(
-        r"only",
-        r"just",
-        r"alone",
-        r"nothing else",
-        r"restricted",
-        r"limited",
-        r"cut off",
-        r"blocked",
-        r"can(?:not|'t) (?:see|look|attend|peek|use|read)",
-        r"never (?:sees?|looks?|attends?|peeks?|uses?|reads?)",
-    ),
-    "gen": _cue(
-        r"generat\w*",
-        r"writ(?:e|es|ing|ten)",
-        r"wrote",
-        r"sampl\w*",
-        r"decod\w*",
-        r"inference",
-        r"produc\w*",
-        r"emit\w*",
-        r"stor(?:y|ies)",
-        r"creat\w*",
-        r"deploy\w*",
-        r"test time",
-        r"output\w*",
-        r"complet\w*",
-    ),
-    "train": _cue(
-        r"train\w*",
-        r"pre-?train\w*",
-        r"learn\w*",
-        r"practi[cs]\w*",
-        r"fit(?:s|ted)?",
-        r"optimi[sz]\w*",
-        r"rehears\w*",
-        r"stud(?:y|ied|ies|ying)",
-        r"objective",
-        r"taught",
-        r"prepar\w*",
-        r"all along",
-        r"spent",
-    ),
-    "absent": _cue(
-        r"yet",
-        r"not there",
-        r"(?:is|are)n't there",
-        r"(?:do|does)(?:n't| not) exist",
-        r"not exist",
-        r"gone",
-        r"missing",
-        r"unknown",
-        r"undefined",
-        r"unobserved",
-        r"empty",
-        r"(?:has|have)(?:n't| not) been",
-        r"not been",
-        r"still to be",
-        r"to be (?:produced|written|generated)",
-        r"never come",
-        r"no (?:right|future|later|after|words? after|tokens? after)",
-        r"nothing (?:to the right|after|ahead|beyond)",
-        r"(?:don't|do not|doesn't|does not) have",
-        r"without",
-        r"absent",
-        r"unavailable",
-        r"not available",
-        r"(?:don't|doesn't|do not|does not) know",
-        r"isn't written",
-        r"not (?:written|produced|generated|decided)",
-    ),
-    "same": _cue(
-        r"same",
-        r"identical",
-        r"match\w*",
-        r"exactly",
-        r"consistent\w*",
-        r"fits?",
-        r"no difference",
-        r"nothing changes",
-        r"(?:isn't|is not|not) any different",
-        r"familiar",
-        r"equal",
-        r"=",
-        r"just what",
-        r"what it (?:practi[cs]ed|learned|learnt|trained|always)",
-        r"literally",
-        r"all along",
-        r"like it",
-        r"as it",
-    ),
-    "diff": _cue(
-        r"differ\w*",
-        r"mismatch\w*",
-        r"shift\w*",
-        r"never (?:had|saw|seen|practi[cs]\w*|trained|learn\w*|met|faced|contained|been|has|did)",
-        r"out of its depth",
-        r"surprise\w*",
-        r"new situation",
-        r"inconsistent\w*",
-        r"unfamiliar",
-        r"(?:isn't|wasn't|is not|was not|not) (?:trained|used to)",
-        r"never",
-        r"unlike",
-    ),
-    "hedge": _cue(
-        r"i think",
-        r"maybe",
-        r"probably",
-        r"not sure",
-        r"i guess",
-        r"kind of",
-        r"sort of",
-        r"might",
-        r"perhaps",
-        r"i believe",
-        r"seems?",
-        r"i'm not",
-        r"not 100%",
-        r"\?",
-    ),
-    "und": _cue(r"classif\w*", r"sentiment", r"ner", r"qa", r"retriev\w*", r"understanding"),
-    "guse": _cue(r"chat\w*", r"translat\w*", r"summar\w*", r"assistants?"),
-    "contrast": _cue(
-        r"but",
-        r"whereas",
-        r"while",
-        r"unlike",
-        r"however",
-        r"instead",
-        r"on the other hand",
-        r"in contrast",
-        r"on the contrary",
-    ),
-}
-
-# Lexicon keys that also mark a family.
-_LEX: dict[str, tuple[str, ...]] = {
-    "mlm": ("masked_model", "predict_masked"),
-    "clm": ("causal_model", "predict_next", "causal_mask", "one_direction"),
-    "fut": ("both_sides", "future_ref", "whole_seq"),
-    "past": ("earlier_ref",),
-    "only": ("only", "one_direction"),
-    "gen": ("generation", "generation_time", "left_to_right"),
-    "train": ("training", "never_trained"),
-    "absent": ("absent",),
-    "same": ("same_relation",),
-    "diff": ("diff_relation", "never_trained"),
-    "neg": ("negation",),
-    "both": ("both_sides",),
-    "mask": ("causal_mask", "one_direction"),
-    "und": ("understanding",),
-    "guse": ("generation_use",),
-    "use": ("usage", "suitability"),
-}
+__all__ = ["CONTENT", "MET_NEEDS", "Fam", "Found", "contractions", "families", "features",
+           "names_models", "register", "stuffed"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -277,7 +51,7 @@ _ITEM = re.compile(r"[,;/]|\b(?:and|or|plus)\b", re.IGNORECASE)
 
 
 def _cue_families(text: str) -> set[str]:
-    return {k for k, pat in _CUES.items() if pat.search(text)} & CONTENT
+    return {k for k, pat in CUES.items() if pat.search(text)} & CONTENT
 
 
 def stuffed(text: str) -> bool:
@@ -290,23 +64,11 @@ def stuffed(text: str) -> bool:
     return len(short) >= 4 and len(set().union(*(_cue_families(i) for i in short))) >= 4
 
 
-# Informal and second-language writers drop the apostrophe ("dont exist", "cant see"): read
-# those negations as the contractions they are.
-_BARE_NT = re.compile(
-    r"\b(do|does|did|is|are|was|were|has|have|had|ca|could|would|should|wo)nt\b", re.IGNORECASE
-)
-
-
-def contractions(text: str) -> str:
-    """`text` with apostrophe-less negative contractions restored ("dont" -> "don't")."""
-    return _BARE_NT.sub(lambda m: m.group(1) + "n't", text)
-
-
 def _families(s: SentenceFacts) -> Fam:
-    text = contractions(s.asserted or s.sentence.norm)
+    text = register(s.asserted or s.sentence.norm)
     folded = fold(text)  # a cue whose literals the text lacks is not scanned for
-    on = {k for k, pat in _CUES.items() if search(pat, text, folded)}
-    for fam, keys in _LEX.items():
+    on = {k for k, pat in CUES.items() if search(pat, text, folded)}
+    for fam, keys in LEX.items():
         # a bare label ("bidirectional") names a family, it does not state what it sees
         skip = s.label_spans + s.compared
         if any((h.start, h.end) not in skip for k in keys for h in s.hits.get(k, [])):
@@ -459,7 +221,7 @@ _FEATURES: dict[str, Callable[[list[Fam]], dict[str, Found]]] = {
 # (Requiring the masked LM within a sentence of the evidence cost seen C2 links: the evidence
 # is only the strongest feature's sentences.)
 MET_NEEDS: dict[str, tuple[str, ...]] = {
-    "C2": ("mlm",), "C3": ("clm",), "C4": ("mlm", "clm"), "C5": ("mlm", "clm"),
+    "C1": ("mlm",), "C2": ("mlm",), "C3": ("clm",), "C4": ("mlm", "clm"), "C5": ("mlm", "clm"),
 }  # fmt: skip
 
 
@@ -467,6 +229,24 @@ def names_models(fams: list[Fam], cid: str) -> bool:
     """True when the answer's prose names the models `MET_NEEDS[cid]`."""
     on = frozenset().union(*(f.on for f in fams if not f.list_like)) if fams else frozenset()
     return all(n in on for n in MET_NEEDS.get(cid, ()))
+
+
+READ_BY = ("C4", "C5")  # heads that read the rule layer's readings (round 6, by LOSO)
+
+
+def readings(an: Analysis, fams: list[Fam]) -> dict[str, Found]:
+    """The rule layer's structural readings as coverage signals: one indicator per kind of
+    claim and the model it is about ("R see_both mlm", "R future_absent -"), found in a prose
+    sentence of the answer. Named from the claims themselves, so a kind the rules add or drop
+    adds or drops a feature (`fit_reader` keeps those with enough support); no evidence, so a
+    reading alone never makes the reader quote a sentence."""
+    prose = {f.index for f in fams if not f.list_like}
+    return {
+        f"R {c.kind} {c.subject or '-'}": (1.0, ())
+        for s in an.sentences
+        if s.sentence.index in prose
+        for c in s.claims
+    }
 
 
 def features(
@@ -477,9 +257,10 @@ def features(
     hedging features: they made a short, precise answer less credible, and leaving them out
     changed no leave-one-set-out number (issue 19, round 5)."""
     fams = families(an) if fams is None else fams
+    read = readings(an, fams)
     out: dict[str, dict[str, Found]] = {}
     for cid, fn in _FEATURES.items():
-        feats = fn(fams)
+        feats = {**fn(fams), **(read if cid in READ_BY else {})}
         r = rule_levels.get(cid, 0)
         feats["rule_partial"] = (1.0 if r == 1 else 0.0, ())
         feats["rule_met"] = (1.0 if r == 2 else 0.0, ())

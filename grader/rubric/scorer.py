@@ -118,7 +118,7 @@ def score_explanation(
     doubts: dict[str, str] = dict(settled)  # a false claim read from an uncertain sentence
     final = {c: j.verdict for c, j in judgements.items()}
     risk = reader.review_risk(
-        reader.review_features(rule, final, ops, sum(short.values())), reader_weights
+        reader.review_features(rule, final, ops, sum(short.values()), text), reader_weights
     )
     if risk >= reader.review_at(reader_weights):
         guards.reasons.append(

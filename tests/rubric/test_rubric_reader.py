@@ -74,6 +74,7 @@ def test_a_large_expected_shortfall_is_flagged_with_a_reason():
     sure = {"bias": 9.0, "coef": {"S mlm+fut": 1.0}}
     w = {
         "raise_at": 1.01,
+        "raise_at_by": {},  # no per-criterion threshold either (C1 has one since round 6)
         "shortfall_at": 0.75,
         "criteria": dict.fromkeys(CRITERIA, {"partial": sure, "met": sure}),
     }

@@ -54,9 +54,11 @@ from tools.rubric import reader_cv
 from tools.rubric.agreement import DEVSET_DIR, ORDINAL, load_split
 
 TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
-                "heldout", "heldout2", "heldout3", "heldout4", "heldout8", "heldout9")  # fmt: skip
+                "heldout", "heldout2", "heldout3", "heldout4", "heldout8", "heldout9",
+                "heldout11", "dev9", "dev10")  # fmt: skip
 OLD_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")  # the reader's data until round 5
-NEW_AUTHORS = ("dev6", "heldout8", "heldout9", "dev7", "dev8")  # the newest independent authors
+# the newest independent authors (round 6 added heldout11, released, and dev9 / dev10)
+NEW_AUTHORS = ("dev6", "heldout8", "heldout9", "dev7", "dev8", "heldout11", "dev9", "dev10")
 # frozen held-out sets: never fitted or scored here
 NEVER = ("heldout5", "heldout6", "heldout7", "heldout10", "heldout12", "heldout13")
 L2 = 1.0  # ridge penalty (features are 0/1 or small, so one value fits all)
@@ -100,12 +102,22 @@ def build_rows(splits: tuple[str, ...] = TRAIN_SPLITS, rubric: Rubric | None = N
     return rows
 
 
+MIN_SUPPORT = 5  # a feature that fires in fewer training answers is not fitted
+
+
 def names_for(rows: list[Row], cid: str, drop: tuple[str, ...] = ()) -> list[str]:
-    return sorted(k for k in rows[0].feats[cid] if k not in drop)
+    """The features of `cid` that fire in at least `MIN_SUPPORT` of `rows` (the rule layer's
+    readings, `reader_features.readings`, are named by the claims found, so the vocabulary
+    follows the rules), sorted for determinism."""
+    support: dict[str, int] = {}
+    for r in rows:
+        for k, (v, _) in r.feats[cid].items():
+            support[k] = support.get(k, 0) + bool(v)
+    return sorted(k for k, n in support.items() if n >= MIN_SUPPORT and k not in drop)
 
 
 def matrix(rows: list[Row], cid: str, names: list[str]) -> np.ndarray:
-    return np.array([[r.feats[cid][n][0] for n in names] for r in rows], dtype=float)
+    return np.array([[r.feats[cid].get(n, (0.0, ()))[0] for n in names] for r in rows], dtype=float)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, iters: int = 50) -> np.ndarray:

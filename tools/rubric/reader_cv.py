@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from grader.rubric import reader
+from grader.rubric.evasion import visible_text
+from grader.rubric.guards import MAX_CHARS
 from grader.rubric.model import Rubric
 from grader.rubric.scorer import score_explanation
+from grader.textsafe import clean_text
 from tools.rubric.agreement import ORDINAL, human_score, quadratic_weighted_kappa
 
 ALL = ("C1", "C2", "C3", "C4", "C5")
@@ -36,6 +39,11 @@ class Scored:
     x: dict[str, float]  # the review model's inputs (`reader.review_features`)
     risk: float = 0.0  # the review model's probability, set once that model is fitted
     wrong: bool = False  # a grader would change at least one verdict (the model's target)
+
+
+def scored_text(text: str) -> str:
+    """The text `score_explanation` reads (and hands to `reader.review_features`)."""
+    return visible_text(clean_text(text))[:MAX_CHARS]
 
 
 def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric) -> list[Scored]:
@@ -59,7 +67,9 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
                 res.needs_review,
                 doubts,
                 {c.id: c.confidence for c in res.criteria},
-                reader.review_features(r.rule, verdicts, ops, sum(doubts.values())),
+                reader.review_features(
+                    r.rule, verdicts, ops, sum(doubts.values()), scored_text(r.text)
+                ),
                 wrong=any(ORDINAL[r.labels[c]] != ORDINAL[v] for c, v in verdicts.items()),
             )
         )
