@@ -23,6 +23,7 @@ import socket
 import stat
 import sys
 import tomllib
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,7 +315,11 @@ def _build_zip(attack: Attack, ctx: Context) -> Path:
     mapping = ctx.placeholders(path)
     prefix = spec.get("prefix", "")
     skip = tuple(spec.get("omit_reference", ()))
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+    with (
+        warnings.catch_warnings(),  # a member named twice is an attack here, not a mistake
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as zf,
+    ):
+        warnings.filterwarnings("ignore", "Duplicate name", UserWarning)
         for part in PARTS:
             if part not in skip:
                 zf.writestr(prefix + f"{part}.py", reference_source(part))
