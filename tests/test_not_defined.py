@@ -196,3 +196,24 @@ def test_a_load_reply_counts_only_the_handouts_names():
     with pytest.raises(NotDefined) as err:
         session.call("losses", "causal_lm_loss", (), {})
     assert err.value.status == "missing"
+
+
+def test_a_stub_reached_through_the_graders_tinylm_is_listed_under_the_stub():
+    """The TinyLM (`model_forward`, the grader's code) stops at the student's stub: the check
+    belongs to the function the student has to write, not to a name the handout never asks for."""
+    from grader.render.view import function_key
+    from grader.sandbox.client import _reply_error
+
+    tb = (
+        '  File "masks.py", line 61, in build_attention_mask\n'
+        '    raise NotImplementedError("Task 1.3")'
+    )
+    reply = {"kind": "not_implemented", "message": "Task 1.3", "traceback": tb}
+    through = str(_reply_error(reply, "calling model_forward()"))
+    assert function_key(through)["key"] == "build_attention_mask()"
+    assert "through the grader's model_forward()" in through
+    # a handout function keeps its own name, and no student frame leaves the message as it was
+    own = str(_reply_error(reply, "calling build_attention_mask()"))
+    assert function_key(own)["key"] == "build_attention_mask()"
+    bare = str(_reply_error({"kind": "not_implemented", "message": ""}, "calling model_forward()"))
+    assert function_key(bare)["key"] == "model_forward()"

@@ -10,6 +10,7 @@ tests are lost. docs/security.md has the threat model.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -476,6 +477,24 @@ class SandboxSession:
 DRILL_GROUP = "__drill__"
 
 
+_HANDOUT = frozenset(f for names in FUNCTIONS.values() for f in names)
+_FRAME = re.compile(r'^  File "\w+\.py", line \d+, in (\w+)$', re.MULTILINE)
+
+
+def _stub_reached(where: str, tb: str) -> str:
+    """`where` ("calling model_forward()"), or when the grader's own code (the TinyLM) stopped
+    at a student's stub, the stub it reached: "calling build_attention_mask() (through the
+    grader's model_forward())", so the report lists the check under the function to write
+    rather than under a name the handout never asked for. `tb` holds the student's frames."""
+    called = where[len("calling ") : -2] if where.startswith("calling ") else ""
+    if not called or called in _HANDOUT:
+        return where
+    reached = [name for name in _FRAME.findall(tb) if name in _HANDOUT]
+    if not reached:
+        return where
+    return f"calling {reached[-1]}() (through the grader's {called}())"
+
+
 def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
     """The StudentError for a worker's error reply. Every field is student-controlled text:
     it is cleaned and capped before it can reach a report."""
@@ -487,7 +506,9 @@ def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
         return StudentException(f"syntax error in {message}")
     if kind == "not_implemented":
         detail = f" ({message})" if message else ""
-        return NotAttempted(f"not attempted: {where} raised NotImplementedError{detail}")
+        return NotAttempted(
+            f"not attempted: {_stub_reached(where, tb)} raised NotImplementedError{detail}"
+        )
     if kind in _KIND_TEXT:
         text = f"{where}: your code {_KIND_TEXT[kind]}"
         return StudentException(text + (f"\n{tb}" if tb else ""))
