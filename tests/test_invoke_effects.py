@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from grader.sandbox.client import StudentException, _reply_error
+from grader.sandbox.errors import StudentException, _reply_error
 from grader.sandbox.invoke import Effects, invoke
 from grader.sandbox.worker import _error_reply
 

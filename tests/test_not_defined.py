@@ -202,7 +202,7 @@ def test_a_stub_reached_through_the_graders_tinylm_is_listed_under_the_stub():
     """The TinyLM (`model_forward`, the grader's code) stops at the student's stub: the check
     belongs to the function the student has to write, not to a name the handout never asks for."""
     from grader.render.view import function_key
-    from grader.sandbox.client import _reply_error
+    from grader.sandbox.errors import _reply_error
 
     tb = (
         '  File "masks.py", line 61, in build_attention_mask\n'

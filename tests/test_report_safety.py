@@ -114,7 +114,7 @@ def test_the_wire_refuses_an_empty_tensor_claiming_a_huge_shape():
 
 
 def test_lone_surrogates_are_removed_so_a_report_can_always_be_written():
-    from grader.sandbox.client import _reply_error
+    from grader.sandbox.errors import _reply_error
 
     err = _reply_error({"ok": False, "kind": "exception", "exc_type": "ValueError",
                         "message": "bad \ud800\udfff x \ud83d"}, "f()")  # fmt: skip

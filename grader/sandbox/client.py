@@ -3,14 +3,13 @@
 `Zygote` (`grader.sandbox.forker`) owns the pre-warmed forker process; `SandboxSession`
 grades one submission through it: one worker per part, each module loaded on first use;
 calls with deadlines and request ids; every kind of student failure turned into a
-`StudentError` subclass whose text is cleaned (`clean_text`) before it can reach a report; a
-worker that hung, crashed or desynchronised replaced with a fresh one so only the affected
+`StudentError` subclass (`grader.sandbox.errors`) whose text is cleaned before it can reach a
+report; a worker that hung, crashed or desynchronised replaced with a fresh one so only the affected
 tests are lost. docs/security.md has the threat model.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,14 +17,24 @@ from typing import Any
 import torch
 
 from grader.parts import CALLS, FUNCTIONS
-from grader.report import NOT_DEFINED
 from grader.sandbox import wire
+from grader.sandbox.errors import (
+    MissingPart,
+    NotAttempted,
+    NotDefined,
+    StudentCrash,
+    StudentError,
+    StudentException,
+    StudentTimeout,
+    _reply_error,
+    not_defined,
+)
 from grader.sandbox.forker import SandboxUnavailable, WorkerHandle, Zygote, _running
 from grader.sandbox.invoke import Effects, is_arg_path
 from grader.sandbox.limits import SandboxLimits
 from grader.textsafe import clean_text
 
-__all__ = [  # Zygote, WorkerHandle and SandboxUnavailable live in forker; imported from here too
+__all__ = [  # the failures live in errors, Zygote, WorkerHandle and SandboxUnavailable in forker
     "CallResult",
     "MissingPart",
     "NotAttempted",
@@ -41,91 +50,6 @@ __all__ = [  # Zygote, WorkerHandle and SandboxUnavailable live in forker; impor
     "_running",
 ]
 
-# ----------------------------------------------------------------------------- failures
-
-
-class StudentError(Exception):
-    """A student-side failure during a call. `status` is the report status it maps to;
-    `at_import`: it happened while the module was being imported, not in the call itself."""
-
-    status = "error"
-    at_import = False
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class NotAttempted(StudentError):
-    status = "missing"
-
-
-class MissingPart(StudentError):
-    status = "missing"
-
-
-class NotDefined(StudentError):
-    """The submission does not define `function` ("losses.causal_lm_loss"), one of the
-    handout's functions: not attempted, like a stub. The check may have called it or a
-    function that calls it (`caller`, e.g. "masks.build_attention_mask"; "" for itself)."""
-
-    status = "missing"
-
-    def __init__(self, message: str, *, function: str, caller: str = "") -> None:
-        super().__init__(message)
-        self.function = function
-        self.caller = caller
-
-
-def not_defined(
-    function: str, origin: tuple[str, str] | None = None, caller: str = ""
-) -> NotDefined:
-    """The NotDefined for `function` ("module.name"). `origin`: where the grader looked, as
-    the student knows it ("losses.py", "your notebook"), and a hint of what to check there
-    (default: the module's file, no hint)."""
-    module, _, name = function.rpartition(".")
-    where, hint = origin or (f"{module}.py", "")
-    via = ""
-    if caller == "model_forward":
-        via = " (this check runs the grader's TinyLM on your masks, which needs it)"
-    elif caller:
-        via = f" (this check calls {caller.rpartition('.')[2]}(), which needs it)"
-    return NotDefined(
-        f"{NOT_DEFINED}{where} does not define {name}(){via}\n"
-        f"  What to do: define a function named {name} at the top level, with the handout's "
-        "signature (one under another name, inside another function or in another file is "
-        f"not found){hint}",
-        function=function,
-        caller=caller,
-    )
-
-
-class StudentException(StudentError):
-    """The student's code raised. `exc_type`: the exception's class name; `exc_bases`: the
-    built-in exception classes it derives from (empty when unknown, e.g. a syntax error)."""
-
-    status = "error"
-
-    def __init__(
-        self, message: str, *, exc_type: str = "", exc_bases: tuple[str, ...] = ()
-    ) -> None:
-        super().__init__(message)
-        self.exc_type = exc_type
-        self.exc_bases = exc_bases
-
-    def raised(self, name: str) -> bool:
-        """Whether the student's exception is a ``name`` (a built-in class, e.g. "ValueError")."""
-        return name in self.exc_bases or name == self.exc_type
-
-
-class StudentTimeout(StudentError):
-    status = "timeout"
-
-
-class StudentCrash(StudentError):
-    status = "error"
-
-
 # ----------------------------------------------------------------------------- session
 
 
@@ -136,12 +60,6 @@ class CallResult:
     effects: Effects
     generators: dict[str, Any] = field(default_factory=dict)
 
-
-_KIND_TEXT = {
-    "exit": "called sys.exit() / raised SystemExit",
-    "memory": "ran out of memory",
-    "recursion": "recursed too deeply (RecursionError)",
-}
 
 # After this many timeouts of one function, its remaining calls are not made: a function that
 # hangs on every input must not spend the whole submission's time budget, which the other
@@ -475,52 +393,3 @@ class SandboxSession:
 
 
 DRILL_GROUP = "__drill__"
-
-
-_HANDOUT = frozenset(f for names in FUNCTIONS.values() for f in names)
-_FRAME = re.compile(r'^  File "\w+\.py", line \d+, in (\w+)$', re.MULTILINE)
-
-
-def _stub_reached(where: str, tb: str) -> str:
-    """`where` ("calling model_forward()"), or when the grader's own code (the TinyLM) stopped
-    at a student's stub, the stub it reached: "calling build_attention_mask() (through the
-    grader's model_forward())", so the report lists the check under the function to write
-    rather than under a name the handout never asked for. `tb` holds the student's frames."""
-    called = where[len("calling ") : -2] if where.startswith("calling ") else ""
-    if not called or called in _HANDOUT:
-        return where
-    reached = [name for name in _FRAME.findall(tb) if name in _HANDOUT]
-    if not reached:
-        return where
-    return f"calling {reached[-1]}() (through the grader's {called}())"
-
-
-def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
-    """The StudentError for a worker's error reply. Every field is student-controlled text:
-    it is cleaned and capped before it can reach a report."""
-    kind = clean_text(reply.get("kind", "exception"), 40)
-    message = clean_text(reply.get("message", ""), 2000)
-    tb = clean_text(reply.get("traceback", ""), 4000)
-    exc_type = clean_text(reply.get("exc_type", "Exception"), 100)
-    if kind == "syntax_error":
-        return StudentException(f"syntax error in {message}")
-    if kind == "not_implemented":
-        detail = f" ({message})" if message else ""
-        return NotAttempted(
-            f"not attempted: {_stub_reached(where, tb)} raised NotImplementedError{detail}"
-        )
-    if kind in _KIND_TEXT:
-        text = f"{where}: your code {_KIND_TEXT[kind]}"
-        return StudentException(text + (f"\n{tb}" if tb else ""))
-    if kind == "unsendable":
-        return StudentException(message)
-    if kind == "protocol":
-        return StudentException(f"{where}: the call could not be made ({message})")
-    bases = reply.get("exc_bases")
-    exc_bases = tuple(
-        clean_text(b, 60) for b in (bases[:8] if isinstance(bases, list) else ()) if type(b) is str
-    )
-    text = f"{where} raised {exc_type}: {message}"
-    if tb:
-        text += f"\n{tb}"
-    return StudentException(text, exc_type=exc_type, exc_bases=exc_bases)
