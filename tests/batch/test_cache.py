@@ -89,7 +89,9 @@ def test_fingerprint_follows_grader_files_and_options(tmp_path):
     assert grader_fingerprint({"w": True}, root=root) != changed
 
 
-@pytest.mark.parametrize("rel", ["grader/textsafe.py", "grader/loading/notebook.py"])
+@pytest.mark.parametrize(
+    "rel", ["grader/textsafe.py", "grader/loading/notebook.py", "grader/parts.py"]
+)
 def test_the_cache_is_invalidated_by_how_student_text_is_read(tmp_path, rel):
     """The digest covers the files as handed in, not the answer as scored: a change to how
     an answer is cleaned or a notebook read must not leave old grades in the cache."""
