@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 ... dev10 | heldout | heldout2 ... heldout13 | both | seen | all
+    SPLIT: dev | dev2 ... dev14 | heldout | heldout2 ... heldout16 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ lives in the checkout
 
 from tools.rubric.agreement import (  # noqa: E402
+    FROZEN,
     ORDINAL,
     SplitReport,
     evaluate,
@@ -37,7 +38,7 @@ from tools.rubric.agreement import (  # noqa: E402
 SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
           "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
-          "dev10")  # fmt: skip
+          "dev10", "heldout14", "heldout15", "heldout16")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
@@ -119,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         "all": list(SPLITS),
     }
     splits = named.get(args.split, [args.split])
+    if args.details and set(splits) & set(FROZEN):
+        ap.error(
+            f"--details would show frozen held-out answers: {sorted(set(splits) & set(FROZEN))}"
+        )
     for s in splits:
         print_report(evaluate(s), args.details)
     return 0

@@ -19,6 +19,7 @@ from grader.resources import data_path
 from grader.rubric import load_rubric, score_explanation
 from grader.rubric.evasion import noncommittal, visible_text
 from grader.rubric.text import normalize, split_sentences
+from tools.rubric.agreement import FROZEN
 
 DEVSET = Path(__file__).resolve().parents[2] / "tools" / "rubric" / "devset"
 RUBRIC = load_rubric()
@@ -36,7 +37,7 @@ def _labelled_texts() -> list[str]:
     return [
         json.loads(line)["text"]
         for f in sorted(DEVSET.glob("*.jsonl"))
-        if not any(f.stem == f"heldout{n}" for n in (5, 6, 7, 10, 12, 13))  # frozen sets
+        if f.stem not in FROZEN
         for line in f.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]

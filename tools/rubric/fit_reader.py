@@ -51,7 +51,7 @@ from grader.rubric.reader import (
 from grader.rubric.scorer import read_answer
 from grader.rubric.text import detect_non_english
 from tools.rubric import reader_cv
-from tools.rubric.agreement import DEVSET_DIR, ORDINAL, load_split
+from tools.rubric.agreement import DEVSET_DIR, FROZEN, ORDINAL, load_split
 
 TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                 "heldout", "heldout2", "heldout3", "heldout4", "heldout8", "heldout9",
@@ -60,7 +60,7 @@ OLD_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")  # the reader's data
 # the newest independent authors (round 6 added heldout11, released, and dev9 / dev10)
 NEW_AUTHORS = ("dev6", "heldout8", "heldout9", "dev7", "dev8", "heldout11", "dev9", "dev10")
 # frozen held-out sets: never fitted or scored here
-NEVER = ("heldout5", "heldout6", "heldout7", "heldout10", "heldout12", "heldout13")
+NEVER = FROZEN
 L2 = 1.0  # ridge penalty (features are 0/1 or small, so one value fits all)
 RULE_FEATURES = ("rule_partial", "rule_met")
 
