@@ -38,7 +38,8 @@ from tools.rubric.agreement import (  # noqa: E402
 SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4",
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
           "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
-          "dev10", "heldout14", "heldout15", "heldout16", "dev11", "dev12", "dev13", "dev14")  # fmt: skip
+          "dev10", "heldout14", "heldout15", "heldout16", "dev11", "dev12", "dev13",
+          "dev14")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
