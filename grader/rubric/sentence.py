@@ -76,6 +76,7 @@ class ParsedSentence:
         frame: tuple[str, ...] = (),
         plural_ambiguous: bool = False,
         topic: Subject | None = None,
+        withdrawn: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
@@ -86,7 +87,8 @@ class ParsedSentence:
         "they" here has two antecedents and inherits neither. `topic`: the family a heading
         above names ("**GPT**"); a line under it that opens with the other family's
         architecture label ("- encoder, ...") says that label of the topic (`topic_label`):
-        the topic stays its subject."""
+        the topic stays its subject. `withdrawn`: the next sentence opens by taking this one
+        back (`retraction.withdraws_previous`): nothing in it is asserted."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -112,6 +114,8 @@ class ParsedSentence:
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
+        if withdrawn:  # the next sentence takes this one back ("Wait, no. ...")
+            self.unasserted = [(0, len(s))]
         self.conceded = conceded_spans(s)
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
