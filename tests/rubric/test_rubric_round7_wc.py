@@ -62,7 +62,10 @@ def test_a_wait_that_confirms_withdraws_nothing() -> None:
 
 
 def test_only_the_clause_before_the_marker_is_withdrawn() -> None:
-    s = "The masked model fills blanks from both sides and GPT reads everything - wait, no, GPT reads only the past."
+    s = (
+        "The masked model fills blanks from both sides and GPT reads everything - wait, no, "
+        "GPT reads only the past."
+    )
     (span,) = withdrawn_spans(s)
     assert "both sides" not in s[span[0] : span[1]]
     assert "GPT reads everything" in s[span[0] : span[1]]
