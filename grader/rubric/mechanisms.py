@@ -173,6 +173,15 @@ _NOT_THIS = re.compile(
 )
 
 
+# "something generation can never supply", "what generation gives": the generation word
+# is the subject of its own clause, not the object of a use
+_HEADS_CLAUSE = re.compile(
+    r"\s+(?:can(?:not|'t)?|could(?:n't)?|will|won't|would|never|always|gives?|provides?|"
+    r"supplies|offers?|has|hands?|feeds?|does(?:n't)?)\b",
+    re.I,
+)
+
+
 # "for BERT, training and generation are ...": "for" + a model names the topic, not a use
 _TOPIC_FOR = re.compile(
     r"for\s+(?:the\s+)?(?:bert|gpt|masked|causal|encoders?|decoders?|mlms?|clms?)\b", re.I
@@ -190,6 +199,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             continue  # "at inference time for generation" is a time; "better at generation" not
         if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 40) : g.start]):
             continue  # "for understanding rather than generation"
+        if _HEADS_CLAUSE.match(norm, g.end):
+            continue  # "it asks for something generation can never supply": its subject
         used = [
             u
             for u in uses
