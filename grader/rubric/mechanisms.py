@@ -137,7 +137,14 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective
     trailing = bool(mlm_trailing_mask(ss))
     for h in cands:
-        if (at_gen or trailing) and h.key != "causal_mask":
+        # the generation scene of this clause, not a use named in another one ("BERT reads
+        # left to right so it can only guess the next word, GPT is better at writing")
+        scene = at_gen and any(
+            ss.same_clause(g, h) or g.end <= h.start
+            for k in ("generation_time", "generation")
+            for g in ss.hits.get(k, [])
+        )
+        if (scene or trailing) and h.key != "causal_mask":
             continue  # "when BERT generates it must predict the next word": the scenario
         # "Both BERT and GPT read text left to right" says it of BERT too
         blamed = _blamed(ss, h, MLM) or _blamed(ss, h, BOTH)
