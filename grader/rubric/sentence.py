@@ -429,11 +429,14 @@ class ParsedSentence:
         return None
 
     def leading_time(self, h: Hit) -> bool:
-        """A generation-time phrase opening the sentence ("When BERT generates, ...") governs
-        the clauses after it up to a contrast ("..., but ...")."""
+        """A generation-time phrase opening the sentence ("When BERT generates, ...") or a
+        clause after a colon ("The catch: during generation, ...") governs the clauses after
+        it up to a contrast ("..., but ...")."""
+        norm = self.sent.norm
         for g in self.hits.get("generation_time", []):
-            if g.tok <= 1 and g.end <= h.start:
-                between = self.sent.norm[g.end : h.start]
+            opens = g.tok <= 1 or norm[: g.start].rstrip().endswith(":")
+            if opens and g.end <= h.start:
+                between = norm[g.end : h.start]
                 return not _CONTRAST_WORD.search(between)
         return False
 
