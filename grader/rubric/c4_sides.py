@@ -195,8 +195,9 @@ def _mismatch_denied(an: Analysis, found: list[Claim]) -> list[Claim]:
         m = _MISMATCH_DENIED.search(text) or _NOT_THE_REASON.search(text)
         if m is None or _ONLY_REASON.search(text[: m.end()].rsplit(" ", 1)[0] + " "):
             continue
-        if _CONDITION_WORDS.search(text[m.end() :]):
-            continue
+        clause = re.split(r"[;.]", text[m.end() :], maxsplit=1)[0]
+        if _CONDITION_WORDS.search(clause):
+            continue  # "not a mismatch of the context ...": the condition itself is named
         near = sents[max(0, k - LINK_WINDOW) : k + LINK_WINDOW + 1]
         if any(_SIZE.search(f.asserted or f.sentence.norm) for f in near):
             return [Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0))]

@@ -119,3 +119,54 @@ def test_a_participle_masked_is_no_masked_model() -> None:
     text = "GPT learns to guess each word from only the preceding ones (the later part is masked)."
     assert verdicts(text)["C1"] != "contradicted"
     assert verdicts("Model A (masked) fills blanks from both sides.")["C1"] == "met"
+
+
+# -- a generation noun heading its own clause is no use of the masked LM --------------------
+def test_what_generation_cannot_supply_is_no_use_of_the_masked_model() -> None:
+    text = (
+        "Encoders like BERT serve classification, decoders like GPT serve text generation. "
+        "The masked model is trained for inputs that generation will never provide."
+    )
+    assert verdicts(text)["C5"] == "met"
+
+
+# -- the masked LM reading left to right, with a use named in another clause ----------------
+def test_reading_left_to_right_is_a_c1_wrong_mechanism_beside_a_use() -> None:
+    text = "BERT processes text left to right, so GPT ends up better at writing stories."
+    assert verdicts(text)["C1"] == "contradicted"
+
+
+def test_left_to_right_in_the_generation_scene_stays_no_claim() -> None:
+    text = "When BERT is made to write, it has to go left to right and guess the next word."
+    assert verdicts(text)["C1"] != "contradicted"
+
+
+# -- a generation time after a colon governs its clause ---------------------------------
+def test_availability_after_a_colon_opener_is_the_c2_false_claim() -> None:
+    text = (
+        "The twist: during decoding with caching, the model still has access to the future "
+        "tokens from an earlier pass."
+    )
+    assert verdicts(text)["C2"] == "contradicted"
+
+
+# -- the mismatch denied, the cause put on size ------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT wins because it has far more parameters. This is not a train/test mismatch at "
+        "all; BERT fills blanks from both sides and GPT guesses the next word from the left.",
+        "GPT guesses the next word from the left and BERT fills blanks from both sides. So "
+        "the training is not really the problem, it is all scale.",
+    ],
+)
+def test_a_denied_mismatch_with_size_as_the_cause_contradicts_c4(text: str) -> None:
+    assert verdicts(text)["C4"] == "contradicted"
+
+
+def test_training_as_not_the_only_issue_is_no_denial() -> None:
+    text = (
+        "Size helps a bit. But training is not the only issue: BERT fills blanks from both "
+        "sides, which generation never allows, while GPT trains the way it writes."
+    )
+    assert verdicts(text)["C4"] != "contradicted"
