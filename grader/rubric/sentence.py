@@ -50,6 +50,7 @@ _PREDICATE = re.compile(
 _DEMONSTRATIVE = re.compile(
     r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
 )
+_PRONOUN_OPENS = re.compile(r"[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:it|its|it's)\b", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
@@ -313,7 +314,11 @@ class ParsedSentence:
             return None
         if loose and not self.own_subjects:
             implied = self._implied_subject()
-            if implied is not None:
+            # "It can also fill blanks the same way BERT does": a pronoun opening the clause
+            # points back at the model named before; what it does implies no other one
+            if implied is not None and not (
+                self.inherited is not None and _PRONOUN_OPENS.match(self.sent.norm, self.bounds[ci])
+            ):
                 return implied
         if self.inherited is not None and (
             (loose and not self.own_subjects) or self._refers_back(ci)

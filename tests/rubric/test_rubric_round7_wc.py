@@ -170,3 +170,12 @@ def test_training_as_not_the_only_issue_is_no_denial() -> None:
         "sides, which generation never allows, while GPT trains the way it writes."
     )
     assert verdicts(text)["C4"] != "contradicted"
+
+
+# -- a pronoun subject beats the model a phrase would imply; "the same way X does" ----------
+def test_a_pronoun_keeps_the_causal_model_when_it_is_said_to_fill_blanks() -> None:
+    text = (
+        "GPT guesses each next token from the earlier ones only. It also fills gaps in the "
+        "middle of a text in the same way BERT does."
+    )
+    assert verdicts(text)["C3"] == "contradicted"
