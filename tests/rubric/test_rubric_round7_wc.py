@@ -179,3 +179,11 @@ def test_a_pronoun_keeps_the_causal_model_when_it_is_said_to_fill_blanks() -> No
         "middle of a text in the same way BERT does."
     )
     assert verdicts(text)["C3"] == "contradicted"
+
+
+def test_looking_ahead_at_generation_is_the_c2_false_claim() -> None:
+    text = "When sampling, the masked model can also look ahead to the later tokens."
+    assert verdicts(text)["C2"] == "contradicted"
+    assert verdicts("In training BERT can also look at the words after each blank.")["C2"] != (
+        "contradicted"
+    )
