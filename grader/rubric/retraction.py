@@ -40,8 +40,9 @@ _MARKER = (
 )
 _INSIDE = re.compile(r"(?:[,;:(\u2014\u2013]|\s-|\.\.\.|\u2026)\s*(?P<m>" + _MARKER + r")", re.I)
 _OPENS = re.compile(r"^\W*" + _MARKER, re.I)
-# "... trained on less... no, not sure": an ellipsis and "no" withdraw the guess before it
-_TRAILING_NO = re.compile(r"(?:\.\.\.|\u2026)\s*(?P<m>no\b)", re.I)
+# "... trained on less... no, not sure": an ellipsis and a "no" standing alone (a comma or a
+# stop after it) withdraw the guess before it; "... no future tokens" is a negation, kept
+_TRAILING_NO = re.compile(r"(?:\.\.\.|\u2026)\s*(?P<m>no\b)(?=\s*[,.;:!?\u2014\u2013-])", re.I)
 _STRUCK = re.compile(r"~~[^~]+~~")
 
 

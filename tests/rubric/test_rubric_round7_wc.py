@@ -187,3 +187,8 @@ def test_looking_ahead_at_generation_is_the_c2_false_claim() -> None:
     assert verdicts("In training BERT can also look at the words after each blank.")["C2"] != (
         "contradicted"
     )
+
+
+def test_a_no_after_an_ellipsis_withdraws_only_when_it_stands_alone() -> None:
+    assert withdrawn_spans("Maybe BERT just had less data... no, not sure.")
+    assert not withdrawn_spans("At generation it has the prefix... no later tokens at all.")
