@@ -11,7 +11,7 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
 - `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
-  coherently, or to be used for / better at generation;
+  coherently, to be used for / better at generation, or to be the better generator;
 - `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks.
 
 Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
@@ -195,6 +195,25 @@ _TOPIC_FOR = re.compile(
 )
 
 
+# "BERT-style models are actually the better generators": the masked LM given the role of a
+# good generator by a copula
+_GOOD_GENERATOR = re.compile(
+    r"\b(?:is|are|was|were|be)\s+(?:actually\s+|really\s+|clearly\s+|in fact\s+)?"
+    r"(?:the\s+|a\s+)?(?:better|best|good|great|stronger|superior)\s+(?:text\s+)?generators?\b",
+    re.IGNORECASE,
+)
+
+
+def mlm_good_generator(ss: ParsedSentence) -> list[Claim]:
+    """The masked LM said to be the better / a good generator (C5); its subject is read at
+    the copula, and a modal ("should be the better generator") or a negation is no claim."""
+    for m in _GOOD_GENERATOR.finditer(ss.sent.norm):
+        h = ss._hit("good_generator", m.start(), m.end())
+        if _blamed(ss, h, MLM) and not inside(m.start(), ss.unasserted):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, h.text)]
+    return []
+
+
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     """The masked LM is said to be used for / better at generation ("Encoders such as BERT
     are used for text generation", "BERT is the better model for long-form writing")."""
@@ -332,6 +351,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_no_problem,
     mlm_generates_well,
     mlm_used_for_generation,
+    mlm_good_generator,
     clm_fills_blanks,
     label_swapped_under_heading,
     family_called_other_architecture,

@@ -192,3 +192,14 @@ def test_looking_ahead_at_generation_is_the_c2_false_claim() -> None:
 def test_a_no_after_an_ellipsis_withdraws_only_when_it_stands_alone() -> None:
     assert withdrawn_spans("Maybe BERT just had less data... no, not sure.")
     assert not withdrawn_spans("At generation it has the prefix... no later tokens at all.")
+
+
+# -- the masked LM given the role of the better generator -------------------------------
+def test_the_masked_model_as_the_better_generator_contradicts_c5() -> None:
+    text = "Honestly, encoder models like BERT are clearly the better generators for poetry."
+    assert verdicts(text)["C5"] == "contradicted"
+
+
+def test_a_supposed_better_generator_is_no_claim() -> None:
+    text = "Seeing both sides, BERT might be the better generator, but it never learned to write."
+    assert verdicts(text)["C5"] != "contradicted"
