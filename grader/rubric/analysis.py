@@ -32,6 +32,7 @@ from grader.rubric.judgement import SHORT_LINK_WORDS
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
 from grader.rubric.reference import code_names, is_heading
+from grader.rubric.retraction import withdraws_previous
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.text import Sentence, is_list_like, word_count
 from grader.rubric.uses import use_question_frame
@@ -71,6 +72,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         if sent.index in skip:
             continue
         yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
+        withdrawn = k + 1 < len(sentences) and withdraws_previous(sentences[k + 1].norm)
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
@@ -79,7 +81,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         if prev is not None:
             frame = (*frame, *use_question_frame(prev.norm, sent.norm, rubric))
         ss = ParsedSentence(
-            sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic
+            sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic, withdrawn
         )
         if is_heading(sent.norm):
             fams = {c for _, c, _ in ss.subj} & {MLM, CLM}

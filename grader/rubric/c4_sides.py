@@ -116,7 +116,7 @@ _CONDITION_WORDS = re.compile(
 # generate", "gpt-3 has 175B params", "GPT got more money" (no condition of what is seen)
 _SIZE = re.compile(
     r"\b(?:(?:way |much |just |a lot )?(?:bigger|larger)|big enough|more (?:data|money|compute|"
-    r"parameters|params)|\d+\s*[bm]\s*param\w*|(?:model )?size)\b",
+    r"parameters|params)|\d+\s*[bm]\s*param\w*|(?:model )?size|scal(?:e|ing)(?: (?:up|them))?)\b",
     re.IGNORECASE,
 )
 _IN_TRAINING = re.compile(
@@ -166,7 +166,42 @@ def training_dismissed(an: Analysis) -> list[Claim]:
             if g is f and _uses_named(f) and not _CONTRAST_OR_CONDITION.search(text):
                 out.append(Claim("relation_same", BOTH, f.sentence.index, True, True, ""))
                 break
-    return out
+    return out + _mismatch_denied(an, out)
+
+
+# the train/generation mismatch itself denied as the issue: "it's not really a train/inference
+# mismatch issue", "so the training isn't really the issue" (not "... the only issue")
+_MISMATCH_DENIED = re.compile(
+    r"\b(?:not|n't)\s+(?:really\s+|actually\s+|just\s+)?(?:an?\s+|the\s+)?train\w*\W{1,3}"
+    r"(?:vs\.?\W+|versus\W+)?(?:inference|generation|gen|test|use|usage)\W+"
+    r"(?:mismatch|gap|discrepancy|difference)\b",
+    re.IGNORECASE,
+)
+_ONLY_REASON = re.compile(r"\b(?:only|main|whole|sole)\s+(?:\w+\s+)?$", re.I)
+
+
+def _mismatch_denied(an: Analysis, found: list[Claim]) -> list[Claim]:
+    """Training (or the train/generation mismatch) denied as the issue, with the difference
+    put down to size or scale in that sentence or up to `LINK_WINDOW` around it ("Root cause:
+    model size. ... It's not really a train/inference mismatch issue"; "So the training isn't
+    really the issue, it's scale"): the C4 principle denied for both models, whether or not
+    they were said to train alike (`training_dismissed`). Nothing when a condition of what
+    the models see follows the denial, or it denies only exclusiveness ("not the only issue")."""
+    if found:
+        return []
+    sents = an.sentences
+    for k, g in enumerate(sents):
+        text = g.asserted or g.sentence.norm
+        m = _MISMATCH_DENIED.search(text) or _NOT_THE_REASON.search(text)
+        if m is None or _ONLY_REASON.search(text[: m.end()].rsplit(" ", 1)[0] + " "):
+            continue
+        clause = re.split(r"[;.]", text[m.end() :], maxsplit=1)[0]
+        if _CONDITION_WORDS.search(clause):
+            continue  # "not a mismatch of the context ...": the condition itself is named
+        near = sents[max(0, k - LINK_WINDOW) : k + LINK_WINDOW + 1]
+        if any(_SIZE.search(f.asserted or f.sentence.norm) for f in near):
+            return [Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0))]
+    return []
 
 
 _CONTRAST_OR_CONDITION = re.compile(

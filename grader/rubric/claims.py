@@ -16,6 +16,7 @@ from grader.rubric.extractor import ClaimContext, Extractor
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.mechanisms import wrong_mechanisms
 from grader.rubric.relation_senses import (
+    inherited_wrong_side,
     not_a_relation,
     plural_pair,
     said_gone,
@@ -337,6 +338,11 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 # about the model of the sentence before. A carried subject earns credit for
                 # the side the relation is right about, and never makes a false claim.
                 subj, carried = ss.inherited, True
+            elif inherited_wrong_side(ss, subj, _RIGHT_SIDE[rel]):
+                # "So it's about train/gen consistency.", "The issue is that training differs
+                # from how the model is used.": a sentence naming no model states the
+                # principle; a model it only inherits is never charged with a false relation
+                subj = None
             out.append(
                 Claim(
                     f"relation_{rel}",

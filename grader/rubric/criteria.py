@@ -372,7 +372,8 @@ def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) ->
         if fc.criterion != cid:
             continue
         for s in an.sentences:
-            if fc.pattern.search(s.sentence.norm):
+            # what the student reports, quotes, asks or takes back is no claim of theirs
+            if fc.pattern.search(s.asserted or s.sentence.norm):
                 supported = j.verdict in ("met", "partial")
                 conf = CONF_CONFLICTED if supported else CONF_CONTRADICTED
                 return Judgement("contradicted", (s.sentence.index,), conf, fc.claim, supported)

@@ -11,7 +11,7 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
 - `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
-  coherently, or to be used for / better at generation;
+  coherently, to be used for / better at generation, or to be the better generator;
 - `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks.
 
 Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
@@ -137,7 +137,14 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective
     trailing = bool(mlm_trailing_mask(ss))
     for h in cands:
-        if (at_gen or trailing) and h.key != "causal_mask":
+        # the generation scene of this clause, not a use named in another one ("BERT reads
+        # left to right so it can only guess the next word, GPT is better at writing")
+        scene = at_gen and any(
+            ss.same_clause(g, h) or g.end <= h.start
+            for k in ("generation_time", "generation")
+            for g in ss.hits.get(k, [])
+        )
+        if (scene or trailing) and h.key != "causal_mask":
             continue  # "when BERT generates it must predict the next word": the scenario
         # "Both BERT and GPT read text left to right" says it of BERT too
         blamed = _blamed(ss, h, MLM) or _blamed(ss, h, BOTH)
@@ -173,10 +180,38 @@ _NOT_THIS = re.compile(
 )
 
 
+# "something generation can never supply", "what generation gives": the generation word
+# is the subject of its own clause, not the object of a use
+_HEADS_CLAUSE = re.compile(
+    r"\s+(?:can(?:not|'t)?|could(?:n't)?|will|won't|would|never|always|gives?|provides?|"
+    r"supplies|offers?|has|hands?|feeds?|does(?:n't)?)\b",
+    re.I,
+)
+
+
 # "for BERT, training and generation are ...": "for" + a model names the topic, not a use
 _TOPIC_FOR = re.compile(
     r"for\s+(?:the\s+)?(?:bert|gpt|masked|causal|encoders?|decoders?|mlms?|clms?)\b", re.I
 )
+
+
+# "BERT-style models are actually the better generators": the masked LM given the role of a
+# good generator by a copula
+_GOOD_GENERATOR = re.compile(
+    r"\b(?:is|are|was|were|be)\s+(?:actually\s+|really\s+|clearly\s+|in fact\s+)?"
+    r"(?:the\s+|a\s+)?(?:better|best|good|great|stronger|superior)\s+(?:text\s+)?generators?\b",
+    re.IGNORECASE,
+)
+
+
+def mlm_good_generator(ss: ParsedSentence) -> list[Claim]:
+    """The masked LM said to be the better / a good generator (C5); its subject is read at
+    the copula, and a modal ("should be the better generator") or a negation is no claim."""
+    for m in _GOOD_GENERATOR.finditer(ss.sent.norm):
+        h = ss._hit("good_generator", m.start(), m.end())
+        if _blamed(ss, h, MLM) and not inside(m.start(), ss.unasserted):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, h.text)]
+    return []
 
 
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
@@ -190,6 +225,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             continue  # "at inference time for generation" is a time; "better at generation" not
         if _NOT_THIS.search(ss.sent.norm[max(0, g.start - 40) : g.start]):
             continue  # "for understanding rather than generation"
+        if _HEADS_CLAUSE.match(norm, g.end):
+            continue  # "it asks for something generation can never supply": its subject
         used = [
             u
             for u in uses
@@ -314,6 +351,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_no_problem,
     mlm_generates_well,
     mlm_used_for_generation,
+    mlm_good_generator,
     clm_fills_blanks,
     label_swapped_under_heading,
     family_called_other_architecture,

@@ -24,6 +24,8 @@ neither evidence nor error:
   think that", "A common misconception is that", "You'd think ..., but");
 - attempts conceded as poor (`conceded_spans`: "some people did this with BERT, but the
   quality isn't great"): their claims are not the student's, their generation scene is;
+- self-corrections (`retraction.py`): a clause the student takes back ("X - wait, no, Y",
+  "X, scratch that, Y", struck-through text); the correction after the marker is asserted;
 - counterfactual suppositions about a model: "If BERT could only see the left context ...",
   "Suppose BERT were trained ...", up to the clause that returns to fact ("; but", "in
   reality", "which is why", ":"). A supposed *use* ("if you used BERT to generate ...") is
@@ -37,6 +39,7 @@ from __future__ import annotations
 import re
 
 from grader.rubric.prefilter import finditer, fold, search
+from grader.rubric.retraction import withdrawn_spans
 
 # -- the end of a frame's scope -------------------------------------------------------------
 _RETURN = re.compile(
@@ -218,6 +221,7 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         if affirmed:
             return []
         return [(0, len(s))]
+    spans.extend(withdrawn_spans(s))  # "X - no sorry, that's backwards": taken back
     guess = search(_GUESS, s, f) if stripped.endswith("?") else None
     if guess is not None:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed

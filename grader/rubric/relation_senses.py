@@ -170,3 +170,31 @@ def plural_pair(norm: str, r: Hit) -> bool:
         if near and _PLURAL.search(norm[min(r.start, m.start()) : m.end()]):
             return True
     return False
+
+
+def inherited_wrong_side(ss: ParsedSentence, subj: str | None, right: str) -> bool:
+    """The relation's subject `subj` is only inherited (this sentence names no model as a
+    subject), is the side the relation would be false of (`right` is the side it is true
+    of), and nothing here points back at it as a subject: no singular pronoun subject ("The
+    way it is trained is the same as the way it is used" points back), only an expletive
+    ("it's about consistency"), an object ("consistency decides it"), a plural ("how they are
+    trained vs how they are used") or a generic "the model"; or the sentence names that very
+    model as its comparison object ("Its training matches generation, unlike the masked
+    LM's"). Such a sentence states the principle in general, and charges no model with it."""
+    if subj is None or subj != ss.inherited or ss.own_subjects or subj == right:
+        return False
+    if any(code == subj and k for _, code, k in ss.subj):
+        return True  # the inherited model is this sentence's comparison object
+    return _SINGULAR_SUBJECT_REF.search(_EXPLETIVE_ABOUT.sub(" ", ss.sent.norm)) is None
+
+
+_EXPLETIVE_ABOUT = re.compile(
+    r"\bit(?:'s|\s+is|\s+was)\s+(?:\w+\s+)?(?:about|that|to|worth|why|because|what|how)\b", re.I
+)
+# a singular pronoun in subject position ("it is trained", "it sees", "its training")
+_SINGULAR_SUBJECT_REF = re.compile(
+    r"\b(?:its|itself|this model|that model|the former|the latter)\b|\bit(?:'s|\s+(?:is|was|"
+    r"has|had|does|did|can|could|cannot|can't|will|would|trains?|trained|learn\w*|sees?|saw|"
+    r"gets?|got|uses?|used|only|never|always|just|also|then|still|predicts?|reads?)\b)",
+    re.I,
+)

@@ -50,6 +50,7 @@ _PREDICATE = re.compile(
 _DEMONSTRATIVE = re.compile(
     r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
 )
+_PRONOUN_OPENS = re.compile(r"[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:it|its|it's)\b", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 # concepts whose phrases can contain a relation word in another sense ("filling gaps")
 _OBJECTIVE_SENSE = ("predict_masked", "both_sides", "future_ref", "earlier_ref")
@@ -76,6 +77,7 @@ class ParsedSentence:
         frame: tuple[str, ...] = (),
         plural_ambiguous: bool = False,
         topic: Subject | None = None,
+        withdrawn: bool = False,
     ) -> None:
         """`named_before`: the two model families last named together, in order (what "the
         former" and "the latter" refer to when this sentence has not named two). `aliases`:
@@ -86,7 +88,8 @@ class ParsedSentence:
         "they" here has two antecedents and inherits neither. `topic`: the family a heading
         above names ("**GPT**"); a line under it that opens with the other family's
         architecture label ("- encoder, ...") says that label of the topic (`topic_label`):
-        the topic stays its subject."""
+        the topic stays its subject. `withdrawn`: the next sentence opens by taking this one
+        back (`retraction.withdraws_previous`): nothing in it is asserted."""
         self.sent = sent
         self.named_before = named_before
         s = sent.norm
@@ -112,6 +115,8 @@ class ParsedSentence:
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
         self.unasserted = unasserted_spans(s, affirmed)
+        if withdrawn:  # the next sentence takes this one back ("Wait, no. ...")
+            self.unasserted = [(0, len(s))]
         self.conceded = conceded_spans(s)
         self._drop_unasserted()
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
@@ -309,7 +314,11 @@ class ParsedSentence:
             return None
         if loose and not self.own_subjects:
             implied = self._implied_subject()
-            if implied is not None:
+            # "It can also fill blanks the same way BERT does": a pronoun opening the clause
+            # points back at the model named before; what it does implies no other one
+            if implied is not None and not (
+                self.inherited is not None and _PRONOUN_OPENS.match(self.sent.norm, self.bounds[ci])
+            ):
                 return implied
         if self.inherited is not None and (
             (loose and not self.own_subjects) or self._refers_back(ci)
@@ -425,11 +434,14 @@ class ParsedSentence:
         return None
 
     def leading_time(self, h: Hit) -> bool:
-        """A generation-time phrase opening the sentence ("When BERT generates, ...") governs
-        the clauses after it up to a contrast ("..., but ...")."""
+        """A generation-time phrase opening the sentence ("When BERT generates, ...") or a
+        clause after a colon ("The catch: during generation, ...") governs the clauses after
+        it up to a contrast ("..., but ...")."""
+        norm = self.sent.norm
         for g in self.hits.get("generation_time", []):
-            if g.tok <= 1 and g.end <= h.start:
-                between = self.sent.norm[g.end : h.start]
+            opens = g.tok <= 1 or norm[: g.start].rstrip().endswith(":")
+            if opens and g.end <= h.start:
+                between = norm[g.end : h.start]
                 return not _CONTRAST_WORD.search(between)
         return False
 

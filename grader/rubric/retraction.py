@@ -1,0 +1,73 @@
+"""Self-corrections: what the student writes and then takes back.
+
+    withdrawn_spans(norm) -> list[(start, end)]
+    withdraws_previous(norm) -> bool
+
+Students correct themselves as they write: "BERT sees only the left context - no sorry, that's
+backwards.", "It sees the whole sentence, scratch that, it sees only the earlier words.",
+"GPT looks ahead. Wait, no. It only looks back.", "EDIT: actually ...", a struck-through
+"~~because it is bigger~~". A claim the student withdraws is neither credited nor contradicted;
+the corrected statement after the marker is the student's claim.
+
+- A repair marker inside a sentence (after a comma, dash, colon, bracket or "...") withdraws
+  the clause just before it (from the previous clause boundary: "BERT sees both sides and GPT
+  sees everything - wait, no, GPT sees only the left" withdraws only "GPT sees everything").
+- A sentence that opens with a repair marker withdraws the sentence before it (the rest of
+  the sentence is the correction and stays asserted).
+- A marker needs a word of withdrawal ("no", "sorry", "scratch that", "backwards", "I take
+  that back", "correction:", "EDIT: actually"): a "wait" that confirms ("wait - yes, it
+  does") withdraws nothing.
+
+Offsets are into `Sentence.norm`. Pure functions, no state.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.rubric.text import clause_bounds
+
+# the marker itself; the alternatives each contain a word that withdraws
+_MARKER = (
+    r"(?:(?:wait|hold on|hmm+|oops|sorry|nope|no|err?m?|uh+)\W{1,3}"
+    r"(?:no|sorry|wait|nope|scratch that|(?:that's|that is|i had (?:it|that)) "
+    r"(?:backwards|wrong|not right|the wrong way round|reversed|mixed up))\b|"
+    r"(?:scratch|strike|forget|ignore) that\b|i take (?:that|it) back\b|"
+    r"correction\s*:|edit\s*:\s*(?:actually|no\b|wait|correction|i was wrong|wrong)|"
+    r"(?:sorry|oops|my bad),?\s+(?:that's|that was|i had (?:it|that)|i got (?:it|that))\s+"
+    r"(?:backwards|wrong|the wrong way round|mixed up|reversed)\b|"
+    r"no,?\s+(?:not sure|i'm not sure|never mind|forget it)\b)"
+)
+_INSIDE = re.compile(r"(?:[,;:(\u2014\u2013]|\s-|\.\.\.|\u2026)\s*(?P<m>" + _MARKER + r")", re.I)
+_OPENS = re.compile(r"^\W*" + _MARKER, re.I)
+# "... trained on less... no, not sure": an ellipsis and a "no" standing alone (a comma or a
+# stop after it) withdraw the guess before it; "... no future tokens" is a negation, kept
+_TRAILING_NO = re.compile(r"(?:\.\.\.|\u2026)\s*(?P<m>no\b)(?=\s*[,.;:!?\u2014\u2013-])", re.I)
+_STRUCK = re.compile(r"~~[^~]+~~")
+
+
+def withdraws_previous(s: str) -> bool:
+    """The sentence opens with a repair marker ("Wait, no.", "Scratch that.", "EDIT:
+    actually ..."): it withdraws the sentence before it."""
+    return _OPENS.match(s) is not None
+
+
+def withdrawn_spans(s: str) -> list[tuple[int, int]]:
+    """Spans of `s` the student takes back inside the sentence: each clause followed by a
+    repair marker (through the marker), a struck-through passage, and an opening marker
+    itself. Sorted."""
+    spans: list[tuple[int, int]] = [(m.start(), m.end()) for m in _STRUCK.finditer(s)]
+    opening = _OPENS.match(s)
+    if opening is not None:
+        spans.append((0, opening.end()))
+    marks = [m for rx in (_INSIDE, _TRAILING_NO) for m in rx.finditer(s)]
+    if marks:
+        _, bounds = clause_bounds(s)
+        for m in marks:
+            start = m.start()
+            if opening is not None and start < opening.end():
+                continue
+            # the clause the marker follows: from the last boundary before the marker's own
+            before = [b for b in bounds if b < start - 1]
+            spans.append((before[-1] if before else 0, m.end("m")))
+    return sorted(spans)
