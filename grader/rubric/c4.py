@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
+from grader.rubric.c4_scope import denied_mismatch, generic_referent, handed_out, unlike_object
 from grader.rubric.c4_sides import (
     gone_at_use,
     lesser_mismatch,
@@ -137,9 +138,13 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
+    same, diff = _scoped(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     frag_same, frag_diff = fragment_subjects(an, same, diff)
-    same, diff = same + more_same + frag_same, diff + more_diff + frag_diff
+    handed = handed_out(an, same + diff)
+    same = same + more_same + frag_same + [c for c in handed if c.kind == "relation_same"]
+    same = same + denied_mismatch(an)
+    diff = diff + more_diff + frag_diff + [c for c in handed if c.kind == "relation_diff"]
     causal_side = (
         _of(same, CLM)
         + _conditions_together(an, {c.sentence for c in diff})
@@ -214,6 +219,22 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         # quote the sentence that says the training condition
         return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)
     return _missing(an, ("same_relation", "diff_relation"))
+
+
+def _scoped(an: Analysis, same: list[Claim], diff: list[Claim]) -> tuple[list[Claim], list[Claim]]:
+    """The relations with the model each is about (`c4_scope`): a comparison object
+    ("unlike the masked LM's") is not the subject; a generic referent ("the model") carried
+    from the sentence before makes no false claim (the relation is general)."""
+    out: list[Claim] = []
+    for c in same + diff:
+        for d in unlike_object(an, c):
+            wrong = (d.kind == "relation_same" and d.subject == MLM) or (
+                d.kind == "relation_diff" and d.subject == CLM
+            )
+            out.append(replace(d, subject=None) if wrong and generic_referent(an, d) else d)
+    return [c for c in out if c.kind == "relation_same"], [
+        c for c in out if c.kind == "relation_diff"
+    ]
 
 
 def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
