@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
-from grader.rubric.c4_scope import denied_mismatch, generic_referent, handed_out, unlike_object
+from grader.rubric.c4_scope import denied_mismatch, handed_out, never_met, scoped
 from grader.rubric.c4_sides import (
     gone_at_use,
     lesser_mismatch,
@@ -138,7 +138,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
-    same, diff = _scoped(an, same, diff)
+    same, diff = scoped(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     frag_same, frag_diff = fragment_subjects(an, same, diff)
     handed = handed_out(an, same + diff)
@@ -188,6 +188,15 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     if causal_side and (mlm_side or never or c2_linked):
         ev = _first(causal_side) + _first(mlm_side or never)
         return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
+    # "GPT is trained to predict the next token, which is what generation is" with the masked
+    # LM's own mismatch stated ("... a situation it never saw in pretraining"): the task match
+    # is one side, the masked mismatch the other, so the two models are compared
+    tasks = task_match(an)
+    # (a bare "never trained to predict the next word" is a task mismatch: tasks only)
+    masked_gap = mlm_side or never_met(an)
+    if tasks and masked_gap:
+        ev = _first(tasks) + _first(masked_gap)
+        return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED - 0.05)
     # The C2 link is the masked side of the comparison (generation lacks what its training
     # gave it); the causal restriction stated in the same passage is the causal side, "the
     # same restriction generation has". Together, with no relation word, they compare the
@@ -207,7 +216,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             # side by side (the masked LM's loss, the causal LM's sufficiency); one side made
             # of the use alone, so partial
             return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
-    partial = causal_side + mlm_side + general + task_match(an) + practice_analogy(an)
+    partial = causal_side + mlm_side + general + tasks + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
@@ -219,22 +228,6 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         # quote the sentence that says the training condition
         return Judgement("partial", tuple(trained_in_link[:1]), CONF_PARTIAL - 0.05)
     return _missing(an, ("same_relation", "diff_relation"))
-
-
-def _scoped(an: Analysis, same: list[Claim], diff: list[Claim]) -> tuple[list[Claim], list[Claim]]:
-    """The relations with the model each is about (`c4_scope`): a comparison object
-    ("unlike the masked LM's") is not the subject; a generic referent ("the model") carried
-    from the sentence before makes no false claim (the relation is general)."""
-    out: list[Claim] = []
-    for c in same + diff:
-        for d in unlike_object(an, c):
-            wrong = (d.kind == "relation_same" and d.subject == MLM) or (
-                d.kind == "relation_diff" and d.subject == CLM
-            )
-            out.append(replace(d, subject=None) if wrong and generic_referent(an, d) else d)
-    return [c for c in out if c.kind == "relation_same"], [
-        c for c in out if c.kind == "relation_diff"
-    ]
 
 
 def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:

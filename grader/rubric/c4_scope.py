@@ -1,12 +1,15 @@
 """C4: which model each half of the comparison is about, read from the sentence's structure.
 
-- a generic referent ("the model", "a model") in a sentence that names no model, in an answer
-  about both families, is no model in particular: its relation is general, never a false
-  claim about the model carried from the sentence before (`generic_referent`);
+- a generic referent ("the model", "a model", an "it's about ...") in a sentence that names
+  no model, in an answer about both families, is no model in particular: its relation is
+  general, never a false claim about the model carried from the sentence before
+  (`generic_referent`, `scoped`);
 - elided halves that hand a relation out to the two models ("GPT is; BERT isn't.", "...,
   for GPT, not for BERT", "GPT's mirrors it, BERT's doesn't") (`handed_out`);
 - a comparison object ("..., unlike the masked LM's"): the model named only there is what the
   subject is contrasted with, not the subject (`unlike_object`);
+- the masked LM's own mismatch in one sentence ("a situation it never saw in pretraining")
+  (`never_met`);
 - a mismatch denied where the answer is about the masked LM's generation ("it's not really a
   train/inference mismatch issue", "there's no real mismatch with training") is the masked LM
   said to train as it generates (`denied_mismatch`).
@@ -20,6 +23,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
+from grader.rubric.judgement import _of
 
 _MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
 _OTHER = {MLM: CLM, CLM: MLM}
@@ -42,17 +46,31 @@ def _facts(an: Analysis, i: int) -> SentenceFacts:
     return next(f for f in an.sentences if f.sentence.index == i)
 
 
+# an "it" that refers to nothing: "it's about train/generation consistency", "it all comes
+# down to what each model was taught", "it boils down to"
+_EXPLETIVE = re.compile(
+    r"\bit(?:'s| is| was)\s+(?:all\s+|really\s+|just\s+|simply\s+|mostly\s+)?about\b|"
+    r"\bit\s+(?:all\s+|really\s+|just\s+)?(?:comes|came|boils|boiled)\s+down\s+to\b",
+    re.IGNORECASE,
+)
+
+
 def generic_referent(an: Analysis, c: Claim) -> bool:
     """The relation `c` is said of a generic referent: its sentence names no model and the
     first word that refers in it is a singular noun naming no family ("The issue is that
     training differs from how the model is used"; "A model should be trained how it will be
-    used"), in an answer that names both families. Its subject was carried, not said."""
+    used") or an "it" that refers to nothing ("That's why it's about train/generation
+    consistency"), in an answer that names both families. Its subject was carried, not said."""
     if not _names_both(an):
         return False
     f = _facts(an, c.sentence)
     if f.mentions:
         return False
     norm = f.sentence.norm
+    at = norm.find(c.text) if c.text else -1
+    x = _EXPLETIVE.search(norm)
+    if x is not None and (at < 0 or x.start() < at):
+        return True
     g = _GENERIC_NOUN.search(norm)
     if g is None:
         return False
@@ -244,4 +262,32 @@ def denied_mismatch(an: Analysis) -> list[Claim]:
                 continue  # "GPT has no mismatch": said of the model its clause names
             out.append(Claim("relation_same", MLM, f.sentence.index, True, True, c.text))
             break
+    return out
+
+
+def scoped(an: Analysis, same: list[Claim], diff: list[Claim]) -> tuple[list[Claim], list[Claim]]:
+    """The relations with the model each is about: a comparison object
+    ("unlike the masked LM's") is not the subject; a generic referent ("the model") carried
+    from the sentence before makes no false claim (the relation is general)."""
+    out: list[Claim] = []
+    for c in same + diff:
+        for d in unlike_object(an, c):
+            wrong = (d.kind == "relation_same" and d.subject == MLM) or (
+                d.kind == "relation_diff" and d.subject == CLM
+            )
+            out.append(replace(d, subject=None) if wrong and generic_referent(an, d) else d)
+    return [c for c in out if c.kind == "relation_same"], [
+        c for c in out if c.kind == "relation_diff"
+    ]
+
+
+def never_met(an: Analysis) -> list[Claim]:
+    """The masked LM's own mismatch in one sentence: a difference relation about it with a
+    never-trained phrase there ("a situation it never saw in pretraining"), the causal LM not
+    named."""
+    out = []
+    for f in an.sentences:
+        if CLM in f.mentions or not _of(f.kinds("never_trained"), MLM):
+            continue
+        out += [c for c in _of(f.kinds("relation_diff"), MLM) if c.strong][:1]
     return out
