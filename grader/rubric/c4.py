@@ -21,6 +21,7 @@ from grader.rubric.c4_sides import (
     same_range_twice,
     task_match,
     training_dismissed,
+    training_said,
     unlike_the_masked_training,
 )
 from grader.rubric.claims import _POINTS_BACK
@@ -222,7 +223,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     # The C2 link said with its training condition ("at generation the words on the right do
     # not exist, and BERT was never trained without them") is the masked side on its own
     trained_in_link = [
-        f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
+        f.sentence.index for f in _at(an, c2) if training_said(f)
     ] or masked_training_before(an, c2)
     if c2_linked and trained_in_link:
         # quote the sentence that says the training condition

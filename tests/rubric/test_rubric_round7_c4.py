@@ -137,3 +137,19 @@ def test_a_task_match_with_a_bare_task_gap_stays_partial() -> None:
 )
 def test_the_named_model_still_decides(text: str) -> None:
     assert rules(text)["C4"] != "contradicted"
+
+
+def test_the_objective_named_is_no_training_condition() -> None:
+    text = (
+        "BERT's objective is predicting hidden tokens from the words on both sides. During "
+        "generation the later words do not exist yet, so BERT lacks what it relies on."
+    )
+    assert rules(text)["C4"] == "missing"
+
+
+def test_a_training_condition_with_the_link_is_still_one_side() -> None:
+    text = (
+        "BERT is trained to fill each blank from the words on both sides. During generation "
+        "the later words do not exist yet, so BERT lacks what it relies on."
+    )
+    assert rules(text)["C4"] == "partial"
