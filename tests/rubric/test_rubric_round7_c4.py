@@ -153,3 +153,14 @@ def test_a_training_condition_with_the_link_is_still_one_side() -> None:
         "the later words do not exist yet, so BERT lacks what it relies on."
     )
     assert rules(text)["C4"] == "partial"
+
+
+def test_a_trailing_off_ellipsis_goes_on_with_the_sentence() -> None:
+    from grader.rubric.text import split_sentences
+
+    parts = split_sentences("When it writes, it has... the earlier words only. Then it stops.")
+    assert [p.text for p in parts] == [
+        "When it writes, it has... the earlier words only.",
+        "Then it stops.",
+    ]
+    assert len(split_sentences("It trails off... Then a new sentence starts.")) == 2
