@@ -164,3 +164,11 @@ def test_a_trailing_off_ellipsis_goes_on_with_the_sentence() -> None:
         "Then it stops.",
     ]
     assert len(split_sentences("It trails off... Then a new sentence starts.")) == 2
+
+
+def test_a_question_in_the_last_clause_is_asked_not_claimed() -> None:
+    text = (
+        "BERT reads the words on both sides of a blank. GPT reads the earlier ones. Not sure "
+        "about the rest, is the issue that training and generation differ for BERT?"
+    )
+    assert rules(text)["C4"] == "missing"
