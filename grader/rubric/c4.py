@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
+from grader.rubric.c4_scope import denied_mismatch, handed_out, never_met, scoped
 from grader.rubric.c4_sides import (
     gone_at_use,
     lesser_mismatch,
@@ -20,6 +21,7 @@ from grader.rubric.c4_sides import (
     same_range_twice,
     task_match,
     training_dismissed,
+    training_said,
     unlike_the_masked_training,
 )
 from grader.rubric.claims import _POINTS_BACK
@@ -137,9 +139,13 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     same, diff = _one_and_the_other(an, same, diff)
+    same, diff = scoped(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
     frag_same, frag_diff = fragment_subjects(an, same, diff)
-    same, diff = same + more_same + frag_same, diff + more_diff + frag_diff
+    handed = handed_out(an, same + diff)
+    same = same + more_same + frag_same + [c for c in handed if c.kind == "relation_same"]
+    same = same + denied_mismatch(an)
+    diff = diff + more_diff + frag_diff + [c for c in handed if c.kind == "relation_diff"]
     causal_side = (
         _of(same, CLM)
         + _conditions_together(an, {c.sentence for c in diff})
@@ -183,6 +189,15 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     if causal_side and (mlm_side or never or c2_linked):
         ev = _first(causal_side) + _first(mlm_side or never)
         return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED)
+    # "GPT is trained to predict the next token, which is what generation is" with the masked
+    # LM's own mismatch stated ("... a situation it never saw in pretraining"): the task match
+    # is one side, the masked mismatch the other, so the two models are compared
+    tasks = task_match(an)
+    # (a bare "never trained to predict the next word" is a task mismatch: tasks only)
+    masked_gap = mlm_side or never_met(an)
+    if tasks and masked_gap:
+        ev = _first(tasks) + _first(masked_gap)
+        return Judgement("met", tuple(sorted(set(ev))), CONF_MET_LINKED - 0.05)
     # The C2 link is the masked side of the comparison (generation lacks what its training
     # gave it); the causal restriction stated in the same passage is the causal side, "the
     # same restriction generation has". Together, with no relation word, they compare the
@@ -202,13 +217,13 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             # side by side (the masked LM's loss, the causal LM's sufficiency); one side made
             # of the use alone, so partial
             return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
-    partial = causal_side + mlm_side + general + task_match(an) + practice_analogy(an)
+    partial = causal_side + mlm_side + general + tasks + practice_analogy(an)
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do
     # not exist, and BERT was never trained without them") is the masked side on its own
     trained_in_link = [
-        f.sentence.index for f in _at(an, c2) if f.has("training") or f.has("never_trained")
+        f.sentence.index for f in _at(an, c2) if training_said(f)
     ] or masked_training_before(an, c2)
     if c2_linked and trained_in_link:
         # quote the sentence that says the training condition

@@ -29,8 +29,22 @@ def masked_training_before(an: Analysis, c2: Judgement) -> list[int]:
         if lo - LINK_WINDOW <= f.sentence.index < lo
         and f.primary == MLM
         and CLM not in f.mentions
-        and (f.has("training") or f.has("never_trained"))
+        and training_said(f)
     ][:1]
+
+
+# the objective named is the task (C1), not a condition of training: "BERT's objective is
+# masked-token prediction using both sides" states what it predicts, not what it trained with
+_OBJECTIVE_ONLY = re.compile(r"objectives?", re.IGNORECASE)
+
+
+def training_said(f: SentenceFacts) -> bool:
+    """The sentence says something about training itself: a training word other than the
+    objective's name ("is trained with", "learned", "never trained without"). "BERT's
+    objective is masked-token prediction" describes the task, which C1 reads."""
+    if f.has("never_trained"):
+        return True
+    return any(not _OBJECTIVE_ONLY.fullmatch(h.text.strip()) for h in f.hits.get("training", []))
 
 
 # something present in training that is gone on a later occasion: "help that is gone on

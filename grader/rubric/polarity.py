@@ -187,6 +187,7 @@ _QUESTION_OPEN = re.compile(
     r"where|when|so what|but why|and why|then why|is it|isn't it)\b",
     re.IGNORECASE,
 )
+_CLAUSE_CUT = re.compile(r"[,;:]\s+|\s-\s")  # where a last clause may open with a question
 # A counterfactual supposition: the frame, then (within a few words) a past modal or
 # subjunctive. Its subject must be a model: "if you used BERT" describes the generation use.
 _SUPPOSE = re.compile(
@@ -222,6 +223,12 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
             return []
         return [(0, len(s))]
     spans.extend(withdrawn_spans(s))  # "X - no sorry, that's backwards": taken back
+    if stripped.endswith("?") and not affirmed:
+        # "idk about the rest, is the problem that training differs for bert?": a question
+        # asked in the sentence's last clause is asked, not claimed (from its opener on)
+        opener = [m.end() for m in _CLAUSE_CUT.finditer(s)]
+        if opener and _QUESTION_OPEN.match(s[opener[-1] :]):
+            spans.append((opener[-1], len(s)))
     guess = search(_GUESS, s, f) if stripped.endswith("?") else None
     if guess is not None:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed

@@ -121,8 +121,25 @@ def sign_relations(ss: ParsedSentence, lexicon_read: bool = True) -> list[tuple[
         used_after = _after(use, b) or bool(_USE_FIGURE.match(norm[b:]))
         if (_before(train, a) and used_after) or (_before(use, a) and _after(train, b)):
             rel = "same" if m.group("sign").lower() in _SAME_SIGNS else "diff"
+            if _denied_equation(norm, train + use, a):
+                rel = "diff" if rel == "same" else "same"  # "BERT: not train = generation"
             out.append((rel, a, m.group("sign")))
     return out
+
+
+# a denial right before the equation's left term: "not train = gen", "never training = use"
+_NOT_LEFT = re.compile(r"(?:^|\W)(?:not|no|never|isn't|is not|aren't)\s+(?:the\s+)?$", re.I)
+
+
+def _denied_equation(norm: str, terms: list[Hit], at: int) -> bool:
+    """The equation whose sign is at `at` is denied as a whole: its left term (the training
+    or use term just before the sign) is preceded by "not" / "never" ("masked LM: not train
+    = generation"), so it states the opposite relation."""
+    left = [h for h in terms if h.end <= at and at - h.end <= _NEAR]
+    if not left:
+        return False
+    h = max(left, key=lambda x: x.end)
+    return bool(_NOT_LEFT.search(norm[: h.start]))
 
 
 def is_sign(text: str) -> bool:

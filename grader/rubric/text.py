@@ -30,6 +30,7 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022\u25aa>]+|\d{1,2}[.)]|[a-z][.)]|=>|->)\s+
 _SENT_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s|$)")
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")  # a fence line: ``` and at most a language name
 _LAST_WORD_WINDOW = 64  # longer than any abbreviation or initial
+_LOWER_NEXT = re.compile(r"[ \t]+[a-z]")  # the next word, on the same line, in lower case
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 # Clause boundaries. Strong ones end the scope of a negation; weak ones only change the
@@ -131,7 +132,8 @@ def split_sentences(text: str) -> list[Sentence]:
     Lines are joined unless the next line starts a bullet/number item, the line is blank, or
     the previous line ends a sentence. Within a line, a sentence ends at `.`, `!` or `?`
     followed by a space or the end (abbreviations such as "e.g." and single letters do not
-    end a sentence). Bullet markers are not part of a sentence. A Markdown table (a run of
+    end a sentence; nor does a trailing-off ellipsis before a lower-case word, "you have...
+    a prefix"). Bullet markers are not part of a sentence. A Markdown table (a run of
     lines starting with "|") is one sentence whatever its cells end with ("| Same as
     training? |"): `discourse.expand_tables` reads it cell by cell. Inside a ``` code fence
     each line is a sentence of its own, so a comment ("# masked LM: every position attends
@@ -201,6 +203,10 @@ def split_sentences(text: str) -> list[Sentence]:
             if last in _ABBREVIATIONS or (
                 len(last) == 1 and last.isalpha() and m.group() == "." and before[-1][-1:].isupper()
             ):
+                continue
+            # a trailing-off ellipsis before a lower-case word goes on with the same sentence
+            # ("At inference you have... a prefix", "positions t+1.. haven't been produced")
+            if m.group().startswith("..") and _LOWER_NEXT.match(norm, m.end(), bend):
                 continue
             _add(out, text, norm, s, m.end())
             s = m.end()
