@@ -182,7 +182,10 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         view = None  # "has to predict the future tokens" is not seeing them
     out: list[Claim] = []
     if hide is not None:
-        seen = _vision(c, h, not ss.negated(h), True)
+        # "a mask that stops it from seeing the future tokens": the prevention cue the hiding
+        # verb opens is the hiding itself, no negation of it
+        prevented = any(_overlap(g, hide) and g.end <= h.start for g in ss.hits.get("negation", []))
+        seen = _vision(c, h, ss.negated(h) == prevented, True)
         if hide.start < h.start and _PERSON_AGENT.search(ss.sent.norm, 0, hide.start):
             # "once I removed the tokens after t": an experiment on the input, not what the
             # model sees; it may earn credit, never make a false claim
