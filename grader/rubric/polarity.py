@@ -55,7 +55,10 @@ _REPORTED = re.compile(
     r"my (?:classmate|friend|colleague|roommate)|it is often)\s+"
     r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+|once\s+)?"
     r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
-    r"assume|assumes|assumed|expect|wrote|writes|argue|argues|argued|suggested)|"
+    # "wrote" / "writes" report words only before what was written ("one writes that ...");
+    # "one writes left to right" is the act of generating (issue-19 round 7)
+    r"assume|assumes|assumed|expect|(?:wrote|writes)(?=\s*(?:that\b|[:,]?\s*\"))|argue|argues|"
+    r"argued|suggested)|"
     r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
     r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
