@@ -111,12 +111,23 @@ def _available(c: ClaimContext, h: Hit) -> list[Claim]:
     avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
     if avail is None or ss.negated(avail) or ss.negated(h):
         return []
+    lo = min(h.start, avail.start)
+    if _NOT_YET.search(ss.sent.norm[max(0, lo - 40) : lo]):
+        # "token i is produced before token i+1 exists": a time before the availability, so
+        # the later token does not exist yet (the generation condition, not availability)
+        if not c.gen_any:
+            return []
+        return [Claim("future_absent", ss.subject_at(h.start), c.idx, True, True, h.text)]
     at_gen = (
         ss.clause_has("generation_time", h)
         or ss.leading_time(h)
         or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
     )
     return [Claim("future_available", ss.subject_at(h.start), c.idx, True, at_gen, h.text)]
+
+
+# "before / until <the later token> exists": the availability lies after the time spoken of
+_NOT_YET = re.compile(r"\b(?:before|until|till)\s+(?:[\w{}+_-]+\s+){0,4}$", re.IGNORECASE)
 
 
 # What each model sees --------------------------------------------------------------------
