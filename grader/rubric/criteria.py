@@ -319,7 +319,7 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:
         return Judgement("met", _first(support), CONF_MET_SAME)
-    restricted = _fragment_restricts(an)
+    restricted = _fragment_restricts(an) or _mask_restricts(an)
     if restricted:
         return Judgement("met", restricted, CONF_MET_LINKED)
     if implied:
@@ -338,6 +338,23 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("causal_model", "causal_mask"))
+
+
+def _mask_restricts(an: Analysis) -> tuple[int, ...]:
+    """ "mask = torch.tril(ones(T, T))" ... "so pos i only attends to j <= i.": a restriction
+    said of no model, in a sentence naming no model, right after (up to `LINK_WINDOW`
+    sentences) the causal LM's mask is described, states what that mask does: the causal
+    LM's restriction. Not at generation time ("when writing you only have the words
+    before" is the generation condition)."""
+    masks = {c.sentence for c in _of(an.claims("causal_mask"), CLM)}
+    for c in _of(an.claims("see_left"), None):
+        f = _facts_of(an, c)
+        if not c.strong or c.gen_ctx or f.mentions:
+            continue
+        src = [i for i in masks if 0 <= c.sentence - i <= LINK_WINDOW]
+        if src:
+            return (max(src), c.sentence)
+    return ()
 
 
 FRAGMENT_WORDS = 4
