@@ -25,7 +25,8 @@ _PERCEPTION = re.compile(
 )
 _ELLIPSIS = re.compile(
     r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
-    r"cannot|won't)\b[\s\w]{0,8}?[.!?]?\s*$",
+    # the telegraphic "bert is bidirectional, gpt not" (issue-19 round 7)
+    r"cannot|won't|not|no)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,
 )
 
@@ -342,7 +343,14 @@ def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
         rest = ss.sent.norm[h.end : bounds[ci + 1]]
         if not _ELLIPSIS.match(rest):
             continue
+        # a bare "not" / "no" ("gpt not") elides the clause right before it only: in "so gpt
+        # trains how it generates and bert not" it denies the training, not a view stated
+        # further back
+        bare = re.match(r"\s*(?:not|no)\b", rest, re.IGNORECASE) is not None
         for c in claims:
+            at = ss.sent.norm.find(c.text) if c.text else -1
+            if bare and (at < 0 or ss.clause(at, strong=False) < ci - 1):
+                continue
             if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
                 flipped = "see_left" if c.kind == "see_both" else "see_both"
                 # "BERT sees the words after the blank, GPT doesn't" denies the later words
