@@ -118,8 +118,7 @@ def test_a_supposed_availability_is_no_false_claim() -> None:
         "In gpt the causal mask stops it to look at the later tokens.",
         "GPT's triangular mask forbids looking ahead.",
         "The causal LM is prevented from attending to subsequent positions.",
-        "For GPT the mask zeroes out the upper triangle, so the model is blind to the right "
-        "side.",
+        "For GPT the mask zeroes out the upper triangle, so the model is blind to the right side.",
         "GPT is conditioned on the prefix and nothing more.",
         "In GPT, position t can attend to positions 1..t-1 and nothing else.",
     ],
