@@ -121,6 +121,8 @@ def test_a_supposed_availability_is_no_false_claim() -> None:
         "For GPT the mask zeroes out the upper triangle, so the model is blind to the right side.",
         "GPT is conditioned on the prefix and nothing more.",
         "In GPT, position t can attend to positions 1..t-1 and nothing else.",
+        "GPT guesses x_t from x_1..x_{t-1}, no peeking.",
+        "GPT is trained on a left-only context.",
     ],
 )
 def test_a_mask_description_states_the_restriction(text: str) -> None:
