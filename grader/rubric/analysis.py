@@ -153,13 +153,47 @@ def _families(rubric: Rubric) -> Callable[[str], set[str]]:
 _CONTEXT_NOUN = re.compile(r"\b(?:context|tokens?|words?|information)\b", re.IGNORECASE)
 
 
+# a training word that sets the time of the sentence ("during training", "in pretraining")
+_TRAIN_TIME = re.compile(
+    r"\b(?:during|in|at|while|when|throughout)\s+(?:its\s+|the\s+)?(?:pre-?\s?)?training\b|"
+    r"\btrain(?:ing)?\s+time\b",
+    re.IGNORECASE,
+)
+_RELIANCE_VERB = re.compile(
+    r"\b(?:rel(?:y|ies|ied|ying)|depend\w*|lean(?:s|ed|t)?|needs?|needed|assum\w*|expect\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _untimed_training(norm: str, rubric: Rubric) -> bool:
+    """The sentence has no training word, or its training words describe what is now absent
+    rather than setting the time: "the right-hand words BERT learned to lean on are not
+    there", "the inputs it relied on are simply not there, a situation it was never optimised
+    for", "x_>t undefined at step t, so the conditional cannot be evaluated as trained". A
+    training time ("during training the later words are hidden") is training, not the
+    generation scene."""
+    if not any(rubric.says(norm, k) for k in ("training", "never_trained")):
+        return True
+    if _TRAIN_TIME.search(norm):
+        return False
+    if rubric.says(norm, "never_trained") or _RELIANCE_VERB.search(norm):
+        return True
+    first_train = min(
+        (m.start() for p in rubric.lexicon["training"] for m in p.finditer(norm)), default=-1
+    )
+    first_absent = min(
+        (m.start() for p in rubric.lexicon["absent"] for m in p.finditer(norm)), default=-1
+    )
+    return 0 <= first_absent < first_train
+
+
 def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[str, ...]:
     """ "Generation is one word at a time. The next words are not there.": an absence stated
     right after a sentence describing generation, with no training word of its own, is the
     generation condition (read at generation time, like `discourse.carried_frame`)."""
     if not prev_scene or not rubric.says(sent.norm, "absent"):
         return ()
-    if any(rubric.says(sent.norm, k) for k in ("training", "never_trained", "generation_time")):
+    if rubric.says(sent.norm, "generation_time") or not _untimed_training(sent.norm, rubric):
         return ()
     # what is absent is context ("the next words", "the right side"), not "the support"
     refs = any(rubric.says(sent.norm, k) for k in ("future_ref", "whole_seq", "both_sides"))

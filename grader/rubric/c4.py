@@ -53,8 +53,14 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
         c
         for c in _of(an.claims("relation_same"), CLM)
         if _framed(an, c) and not _POINTS_BACK.search(c.text) and re.search(r"\w", c.text)
-    ]
+        and not _TASK.search(c.text)
+    ]  # fmt: skip
     return same[0] if same else None
+
+
+# "GPT trains on the same task it does at generation": a task match names no information
+# condition, so it implies no restriction on what the causal LM sees
+_TASK = re.compile(r"\b(?:task|job)s?\b", re.IGNORECASE)
 
 
 def _framed(an: Analysis, c: Claim) -> bool:

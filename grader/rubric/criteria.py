@@ -161,7 +161,7 @@ def _c2(an: Analysis) -> Judgement:
         # closest first; at equal distance prefer "relied on" / "never trained" sentences,
         # which state the dependence, over a plain "sees both sides" (the better quote)
         near = sorted(rel_idx, key=lambda i: (abs(i - a.sentence), i not in explicit, i))
-        near = [i for i in near if _close(an, i, a.sentence)]
+        near = [i for i in near if _close(an, i, a.sentence) and not _topic_moved(an, a, i)]
         if near:
             link = tuple(sorted({a.sentence, near[0]}))
             break
@@ -182,7 +182,15 @@ def _c2(an: Analysis) -> Judgement:
         )
         return Judgement("met", link, conf)
     cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong] + _fails_when_writing(an)
-    cannot_linked = [c for c in cannot if any(0 <= c.sentence - i <= 2 for i in rel_idx)]
+    # "they both see the whole sentence ... so bert can't generate": a view said of both
+    # models is no dependence of the masked LM's; "bert can't generate because it has no
+    # decoder head": an inability with a reason of its own is not drawn from the reliance
+    own = {c.sentence for c in reliance if c.subject == MLM}
+    cannot_linked = [
+        c
+        for c in cannot
+        if any(0 <= c.sentence - i <= 2 for i in own) and not _own_reason(_facts_of(an, c), c)
+    ]
     partial = absent + an.claims("generation_left_to_right") + cannot_linked
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
@@ -236,6 +244,51 @@ def _generates_left_to_right(an: Analysis) -> list[Claim]:
     return out
 
 
+def _topic_moved(an: Analysis, a: Claim, i: int) -> bool:
+    """ "BERT looks at both sides. GPT predicts from the previous words. When generating there
+    is only left context.": the absence `a` is said in the causal LM's turn (its subject is
+    the causal LM, and a sentence about the causal LM alone lies between the masked LM's
+    reliance in the earlier sentence `i` and it), so it describes the causal LM's generation
+    and links nothing to what the masked LM relied on. A reliance stated after the absence
+    ("... is now given left only, a conditional it was never fitted to") returns to the
+    masked LM and links."""
+    if a.subject != CLM or i >= a.sentence:
+        return False
+    return any(
+        i < f.sentence.index < a.sentence and f.subjects & {MLM, CLM} == {CLM} for f in an.sentences
+    )
+
+
+# the reason an inability is given ("because it has no decoder head", "the real reason it
+# can't generate is size")
+_REASON_AFTER = re.compile(r"\b(?:because|since|bc|cause|due to)\b", re.IGNORECASE)
+_REASON_IS = re.compile(r"\breason\b[^.;]*?\b(?:is|was)\b", re.IGNORECASE)
+# a reason about context: what the model sees, relies on, or what generation lacks
+_CONTEXT_REASON = re.compile(
+    r"\b(?:context|left|right|future|later|earlier|previous|prefix|sides?|bi ?directional\w*|"
+    r"both|ahead|after|before|next|exists?|there|yet|mask\w*|blanks?|trained|training|"
+    r"learn\w*|never|relie[sd]|rely\w*|depend\w*|needs?|sees?|saw|seen|looks?|attends?)\b",
+    re.IGNORECASE,
+)
+
+
+def _own_reason(f: SentenceFacts, c: Claim) -> bool:
+    """The inability `c` is given a reason of its own that says nothing about context ("bert
+    can't generate because it has no decoder head", "the real reason bert can't generate well
+    is size"): the sentence argues from something else, so it is not the consequence of the
+    reliance stated before it."""
+    norm = f.sentence.norm
+    at = norm.find(c.text) if c.text else -1
+    if at < 0:
+        return False
+    m = _REASON_AFTER.search(norm, at + len(c.text))
+    reason = norm[m.end() :] if m else ""
+    if not reason:
+        r = _REASON_IS.search(norm)
+        reason = norm[r.end() :] if r and r.start() < at else ""
+    return bool(reason.strip()) and not _CONTEXT_REASON.search(reason)
+
+
 def _facts_of(an: Analysis, c: Claim) -> SentenceFacts:
     return next(f for f in an.sentences if f.sentence.index == c.sentence)
 
@@ -266,7 +319,7 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         return _contradicted(contra, "clm_sees_future", bool(support))
     if support:
         return Judgement("met", _first(support), CONF_MET_SAME)
-    restricted = _fragment_restricts(an)
+    restricted = _fragment_restricts(an) or _mask_restricts(an)
     if restricted:
         return Judgement("met", restricted, CONF_MET_LINKED)
     if implied:
@@ -285,6 +338,23 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("causal_model", "causal_mask"))
+
+
+def _mask_restricts(an: Analysis) -> tuple[int, ...]:
+    """ "mask = torch.tril(ones(T, T))" ... "so pos i only attends to j <= i.": a restriction
+    said of no model, in a sentence naming no model, right after (up to `LINK_WINDOW`
+    sentences) the causal LM's mask is described, states what that mask does: the causal
+    LM's restriction. Not at generation time ("when writing you only have the words
+    before" is the generation condition)."""
+    masks = {c.sentence for c in _of(an.claims("causal_mask"), CLM)}
+    for c in _of(an.claims("see_left"), None):
+        f = _facts_of(an, c)
+        if not c.strong or c.gen_ctx or f.mentions:
+            continue
+        src = [i for i in masks if 0 <= c.sentence - i <= LINK_WINDOW]
+        if src:
+            return (max(src), c.sentence)
+    return ()
 
 
 FRAGMENT_WORDS = 4

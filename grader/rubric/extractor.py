@@ -7,11 +7,16 @@ absence phrases; an `Extractor` reads it and returns its own claims.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.rubric.facts import Claim, Hit
 from grader.rubric.sentence import ParsedSentence, _inside
+
+# "both sides of the missing word": an absence word on a singular noun names the blank the
+# masked LM fills (one word, one sense), not context that generation lacks
+_BLANK_NOUN = re.compile(r"\s+(?:word|token|position|slot|piece)\b(?!s)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,11 @@ class ClaimContext:
                 or ss.hits.get("generation_time")
                 or ss.hits.get("left_to_right")
             ),
-            absent=tuple(a for a in ss.hits.get("absent", []) if not _inside(a, masked)),
+            absent=tuple(
+                a
+                for a in ss.hits.get("absent", [])
+                if not _inside(a, masked) and not _BLANK_NOUN.match(ss.sent.norm, a.end)
+            ),
         )
 
     @property

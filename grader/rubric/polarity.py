@@ -58,7 +58,10 @@ _REPORTED = re.compile(
     r"my (?:classmate|friend|colleague|roommate)|it is often)\s+"
     r"(?:might\s+|may\s+|would\s+|often\s+|usually\s+|sometimes\s+|commonly\s+|once\s+)?"
     r"(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|"
-    r"assume|assumes|assumed|expect|wrote|writes|argue|argues|argued|suggested)|"
+    # "wrote" / "writes" report words only before what was written ("one writes that ...");
+    # "one writes left to right" is the act of generating (issue-19 round 7)
+    r"assume|assumes|assumed|expect|(?:wrote|writes)(?=\s*(?:that\b|[:,]?\s*\"))|argue|argues|"
+    r"argued|suggested)|"
     r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
     r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
@@ -199,6 +202,17 @@ _SUPPOSE = re.compile(
 )
 
 
+# issue-19 round 7: a supposition about a condition, not only a model ("Suppose, for the sake
+# of argument, that later tokens were available at generation time: then ...", "suppose bert
+# only saw the left - then it would be gpt"): "suppose" (not the "I suppose" of an opinion)
+# with a subjunctive or modal later in its sentence
+_SUPPOSE_CLAUSE = re.compile(
+    r"(?<!\bi )\b(?:suppose|supposing|what if|for the sake of argument)\b"
+    r"(?=[^.?!]*?\b(?:were|would|could|might)\b)",
+    re.IGNORECASE,
+)
+
+
 # a guess the sentence ends on with a "?": "I'm not sure why, maybe because X?"
 _GUESS = re.compile(r"[,;:(]\s*(?:or\s+)?(?:maybe|perhaps|possibly)\b(?!.*[.!;:]\s)", re.I)
 
@@ -232,12 +246,13 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
     guess = search(_GUESS, s, f) if stripped.endswith("?") else None
     if guess is not None:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
-    for pat in (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _FORMER_BELIEF):
+    frames = (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _SUPPOSE_CLAUSE)
+    for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
             if pat is _REPORTED and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
-            if pat is _SUPPOSE:
+            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
     for m in finditer(_WOULD_THINK, s, f):
@@ -292,7 +307,9 @@ def _scope_end(s: str, start: int) -> int:
 
 
 # The consequence of a supposition: "...: then it would be a causal LM", "; it would work"
-_CONSEQUENCE = re.compile(r"[;:]\s*(?:then\b|(?:[\w']+\s+){0,4}?(?:would|could|might)\b)", re.I)
+_CONSEQUENCE = re.compile(
+    r"\s*(?:[;:]|[\u2014\u2013-])\s*(?:then\b|(?:[\w']+\s+){0,4}?(?:would|could|might)\b)", re.I
+)
 
 
 def _consequence_end(s: str, end: int) -> int:

@@ -20,6 +20,9 @@ _GENERIC = re.compile(
     r"(?:models|networks|architectures|lms|llms)\b|"
     # "one model ... and the other does not": one of two, unnamed
     r"\bone (?:model|network|of them|of the (?:two|models))\b|"
+    # "that is why one writes coherently and the other does not": a bare "one" as the subject
+    # of a verb, answered by "the other" (not the generic "one writes left to right")
+    r"\bone(?=\s+(?:\w+s|is|was|can|cannot|does|has)\b[^.;]*\bthe other\b)|"
     r"\bthe other(?: one| model| network)?(?=\s*(?:[,.;:)]|$)|\s+(?:one|model|network|"
     r"does|doesn't|did|didn't|is|isn't|has|hasn't|can|cannot|can't|only|never|not)\b)",
     re.IGNORECASE,

@@ -25,7 +25,8 @@ _PERCEPTION = re.compile(
 )
 _ELLIPSIS = re.compile(
     r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
-    r"cannot|won't)\b[\s\w]{0,8}?[.!?]?\s*$",
+    # the telegraphic "bert is bidirectional, gpt not" (issue-19 round 7)
+    r"cannot|won't|not|no)\b[\s\w]{0,8}?[.!?]?\s*$",
     re.IGNORECASE,
 )
 
@@ -111,12 +112,23 @@ def _available(c: ClaimContext, h: Hit) -> list[Claim]:
     avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
     if avail is None or ss.negated(avail) or ss.negated(h):
         return []
+    lo = min(h.start, avail.start)
+    if _NOT_YET.search(ss.sent.norm[max(0, lo - 40) : lo]):
+        # "token i is produced before token i+1 exists": a time before the availability, so
+        # the later token does not exist yet (the generation condition, not availability)
+        if not c.gen_any:
+            return []
+        return [Claim("future_absent", ss.subject_at(h.start), c.idx, True, True, h.text)]
     at_gen = (
         ss.clause_has("generation_time", h)
         or ss.leading_time(h)
         or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
     )
     return [Claim("future_available", ss.subject_at(h.start), c.idx, True, at_gen, h.text)]
+
+
+# "before / until <the later token> exists": the availability lies after the time spoken of
+_NOT_YET = re.compile(r"\b(?:before|until|till)\s+(?:[\w{}+_-]+\s+){0,4}$", re.IGNORECASE)
 
 
 # What each model sees --------------------------------------------------------------------
@@ -182,7 +194,10 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         view = None  # "has to predict the future tokens" is not seeing them
     out: list[Claim] = []
     if hide is not None:
-        seen = _vision(c, h, not ss.negated(h), True)
+        # "a mask that stops it from seeing the future tokens": the prevention cue the hiding
+        # verb opens is the hiding itself, no negation of it
+        prevented = any(_overlap(g, hide) and g.end <= h.start for g in ss.hits.get("negation", []))
+        seen = _vision(c, h, ss.negated(h) == prevented, True)
         if hide.start < h.start and _PERSON_AGENT.search(ss.sent.norm, 0, hide.start):
             # "once I removed the tokens after t": an experiment on the input, not what the
             # model sees; it may earn credit, never make a false claim
@@ -259,11 +274,16 @@ def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "the causal mask hides the later positions": the causal LM sees the left only."""
     ss, out = c.ss, []
     for h in ss.hits.get("causal_mask", []):
-        if ss.near_after("hide_verb", h, 4) is not None:
+        # "the mask zeroes out the upper triangle": the region hidden is the later positions
+        upper = _UPPER.search(h.text) and ss.near_before("hide_verb", h, 3) is not None
+        if ss.near_after("hide_verb", h, 4) is not None or upper:
             subj = ss.subject_at(h.start) or CLM
             out.append(Claim("see_left", subj, c.idx, True, c.gen_ctx(h), h.text))
     return out
 
+
+# the part of the attention matrix a causal mask hides: the positions after the query's
+_UPPER = re.compile(r"\b(?:upper|above|triu)", re.IGNORECASE)
 
 _LIKE = frozenset({"like", "just like", "similar to", "same as", "as with"})
 
@@ -323,7 +343,14 @@ def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
         rest = ss.sent.norm[h.end : bounds[ci + 1]]
         if not _ELLIPSIS.match(rest):
             continue
+        # a bare "not" / "no" ("gpt not") elides the clause right before it only: in "so gpt
+        # trains how it generates and bert not" it denies the training, not a view stated
+        # further back
+        bare = re.match(r"\s*(?:not|no)\b", rest, re.IGNORECASE) is not None
         for c in claims:
+            at = ss.sent.norm.find(c.text) if c.text else -1
+            if bare and (at < 0 or ss.clause(at, strong=False) < ci - 1):
+                continue
             if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
                 flipped = "see_left" if c.kind == "see_both" else "see_both"
                 # "BERT sees the words after the blank, GPT doesn't" denies the later words
