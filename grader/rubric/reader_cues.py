@@ -2,16 +2,18 @@
 
 Students write in many registers: formal prose, exam shorthand, phone-typed texting ("b4",
 "w/o", "bc", "toks", "gen"), arrows and equals signs for relations ("train == gen", "x -> y",
-"!="), missing apostrophes ("dont"). `register` rewrites a sentence's matching text into plain
-words before the cue words are looked up, so a family is found whatever the register; it only
-ever feeds the reader's families (never evidence or feedback). It is idempotent, so a rule
-layer that already normalises the text (or a future one) changes nothing here.
+"!="), missing apostrophes ("dont"). The cue words are looked up in `plain(text)`: the rule
+layer's own rewrite (`register.register`, one table of abbreviations for both layers) with
+relation signs put in words as well, so a family is found whatever the register. `style`
+measures the register (from the same tables) for the review model.
 """
 
 from __future__ import annotations
 
 import math
 import re
+
+from grader.rubric.register import informal_marks, register
 
 
 def _cue(*words: str) -> re.Pattern[str]:
@@ -244,66 +246,14 @@ LEX: dict[str, tuple[str, ...]] = {
 }
 
 
-# Informal and second-language writers drop the apostrophe ("dont exist", "cant see"): read
-# those negations as the contractions they are.
-_BARE_NT = re.compile(
-    r"\b(do|does|did|is|are|was|were|has|have|had|ca|could|would|should|wo)nt\b", re.IGNORECASE
-)
+def plain(text: str) -> str:
+    """`text` in the register the cue words are written in: `register.register` with relation
+    signs in words too (the cue words have no signs). The one rewrite of informal registers:
+    the rule layer reads sentences through the same function (without `signs`), and rewriting
+    a rewrite changes nothing more, so the reader may be handed either."""
+    return register(text, signs=True).text
 
 
-def contractions(text: str) -> str:
-    """`text` with apostrophe-less negative contractions restored ("dont" -> "don't")."""
-    return _BARE_NT.sub(lambda m: m.group(1) + "n't", text)
-
-
-# Texting abbreviations and relation symbols, in the plain words the cues know; applied in this
-# order (an arrow is rewritten before "=" and "<" are read, so "=>" is no "same" and "->" no
-# "later"). Only whole tokens: "bc" is "because", "abc" stays.
-_REGISTER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), r)
-    for p, r in (
-        (r"\bL\s*-+>\s*R\b|\bl2r\b", " left to right "),
-        (r"\bR\s*-+>\s*L\b|\br2l\b", " right to left "),
-        (r"!=+|=/=|≠", " differs from "),
-        (r"-+>|=+>|→|⇒|⟶|~>", " so "),
-        (r"<-+|←", " from "),
-        (r"==+|≡", " = "),
-        (r"[<≤]=?\s*[a-z]\b", " earlier "),  # x_{<t}, positions <= i
-        (r"[>≥]=?\s*[a-z]\b", " later "),  # x_{>i}
-        (r"(?<![\w/])w/o(?![\w/])", " without "),
-        (r"(?<![\w/])w/(?=\s)", " with "),
-        (r"(?<![\w'])(?:b/c|bc|cuz|coz|bcoz|bcuz|bcs)(?![\w'/])", " because "),
-        (r"\bb4\b", "before"),
-        (r"\bl8r\b", "later"),
-        (r"\bnxt\b", "next"),
-        (r"\bprev\b", "previous"),
-        (r"\b(?:toks?|tkns?)\b", "tokens"),
-        (r"\bwrds?\b", "words"),
-        (r"\bgen\b", "generation"),
-        (r"\btr(?:ng|n)\b", "training"),
-        (r"\bctx\b", "context"),
-        (r"\bbi-?dir\b", "bidirectional"),
-        (r"\bnvr\b", "never"),
-        (r"\bthru\b", "through"),
-        (r"\bu\b(?!-)", "you"),
-        (r"\bur\b(?!-)", "your"),
-        (r"\bdiff\b", "different"),
-    )
-)
-
-
-def register(text: str) -> str:
-    """`text` read in plain words: apostrophe-less contractions restored (`contractions`),
-    texting abbreviations ("b4", "w/o", "bc", "toks", "gen") spelled out and relation symbols
-    ("->", "=>", "!=", "x_{<t}") put in words. Idempotent: plain prose is unchanged."""
-    text = contractions(text)
-    for pat, rep in _REGISTER:
-        text = pat.sub(rep, text)
-    return text
-
-
-_ABBREVIATIONS = tuple(p for p, r in _REGISTER[8:])  # the texting words, not the symbols
-_SYMBOLS = tuple(p for p, r in _REGISTER[:8])
 _STARTS = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")
 
 
@@ -314,9 +264,10 @@ def style(text: str) -> dict[str, float]:
     inputs (`reader.review_features`): the rules read these registers less surely."""
     n = max(len(text.split()), 1)
     starts = _STARTS.findall(text)
+    texting, signs = informal_marks(text)
     return {
         "log words": math.log(n),
-        "texting per 100 words": 100.0 * sum(len(p.findall(text)) for p in _ABBREVIATIONS) / n,
-        "symbols per 100 words": 100.0 * sum(len(p.findall(text)) for p in _SYMBOLS) / n,
+        "texting per 100 words": 100.0 * texting / n,
+        "symbols per 100 words": 100.0 * signs / n,
         "lowercase starts": sum(c.islower() for c in starts) / len(starts) if starts else 0.0,
     }

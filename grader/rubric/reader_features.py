@@ -22,11 +22,11 @@ from functools import lru_cache
 from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
 from grader.rubric.prefilter import fold, search
-from grader.rubric.reader_cues import CUES, LEX, contractions, register
+from grader.rubric.reader_cues import CUES, LEX, plain
 from grader.rubric.text import words
 
-__all__ = ["CONTENT", "MET_NEEDS", "Fam", "Found", "contractions", "families", "features",
-           "names_models", "register", "stuffed"]  # fmt: skip
+__all__ = ["CONTENT", "MET_NEEDS", "Fam", "Found", "families", "features", "names_models",
+           "plain", "stuffed"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def stuffed(text: str) -> bool:
 
 
 def _families(s: SentenceFacts) -> Fam:
-    text = register(s.asserted or s.sentence.norm)
+    text = plain(s.asserted or s.sentence.norm)
     folded = fold(text)  # a cue whose literals the text lacks is not scanned for
     on = {k for k, pat in CUES.items() if search(pat, text, folded)}
     for fam, keys in LEX.items():

@@ -45,7 +45,10 @@ _WORDS: dict[str, str] = {
     "ctx": "context", "tok": "token", "toks": "tokens", "seq": "sequence", "seqs": "sequences",
     "attn": "attention", "prev": "previous", "b/w": "between", "btwn": "between",
     "gen": "generation", "pred": "prediction", "preds": "predictions", "cond": "condition",
-    "conds": "conditions",
+    "conds": "conditions", "nxt": "next", "l8r": "later", "nvr": "never", "wrd": "word",
+    "wrds": "words", "tkn": "token", "tkns": "tokens", "trn": "training", "trng": "training",
+    "bidir": "bidirectional", "bi-dir": "bidirectional", "l2r": "left to right",
+    "r2l": "right to left", "bcuz": "because",
 }  # fmt: skip
 # Only between two words: alone, each is also a variable or a letter ("x_n", "option r").
 _BETWEEN_WORDS: dict[str, str] = {"w": "with", "n": "and", "r": "are", "&": "and", "+": "and"}
@@ -66,8 +69,27 @@ _CASUAL_BEFORE = frozenset(
     "lm lms model models mask masks masking attention language objective decoder decoders".split()
 )
 
-_TOKEN = re.compile(
-    r"(?<![\w/])(?:b/c|b/w|w/out|w/o|w/(?=\s))|=/=|\u2192|\u21d2|(?<![\w'-])[a-z0-9]+(?![\w'-])|[&+]",
+_TOKEN_PATTERN = (
+    r"(?<![\w/])(?:b/c|b/w|w/out|w/o|w/(?=\s))|=/=|\u2192|\u21d2|(?<![\w-])bi-dir(?![\w-])"
+    r"|(?<![\w'-])[a-z0-9]+(?![\w'-])|[&+]"
+)
+_TOKEN = re.compile(_TOKEN_PATTERN, re.IGNORECASE)
+# Relation signs in words (`register(text, signs=True)`), tried before the words, in this
+# order: an arrow before "=" and "<" are read, so "=>" is no "=" and "->" no "later". For a
+# reader whose vocabulary has no signs (the second reader's cue words); the rule layer reads
+# the signs themselves (the lexicon reads "!=", clause breaks are "->" and "=>").
+_SIGN_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\bL\s*-+>\s*R\b", "left to right"),
+    (r"\bR\s*-+>\s*L\b", "right to left"),
+    (r"!=+|=/=|\u2260", "differs from"),
+    (r"-+>|=+>|\u2192|\u21d2|\u27f6|~>", "so"),
+    (r"<-+|\u2190", "from"),
+    (r"==+|\u2261", "="),
+    (r"[<\u2264]=?\s*[a-z]\b", "earlier"),  # x_{<t}, positions <= i
+    (r"[>\u2265]=?\s*[a-z]\b", "later"),  # x_{>i}
+)
+_TOKEN_SIGNS = re.compile(
+    "|".join(f"(?P<s{k}>{p})" for k, (p, _) in enumerate(_SIGN_WORDS)) + "|" + _TOKEN_PATTERN,
     re.IGNORECASE,
 )
 _WORDLIKE = re.compile(r"[A-Za-z]{2,}")
@@ -148,7 +170,25 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
         return _CONTRACTIONS[low]
     if low == "gen" and _word_at(text, m.end(), True).lower() in _COHORTS:
         return None  # "gen z" names people, not text being generated
+    if low == "diff":  # "the diff between" is a difference, "they are diff" different
+        before = _word_at(text, m.start(), False).lower()
+        return "difference" if before in _DETERMINERS else "different"
     return _WORDS.get(low)
+
+
+_DETERMINERS = frozenset("a an the this that one no any some big main key real only".split())
+
+
+def _sign(text: str, m: re.Match[str]) -> str | None:
+    """The words for the relation sign `m` matched (`_SIGN_WORDS`), spaced off its
+    neighbours; None when `m` is no sign."""
+    k = m.lastgroup
+    if k is None or not k.startswith("s"):
+        return None
+    new = _SIGN_WORDS[int(k[1:])][1]
+    pad_l = "" if text[m.start() - 1 : m.start()] in ("", " ") else " "
+    pad_r = "" if text[m.end() : m.end() + 1] in ("", " ") else " "
+    return f"{pad_l}{new}{pad_r}"
 
 
 # a finite verb: a run-on needs a clause before the name (a list of terms has none)
@@ -175,16 +215,18 @@ def _starts_run_on(text: str, m: re.Match[str], first_verb: int) -> bool:
     return after in _CLAUSE_VERB
 
 
-def register(text: str) -> Registered:
+def register(text: str, signs: bool = False) -> Registered:
     """`text` with its informal register rewritten (see the module doc) and the offset map
-    back to `text`. Text with nothing to rewrite comes back unchanged."""
+    back to `text`; with `signs`, relation signs too ("!=", "->", "==", "x_{<t}", "L->R": see
+    `_SIGN_WORDS`). Text with nothing to rewrite comes back unchanged; rewriting a rewrite
+    changes nothing more."""
     parts: list[str] = []
     source: list[int] = []
     pos = 0
     verb = _VERB.search(text)
     first_verb = verb.start() if verb else len(text)
-    for m in _TOKEN.finditer(text):
-        new = _replacement(text, m)
+    for m in (_TOKEN_SIGNS if signs else _TOKEN).finditer(text):
+        new = _sign(text, m) if signs and m.lastgroup else _replacement(text, m)
         brk = (
             new is None
             and _NAME.fullmatch(m.group()) is not None
@@ -212,6 +254,18 @@ def register(text: str) -> Registered:
     parts.append(text[pos:])
     source.extend(range(pos, len(text) + 1))
     return Registered("".join(parts), tuple(source))
+
+
+def informal_marks(text: str) -> tuple[int, int]:
+    """How many words of `text` `register` rewrites (texting and note-taking abbreviations,
+    dropped apostrophes) and how many relation signs (`_SIGN_WORDS`): the register's marks."""
+    words = signs = 0
+    for m in _TOKEN_SIGNS.finditer(text):
+        if m.lastgroup:
+            signs += 1
+        elif _replacement(text, m) is not None:
+            words += 1
+    return words, signs
 
 
 def _keep_case(old: str, new: str) -> str:

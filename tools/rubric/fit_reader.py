@@ -2,7 +2,8 @@
 
     python -m tools.rubric.fit_reader            # leave-one-set-out table, nothing written
     python -m tools.rubric.fit_reader --write    # ... and write the weights fitted on all sets
-    python -m tools.rubric.fit_reader --curve    # ... and the review flag's trade-off curve
+    python -m tools.rubric.fit_reader --curve    # ... and the review flag's trade-off curves
+    python -m tools.rubric.fit_reader --check    # refit and compare with the installed weights
 
 Run from the checkout's root after any change to the rules or the labelled sets (the rule
 verdicts are features). Deterministic (Newton's method, no randomness, keys sorted) and quick
@@ -24,9 +25,11 @@ fitted before issue 19's round 5 (five early sets) for comparison.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -58,8 +61,10 @@ TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                 "heldout11", "dev9", "dev10", "heldout12", "heldout13", "dev11", "dev12",
                 "dev13", "dev14")  # fmt: skip
 OLD_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")  # the reader's data until round 5
-# the newest independent authors (round 6 added heldout11, released, and dev9 / dev10)
-NEW_AUTHORS = ("dev6", "heldout8", "heldout9", "dev7", "dev8", "heldout11", "dev9", "dev10")
+# the newest independent authors (round 7: heldout11, dev9, dev10 of round 6, heldout12 and
+# heldout13 released, dev11-dev14); the settings are chosen on the mean over these sets
+NEW_AUTHORS = ("heldout11", "dev9", "dev10", "heldout12", "heldout13", "dev11", "dev12", "dev13",
+               "dev14")  # fmt: skip
 # frozen held-out sets: never fitted or scored here
 NEVER = FROZEN
 L2 = 1.0  # ridge penalty (features are 0/1 or small, so one value fits all)
@@ -205,6 +210,59 @@ def with_review(sc: list[reader_cv.Scored], l2: float = REVIEW_L2) -> list[reade
     return sc
 
 
+# -- what the weights were fitted on ----------------------------------------------------------
+# The fit is a deterministic function of the scorer's code and data (the rule verdicts and the
+# production scoring path are its inputs), of this tool's modules and of the labelled sets.
+# `--write` records their digest (`fingerprint`) in the weights, and the digest of the weights
+# themselves (`digest`), so that a test can prove in milliseconds that the installed weights are
+# what `--write` writes: a refit takes about 30 s of CPU, too long for the test suite on a
+# shared machine (`--check` does it on demand). Output-only modules (what the scorer says, not
+# what it decides) are left out, so rewording feedback needs no refit.
+OUTPUT_ONLY = ("cli.py", "feedback.py", "render.py")
+RUBRIC_DIR = Path(reader.__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fit_inputs(splits: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """(name, path) of every file the fit reads, sorted: the scorer package but its weights and
+    `OUTPUT_ONLY`, the text cleaner, this tool's modules and the labelled sets `splits`."""
+    pkg = [
+        (f"grader/rubric/{p.relative_to(RUBRIC_DIR).as_posix()}", p)
+        for p in RUBRIC_DIR.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and p.suffix != ".pyc"
+        and p.name not in (WEIGHTS_PATH.name, *OUTPUT_ONLY)
+    ]
+    other = [RUBRIC_DIR.parent / "textsafe.py"]
+    other += [
+        Path(__file__).with_name(n) for n in ("fit_reader.py", "reader_cv.py", "agreement.py")
+    ]
+    other += [DEVSET_DIR / f"{s}.jsonl" for s in splits]
+    named = [(p.resolve().relative_to(ROOT).as_posix(), p) for p in other]
+    return sorted(pkg + named)
+
+
+def fingerprint(splits: tuple[str, ...], settings: dict, l2: float) -> str:
+    """SHA-256 of the fit's inputs (`fit_inputs`, by name and content) and its settings."""
+    h = hashlib.sha256(json.dumps({"settings": settings, "l2": l2}, sort_keys=True).encode())
+    for name, path in fit_inputs(splits):
+        h.update(f"\0{name}\0".encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def digest(weights: dict) -> str:
+    """SHA-256 of the weights as written, but their own `digest` entry."""
+    body = {k: v for k, v in weights.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, indent=1, sort_keys=True).encode()).hexdigest()
+
+
+def default_settings() -> dict:
+    """The settings a plain `--write` fits with."""
+    return settings_from(main_parser().parse_args([]))
+
+
 def settings_from(args: argparse.Namespace) -> dict:
     return {
         "raise_at": args.raise_at,
@@ -216,9 +274,14 @@ def settings_from(args: argparse.Namespace) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def main_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {WEIGHTS_PATH.name}")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help=f"refit and compare with the installed {WEIGHTS_PATH.name}",
+    )
     ap.add_argument("--curve", action="store_true", help="sweep the review flag's threshold")
     ap.add_argument(
         "--train",
@@ -230,7 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shortfall-at", type=float, default=SHORTFALL_AT)
     ap.add_argument("--review-at", type=float, default=REVIEW_AT)
     ap.add_argument("--l2", type=float, default=L2)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = main_parser().parse_args(argv)
     rubric = load_rubric()
     rows = build_rows(rubric=rubric)
     splits = tuple(dict.fromkeys(r.split for r in rows))
@@ -253,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         grid += [(ra, t) for ra in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9) for t in (0.75, 1.25, inf)]
         print("\nreview flag trade-off (leave-one-set-out):")
         print(reader_cv.curve(sc, new, grid))
-    if args.write:
+        print(f"\nper new author (shortfall_at {args.shortfall_at:g}; unflagged, kappa mean):")
+        print(reader_cv.curve_by_set(sc, new, args.shortfall_at, CURVE_REVIEW_AT))
+    if args.write or args.check:
         weights = {
             "about": "grader.rubric.reader weights; fitted by python -m tools.rubric.fit_reader "
             f"--write on {', '.join(train)} ({len(rows)} English answers), L2={args.l2}",
@@ -262,10 +331,20 @@ def main(argv: list[str] | None = None) -> int:
             # the review model learns from out-of-fold verdicts: those of answers the reader
             # was not fitted on, as at grading time
             "review": fit_review([s for s in sc if s.split in train]),
+            "fingerprint": fingerprint(train, settings, args.l2),
         }
-        WEIGHTS_PATH.write_text(json.dumps(weights, indent=1, sort_keys=True) + "\n")
+        weights["digest"] = digest(weights)
+        text = json.dumps(weights, indent=1, sort_keys=True) + "\n"
+        if args.check:
+            same = WEIGHTS_PATH.read_text(encoding="utf-8") == text
+            print(f"{WEIGHTS_PATH.name} is {'' if same else 'NOT '}what --write writes")
+            return 0 if same else 1
+        WEIGHTS_PATH.write_text(text)
         print(f"wrote {WEIGHTS_PATH}")
     return 0
+
+
+CURVE_REVIEW_AT = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, float("inf"))
 
 
 if __name__ == "__main__":

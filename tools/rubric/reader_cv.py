@@ -173,3 +173,24 @@ def curve(sc: list[Scored], new: Sequence[str], grid: Sequence[tuple[float, floa
             f"{a['unflagged']:.0%} | {a['un_kappa']:.3f} / {a['un_pooled']:.3f} |"
         )
     return "\n".join(lines)
+
+
+def curve_by_set(
+    sc: list[Scored], new: Sequence[str], shortfall_at: float, review_ats: Sequence[float]
+) -> str:
+    """The trade-off per new author's set: unflagged share and mean kappa among the unflagged
+    at each `review_at`, and their mean over the sets."""
+    lines = [
+        "| set | " + " | ".join(f"review_at {r:g}" for r in review_ats) + " |",
+        "| --- |" + " --- |" * len(review_ats),
+    ]
+    for sp in [*new, None]:
+        cells = []
+        for ra in review_ats:
+            if sp is None:
+                s = new_author_mean(sc, new, shortfall_at, ra)
+            else:
+                s = summary([x for x in sc if x.split == sp], shortfall_at, ra)
+            cells.append(f"{s['unflagged']:.0%} {s['un_kappa']:.2f}")
+        lines.append(f"| {sp or 'mean'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
