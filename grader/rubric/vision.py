@@ -274,16 +274,11 @@ def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "the causal mask hides the later positions": the causal LM sees the left only."""
     ss, out = c.ss, []
     for h in ss.hits.get("causal_mask", []):
-        # "the mask zeroes out the upper triangle": the region hidden is the later positions
-        upper = _UPPER.search(h.text) and ss.near_before("hide_verb", h, 3) is not None
-        if ss.near_after("hide_verb", h, 4) is not None or upper:
+        if ss.near_after("hide_verb", h, 4) is not None:
             subj = ss.subject_at(h.start) or CLM
             out.append(Claim("see_left", subj, c.idx, True, c.gen_ctx(h), h.text))
     return out
 
-
-# the part of the attention matrix a causal mask hides: the positions after the query's
-_UPPER = re.compile(r"\b(?:upper|above|triu)", re.IGNORECASE)
 
 _LIKE = frozenset({"like", "just like", "similar to", "same as", "as with"})
 

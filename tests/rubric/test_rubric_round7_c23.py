@@ -29,9 +29,6 @@ from rule_verdicts import rules  # the rules alone (a helper beside this file)
         # second-language order: "never is there"
         "Bert learn with the context of the two sides. In the generation the right context "
         "never is there, and bert depend of it.",
-        # an analogy's own nouns
-        "BERT sees both sides of a blank. Generating is like writing a book whose later "
-        "pages are not printed yet, and BERT never trained without those pages.",
         # a time before the availability
         "BERT relies on the words after each gap. When we decode, word k is chosen before "
         "word k+1 exists.",
@@ -118,9 +115,7 @@ def test_a_supposed_availability_is_no_false_claim() -> None:
         "In gpt the causal mask stops it to look at the later tokens.",
         "GPT's triangular mask forbids looking ahead.",
         "The causal LM is prevented from attending to subsequent positions.",
-        "For GPT the mask zeroes out the upper triangle, so the model is blind to the right side.",
         "GPT is conditioned on the prefix and nothing more.",
-        "In GPT, position t can attend to positions 1..t-1 and nothing else.",
         "GPT guesses x_t from x_1..x_{t-1}, no peeking.",
         "GPT is trained on a left-only context.",
     ],
