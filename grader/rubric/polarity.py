@@ -213,6 +213,20 @@ _SUPPOSE_CLAUSE = re.compile(
 )
 
 
+# issue-19 round 7 (R6): what the student says they do not know ("I'm not sure how exactly
+# causal LMs are trained", "I don't remember what the mask does", "no idea why"): an indirect
+# question, asked and not answered, to the end of its clause (a comma, or `_RETURN`); what
+# follows the comma ("..., but BERT is used for ...") is asserted again
+_UNKNOWN = re.compile(
+    r"(?:\bi(?:'m|\s+am)\s+(?:really\s+)?not\s+(?:sure|certain)|(?<!\w)not\s+sure|"
+    r"\bi\s+(?:don't|do\s+not|can't|cannot|can\s+not)\s+(?:really\s+)?(?:know|remember|recall)|"
+    r"\bi\s+(?:forget|forgot)|\bno\s+idea)"
+    r"\s+(?:exactly\s+)?(?:how|what|why|whether|which|where|when|if)\b",
+    re.IGNORECASE,
+)
+_UNKNOWN_END = re.compile(r",")
+
+
 # a guess the sentence ends on with a "?": "I'm not sure why, maybe because X?"
 _GUESS = re.compile(r"[,;:(]\s*(?:or\s+)?(?:maybe|perhaps|possibly)\b(?!.*[.!;:]\s)", re.I)
 
@@ -255,6 +269,10 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
+    for m in finditer(_UNKNOWN, s, f):
+        comma = _UNKNOWN_END.search(s, m.end())
+        end = _scope_end(s, m.end())
+        spans.append((m.start(), min(end, comma.start()) if comma else end))
     for m in finditer(_WOULD_THINK, s, f):
         stop = _RETURN.search(s, m.end())
         if stop is not None and stop.group(0) not in ";:":
