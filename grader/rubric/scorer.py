@@ -149,11 +149,12 @@ def score_explanation(
     crit_reasons: list[str] = []
     # sentences that carry a false claim: never quoted under "What was good"
     wrong_sentences = {
-        i for j in judgements.values() if j.verdict == "contradicted" for i in j.evidence
+        i: c for c, j in judgements.items() if j.verdict == "contradicted" for i in j.evidence
     }
+    unread = _unread(guards, sentences, injected, an.skipped, copied=copied, echoed=echoed)
     for crit in rubric.criteria:
         j = judgements.get(crit.id)
-        declined = ""
+        declined = unread
         if guards.language:
             declined = (
                 f"The answer seems to be written in {guards.language}, "
@@ -179,9 +180,12 @@ def score_explanation(
         if declined:
             feedback = declined_feedback(declined)
         else:
-            praised = j.verdict == "contradicted" or not set(j.evidence) & wrong_sentences
+            shared = sorted({wrong_sentences[i] for i in j.evidence if i in wrong_sentences})
+            praised = j.verdict == "contradicted" or not shared
             quoted = evidence if praised else ""
-            feedback = criterion_feedback(rubric, crit.id, j.verdict, quoted, j.claim)
+            feedback = criterion_feedback(
+                rubric, crit.id, j.verdict, quoted, j.claim, withheld="" if praised else shared[0]
+            )
         results.append(
             CriterionResult(
                 id=crit.id,
@@ -211,6 +215,7 @@ def score_explanation(
             off_topic=guards.off_topic,
             list_like=guards.list_like,
             review=needs_review,
+            declined=unread,
         ),
         review_reasons=reasons,
     )
@@ -246,10 +251,58 @@ def _read(
     return sentences, injected, analyse(sentences, rubric, skip=skip), (copied, scrambled, hedged)
 
 
+def _unread(
+    guards: Guards,
+    sentences: list[Sentence],
+    injected: set[int],
+    skipped: frozenset[int],
+    *,
+    copied: set[int],
+    echoed: set[int],
+) -> str:
+    """Why the scorer has nothing it may read as an explanation, or "": no words, or every
+    sentence left out, or only text addressed to the grader besides off-topic words
+    (addressed to the grader, restating the question, copied from a text
+    the course ships, words out of English order, a claim offered with its alternative).
+    Then no criterion is judged: a verdict text would describe an answer it did not read."""
+    if guards.words == 0:
+        return "No answer was submitted."
+    if injected and guards.off_topic:
+        return "The answer is addressed to the grader and does not discuss the question."
+    if not sentences or not all(s.index in injected or s.index in skipped for s in sentences):
+        return ""
+    why = [
+        what
+        for found, what in (
+            (injected, "is addressed to the grader"),
+            (echoed, "restates the question"),
+            (copied, "copies course material"),
+        )
+        if found
+    ] or ["states no claim the scorer can read as the student's own"]
+    return f"Every sentence of the answer {' or '.join(why)}."
+
+
 def _evidence(sentences: list[Sentence], idx: tuple[int, ...]) -> str:
+    """The student's sentences `idx`, as written: neighbours joined by a space, sentences
+    with others between them by " \u2026 ", so every piece of a quote is verbatim; a
+    sentence read twice (a table row stating two cells) is quoted once."""
     by_index = {s.index: s for s in sentences}
-    text = " ".join(by_index[i].text.strip() for i in idx if i in by_index)
-    text = " ".join(text.split())
+    parts: list[str] = []
+    seen: set[str] = set()
+    last = None
+    for i in sorted(set(idx)):
+        if i not in by_index:
+            continue
+        t = " ".join(by_index[i].text.split())
+        if not t or t in seen:
+            continue
+        if parts:
+            parts.append(" " if last is not None and i == last + 1 else " \u2026 ")
+        parts.append(t)
+        seen.add(t)
+        last = i
+    text = "".join(parts)
     if len(text) > EVIDENCE_CHARS:
         text = text[:EVIDENCE_CHARS].rsplit(" ", 1)[0] + " \u2026"
     return text
