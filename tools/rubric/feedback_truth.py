@@ -58,7 +58,12 @@ PIECE_SEP = f" {ELLIPSIS} "
 _QUESTION = re.compile(r"\?\W*$")
 _SUPPOSE = re.compile(
     r"^\W*(?:if|suppose|supposing|imagine|assume|assuming|let'?s say|what if|hypothetically|"
-    r"in theory|had)\b",
+    r"in theory|had)\b(?=.*\b(?:would|could|might)\b)",
+    re.IGNORECASE,
+)
+# the speaker's own claim after a reported view or a supposition: "..., but actually ..."
+_OWN_VOICE = re.compile(
+    r"\b(?:but|however|whereas|while|in reality|actually|in fact|instead|which is why)\b",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
@@ -66,7 +71,7 @@ _REPORTED = re.compile(
     r"(?:it is|it's) (?:often |commonly |sometimes )?(?:said|claimed|believed|thought)|"
     r"(?:common )?misconception|\bmyth\b|(?:it is|it's|is) (?:not true|false|wrong|incorrect) "
     r"(?:to (?:say|think|claim) )?that|you (?:might|may|could) (?:think|say|hear|assume)|"
-    r"one (?:might|may|could) (?:think|say|assume)|contrary to|(?:the|a) (?:claim|idea|notion|"
+    r"one (?:might|may|could) (?:think|say|assume)|contrary to|(?:the|a) (?:claim|"
     r"belief) that|i used to think|naively)\b",
     re.IGNORECASE,
 )
@@ -128,6 +133,8 @@ def _pieces(quote: str) -> list[str]:
     q = quote.strip()
     if q.endswith(ELLIPSIS):
         q = q[: -len(ELLIPSIS)].rstrip()
+    if q.startswith(ELLIPSIS):
+        q = q[len(ELLIPSIS) :].lstrip()
     return [p.strip() for p in q.split(PIECE_SEP) if p.strip()]
 
 
@@ -174,8 +181,15 @@ class _Answer:
         return (first, last) if first is not None else None
 
 
-def _unasserted(ans: _Answer, piece: str) -> str:
-    """Why the quoted piece is not the student's own assertion, or ""."""
+_DENIAL = re.compile(
+    r"\b(?:(?:it is|it's|is) (?:not true|false|wrong|incorrect)|misconception|myth)\b", re.I
+)
+
+
+def _unasserted(ans: _Answer, piece: str, denial: bool = True) -> str:
+    """Why the quoted piece is not the student's own assertion, or "". With `denial` False
+    a denied view ("it is false that GPT sees ...") is read as what it asserts: its
+    negation, which praise may quote."""
     span = ans.sentence_of(piece)
     sents = [piece]
     after = ""
@@ -185,10 +199,12 @@ def _unasserted(ans: _Answer, piece: str) -> str:
     body = " ".join(sents)
     if all(_QUESTION.search(s) for s in sents):
         return "a question"
-    if _SUPPOSE.search(body):
+    if _SUPPOSE.search(body) and not _OWN_VOICE.search(body):
         return "a supposition"
-    if _REPORTED.search(body):
-        return "a reported or denied view"
+    rep = _REPORTED.search(body)
+    if rep and (denial or not _DENIAL.search(rep.group(0))):
+        if not _OWN_VOICE.search(body, rep.end()):
+            return "a reported or denied view"
     stripped = body.strip()
     if (
         len(stripped) > 2
@@ -208,7 +224,19 @@ def _about(ans: _Answer, rubric: Rubric, pieces: list[str], key: str) -> bool:
     span = ans.sentence_of(pieces[0]) if pieces else None
     if span is not None:
         window.extend(ans.sentences[max(0, span[0] - 2) : span[0]])
+    if pieces and pieces[0].startswith("|"):  # a table row: its header names the models
+        window.extend(s for s in ans.sentences if s.startswith("|"))
     return any(rubric.says(w, key) for w in window)
+
+
+# words that point to a family where the lexicon's names are not used ("Masked = both
+# sides", "(b) r(x_t | x_<t)", "torch.tril"): enough to say the answer is about it somewhere
+_FAMILY_WORDS = {
+    "masked_model": re.compile(r"\b(?:mask(?:ed)?|bert|mlm|cloze|blanks?|gaps?)\b", re.I),
+    "causal_model": re.compile(
+        r"\b(?:causal|gpt|clm|autoregressive|tril|triangular|next (?:word|token))\b|x_<t", re.I
+    ),
+}
 
 
 def _names_model(rubric: Rubric, pieces: list[str], key: str) -> bool:
@@ -342,7 +370,12 @@ def _check_row(ans: _Answer, rubric: Rubric, row: dict, messages: set[str]) -> l
         else:
             pieces = _pieces(quotes[0])
             model = CLAIM_MODEL.get(wrong[0]["text"] and _claim_key(rubric, wrong[0]["text"]))
-            if model and pieces and not _about(ans, rubric, pieces, model):
+            if (
+                model
+                and pieces
+                and not _about(ans, rubric, pieces, model)
+                and not re.search(r"\bboth\b", " ".join(pieces), re.I)
+            ):
                 bad("contradicted-wrong-model", pieces[0][:80])
             why = next((w for p in pieces if (w := _unasserted(ans, p))), "")
             if why:
@@ -366,11 +399,11 @@ def _check_row(ans: _Answer, rubric: Rubric, row: dict, messages: set[str]) -> l
         model = CRITERION_MODEL.get(cid)
         if model and not _about(ans, rubric, pieces, model):
             other = OTHER_MODEL[model]
-            kind = (
-                "praise-wrong-model" if _names_model(rubric, pieces, other) else "praise-no-model"
-            )
-            bad(kind, pieces[0][:80])
-        why = next((w for p in pieces if (w := _unasserted(ans, p))), "")
+            if _names_model(rubric, pieces, other):
+                bad("praise-wrong-model", pieces[0][:80])
+            elif not _FAMILY_WORDS[model].search(ans.flat):  # an analogy may be mapped anywhere
+                bad("praise-no-model", pieces[0][:80])
+        why = next((w for p in pieces if (w := _unasserted(ans, p, denial=False))), "")
         if why:
             bad("praise-unasserted", f"{why}: {pieces[0][:80]}")
     return out
