@@ -393,15 +393,32 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
     out: list[Sentence] = []
     for s in _rejoin_rows(sentences):
         stated = table_statements(s.norm, rubric) if "|" in s.norm else []
+        rows = _written_rows(s.text, [t for t, n in stated if t != n])
         parts: list[tuple[str, str]] = []
         for text, norm in stated:
             if text == norm:  # prose around the table
                 parts.extend((p.text, p.norm) for p in split_sentences(text))
             else:
-                parts.append((text, norm))
+                parts.append((rows.get(text, text), norm))
         for text, norm in parts or [(s.text, s.norm)]:
             out.append(Sentence(len(out), s.start, s.end, text, norm))
     return out
+
+
+def _written_rows(text: str, read: list[str]) -> dict[str, str]:
+    """Each row `table_statements` rebuilt from the read cells -> that row as the student
+    wrote it (its line of `text`), so evidence quotes the student's characters ("left +
+    right", not the register's "left and right"). Rows are matched in order, one per line
+    below the table rule; {} when the lines do not line up (two rows on one line)."""
+    distinct = list(dict.fromkeys(read))
+    lines = [ln.strip() for ln in text.splitlines() if "|" in ln]
+    rule = next((i for i, ln in enumerate(lines) if _TABLE_RULE.fullmatch(ln)), None)
+    if rule is None:
+        return {}
+    body = lines[rule + 1 :]
+    if len(body) != len(distinct):
+        return {}
+    return dict(zip(distinct, body, strict=True))
 
 
 def _rejoin_rows(sentences: list[Sentence]) -> list[Sentence]:

@@ -25,6 +25,8 @@ NOTE = "Instructor note"
 NOT_JUDGED = "Not judged"
 LABELS = (GOOD, MISSING, WRONG, IMPROVE, NOTE, NOT_JUDGED)
 QUOTE_CHARS = 320
+# the "good" line of a criterion credited from a sentence that also makes a wrong claim
+WITHHELD = "This point earned credit from a sentence that also makes the wrong claim quoted under"
 
 
 def quote(evidence: str, limit: int = QUOTE_CHARS) -> str:
@@ -43,11 +45,17 @@ def criterion_feedback(
     evidence: str = "",
     claim: str | None = None,
     note: str = "",
+    *,
+    withheld: str = "",
 ) -> str:
     """Feedback for one criterion from the rubric's level texts.
 
     `claim` (a key of `rubric.claims`) replaces the generic "what is wrong" text of a
     contradicted verdict; `note` is an instructor's note appended as its own line.
+    What to fix comes first (what is wrong or missing, then how to improve), then what was
+    good. Praise is never given without the student's words: with no `evidence` the level's
+    "good" text is left out, and `withheld` (the id of the criterion whose wrong claim the
+    credited sentence also makes) says where the credit came from instead of quoting it.
     """
     level = rubric.criterion(cid).levels[verdict]
     q = f' You wrote: "{quote(evidence)}"' if evidence else ""
@@ -55,13 +63,17 @@ def criterion_feedback(
     if verdict == "contradicted":
         wrong = rubric.claims.get(claim, level.gap) if claim else level.gap
         lines.append(f"{WRONG}: {wrong}{q}")
-    else:
-        if level.good:
-            lines.append(f"{GOOD}: {level.good}{q}")
-        if level.gap:
-            lines.append(f"{MISSING}: {level.gap}")
+    elif level.gap:
+        lines.append(f"{MISSING}: {level.gap}")
     if level.improve:
         lines.append(f"{IMPROVE}: {level.improve}")
+    if verdict != "contradicted" and level.good:
+        if evidence:
+            lines.append(f"{GOOD}: {level.good}{q}")
+        elif withheld:
+            lines.append(f"{GOOD}: {WITHHELD} {withheld}.")
+    if verdict == "met" and lines and lines[0].startswith(IMPROVE):
+        lines.append(lines.pop(0))  # nothing to fix: what was good leads
     if note.strip():
         lines.append(f"{NOTE}: {' '.join(note.split())}")
     return "\n".join(lines)
@@ -100,9 +112,19 @@ def summary(
     off_topic: bool = False,
     list_like: bool = False,
     review: bool = False,
+    declined: str = "",
 ) -> str:
-    """A short overall paragraph in a teaching assistant's voice (deterministic)."""
+    """A short overall paragraph in a teaching assistant's voice (deterministic).
+
+    What to fix leads: a wrong claim, then the biggest gain, then the strongest part.
+    `declined` (why the scorer read nothing it could judge) replaces the verdict sentences:
+    no criterion was judged, so the paragraph says so and why, and nothing else."""
     total = f"{_fmt(score)}/{_fmt(rubric.max_score)}"
+    if declined and not (empty or language):
+        return (
+            f"{declined} So no criterion was judged automatically; an instructor will read "
+            "and grade this submission by hand."
+        )
     if empty:
         return (
             "No explanation was submitted, so there is nothing to give feedback on yet. "
@@ -130,15 +152,6 @@ def summary(
     wrong = [c for c in known if by_id[c.id].verdict == "contradicted"]
     gaps = [c for c in known if by_id[c.id].verdict in ("missing", "partial")]
     parts = [f"Your explanation scores {total}."]
-    if len(met) == len(known):
-        parts.append(
-            "It covers every part of the argument: what each objective trains on, why "
-            "generation breaks the masked LM, and why training-generation consistency decides "
-            "the architecture split. Well done."
-        )
-    elif met:
-        names = _join([_short(c.title) for c in met[:2]])
-        parts.append(f"The strongest part is {names}.")
     if wrong:
         c = wrong[0]
         parts.append(
@@ -155,6 +168,15 @@ def summary(
             f"The biggest gain is in {biggest.id} ({_short(biggest.title)}): "
             f"{_lower_first(biggest.levels[by_id[biggest.id].verdict].improve)}"
         )
+    if len(met) == len(known):
+        parts.append(
+            "It covers every part of the argument: what each objective trains on, why "
+            "generation breaks the masked LM, and why training-generation consistency decides "
+            "the architecture split. Well done."
+        )
+    elif met:
+        names = _join([_short(c.title) for c in met[:2]])
+        parts.append(f"The strongest part is {names}.")
     if list_like:
         parts.append(
             "Write full sentences that connect the terms: a list of the right words is not yet "

@@ -24,7 +24,7 @@ from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.discourse import expand_tables
 from grader.rubric.evasion import noncommittal_sentences, visible_text
-from grader.rubric.feedback import criterion_feedback, declined_feedback, summary
+from grader.rubric.feedback import QUOTE_CHARS, criterion_feedback, declined_feedback, summary
 from grader.rubric.guards import (
     MAX_CHARS,
     Guards,
@@ -40,6 +40,9 @@ from grader.rubric.text import Sentence, correct_spelling, split_sentences
 from grader.textsafe import clean_text
 
 EVIDENCE_CHARS = 400
+# the family a criterion's praise must quote something about (C2, C4, C5 name either)
+ABOUT = {"C1": "mlm", "C3": "clm"}
+FAMILY_KEY = {"mlm": "masked_model", "clm": "causal_model"}
 
 
 def score_explanation(
@@ -149,11 +152,12 @@ def score_explanation(
     crit_reasons: list[str] = []
     # sentences that carry a false claim: never quoted under "What was good"
     wrong_sentences = {
-        i for j in judgements.values() if j.verdict == "contradicted" for i in j.evidence
+        i: c for c, j in judgements.items() if j.verdict == "contradicted" for i in j.evidence
     }
+    unread = _unread(guards, sentences, injected, an.skipped, copied=copied, echoed=echoed)
     for crit in rubric.criteria:
         j = judgements.get(crit.id)
-        declined = ""
+        declined = unread
         if guards.language:
             declined = (
                 f"The answer seems to be written in {guards.language}, "
@@ -175,13 +179,24 @@ def score_explanation(
                 f"{crit.id}: the answer both states this point and contradicts it; "
                 "check which one the student means."
             )
-        evidence = _evidence(sentences, j.evidence)
+        evidence = _evidence(sentences, _answered(sentences, j.evidence))
         if declined:
             feedback = declined_feedback(declined)
         else:
-            praised = j.verdict == "contradicted" or not set(j.evidence) & wrong_sentences
+            shared = sorted({wrong_sentences[i] for i in j.evidence if i in wrong_sentences})
+            praised = j.verdict == "contradicted" or not shared
             quoted = evidence if praised else ""
-            feedback = criterion_feedback(rubric, crit.id, j.verdict, quoted, j.claim)
+            family = ABOUT.get(crit.id)
+            if quoted and family and j.verdict != "contradicted":
+                # praise quotes what is said of the criterion's model: not a sentence about the
+                # other model only, nor a long sentence cut before the model is named
+                own = _about(an, _answered(sentences, j.evidence), family)
+                quoted = (
+                    _evidence(sentences, own, focus=(rubric, FAMILY_KEY[family])) if own else ""
+                )
+            feedback = criterion_feedback(
+                rubric, crit.id, j.verdict, quoted, j.claim, withheld="" if praised else shared[0]
+            )
         results.append(
             CriterionResult(
                 id=crit.id,
@@ -211,6 +226,7 @@ def score_explanation(
             off_topic=guards.off_topic,
             list_like=guards.list_like,
             review=needs_review,
+            declined=unread,
         ),
         review_reasons=reasons,
     )
@@ -246,13 +262,109 @@ def _read(
     return sentences, injected, analyse(sentences, rubric, skip=skip), (copied, scrambled, hedged)
 
 
-def _evidence(sentences: list[Sentence], idx: tuple[int, ...]) -> str:
+def _unread(
+    guards: Guards,
+    sentences: list[Sentence],
+    injected: set[int],
+    skipped: frozenset[int],
+    *,
+    copied: set[int],
+    echoed: set[int],
+) -> str:
+    """Why the scorer has nothing it may read as an explanation, or "": no words, or every
+    sentence left out, or only text addressed to the grader besides off-topic words
+    (addressed to the grader, restating the question, copied from a text
+    the course ships, words out of English order, a claim offered with its alternative).
+    Then no criterion is judged: a verdict text would describe an answer it did not read."""
+    if guards.words == 0:
+        return "No answer was submitted."
+    if injected and guards.off_topic:
+        return "The answer is addressed to the grader and does not discuss the question."
+    if not sentences or not all(s.index in injected or s.index in skipped for s in sentences):
+        return ""
+    why = [
+        what
+        for found, what in (
+            (injected, "is addressed to the grader"),
+            (echoed, "restates the question"),
+            (copied, "copies course material"),
+        )
+        if found
+    ] or ["states no claim the scorer can read as the student's own"]
+    return f"Every sentence of the answer {' or '.join(why)}."
+
+
+def _answered(sentences: list[Sentence], idx: tuple[int, ...]) -> tuple[int, ...]:
+    """`idx` with the sentence after each quoted question that is not itself a question
+    ("Does BERT see the later words? Yes."): a question quoted alone says nothing the
+    student asserted; its answer does."""
     by_index = {s.index: s for s in sentences}
-    text = " ".join(by_index[i].text.strip() for i in idx if i in by_index)
-    text = " ".join(text.split())
+    out = set(idx)
+    for i in idx:
+        s, nxt = by_index.get(i), by_index.get(i + 1)
+        if s and nxt and s.text.rstrip().endswith("?") and not nxt.text.rstrip().endswith("?"):
+            out.add(i + 1)
+    return tuple(sorted(out))
+
+
+def _about(an: Analysis, idx: tuple[int, ...], family: str) -> tuple[int, ...]:
+    """The sentences of `idx` not about the other family only (a sentence that names only
+    the causal LM is no evidence of what the masked LM does, so it is not quoted as praise;
+    with none left the praise is left out)."""
+    facts = {f.sentence.index: f for f in an.sentences}
+    keep = tuple(
+        i
+        for i in idx
+        if i not in facts
+        or not facts[i].mentions
+        or family in facts[i].mentions
+        or "both" in facts[i].mentions
+    )
+    return keep
+
+
+def _evidence(
+    sentences: list[Sentence],
+    idx: tuple[int, ...],
+    focus: tuple[Rubric, str] | None = None,
+) -> str:
+    """The student's sentences `idx`, as written: neighbours joined by a space, sentences
+    with others between them by " \u2026 ", so every piece of a quote is verbatim; a
+    sentence read twice (a table row stating two cells) is quoted once."""
+    by_index = {s.index: s for s in sentences}
+    parts: list[str] = []
+    seen: set[str] = set()
+    last = None
+    for i in sorted(set(idx)):
+        if i not in by_index:
+            continue
+        t = " ".join(by_index[i].text.split())
+        if not t or t in seen:
+            continue
+        if parts:
+            parts.append(" " if last is not None and i == last + 1 else " \u2026 ")
+        parts.append(t)
+        seen.add(t)
+        last = i
+    text = "".join(parts)
+    if focus is not None and len(text) > QUOTE_CHARS:
+        text = _focused(text, *focus)
     if len(text) > EVIDENCE_CHARS:
         text = text[:EVIDENCE_CHARS].rsplit(" ", 1)[0] + " \u2026"
     return text
+
+
+def _focused(text: str, rubric: Rubric, key: str) -> str:
+    """A long quote cut to start at the clause where lexicon concept `key` (the criterion's
+    model) is first named, when the plain cut would end before it: "\u2026 whereas a causal
+    model like GPT is only ever allowed ...". Unchanged when it is named early or not at all."""
+    hits = [m.start() for p in rubric.lexicon.get(key, ()) if (m := p.search(text))]
+    if not hits or min(hits) < QUOTE_CHARS - 80:
+        return text
+    at = min(hits)
+    cut = max(text.rfind(", ", 0, at), text.rfind("; ", 0, at), text.rfind(": ", 0, at))
+    start = cut + 2 if cut >= 0 and at - cut < 120 else at
+    return "\u2026 " + text[start:]
 
 
 __all__ = ["score_explanation", "Guards"]
