@@ -427,9 +427,12 @@ def test_masked_attention_no_overflow(student, reference):
 
 @pytest.mark.points(0.5)
 def test_no_input_mutation(student, reference, cases):
-    """Working functions leave their inputs untouched and return new tensors. Only side
-    effects are judged (wrong values are the value tests'), for both functions."""
-    require_working(student, reference, "masks.masked_attention", "masks.build_attention_mask")
+    """Working functions leave their inputs untouched, and masked_attention and
+    build_attention_mask return new tensors (padding_mask may return a view of a bool input:
+    only its in-place edits are charged). Only side effects are judged (wrong values are the
+    value tests'), for all three functions."""
+    require_working(student, reference, "masks.masked_attention", "masks.build_attention_mask",
+                    "masks.padding_mask")  # fmt: skip
     q, k, v, mask = _attention_case("padded", cases)
     am = _lengths_mask([cases.integer("masks.no_input_mutation/n", 1, 5), 5], 5, "left")
     with collecting() as check:
@@ -446,6 +449,16 @@ def test_no_input_mutation(student, reference, cases):
             check_effects(
                 student.last_effects, what="build_attention_mask", rng=False, subject=got_mask
             )
+        with check:  # a bool key mask expanded without a copy is a view of the caller's mask
+            got_mask = student.masks.build_attention_mask(am.bool(), 5, False)
+            check_tensor(got_mask, what="build_attention_mask")
+            check_effects(student.last_effects, what="build_attention_mask(bool mask, "
+                          "causal=False)", rng=False, subject=got_mask)  # fmt: skip
+        with check:
+            got_keys = student.masks.padding_mask(am.clone())
+            check_tensor(got_keys, what="padding_mask")
+            check_effects(student.last_effects, what="padding_mask", rng=False, aliasing=False,
+                          subject=got_keys)  # fmt: skip
 
 
 # ============================================================================ whole model
