@@ -38,8 +38,6 @@ def build_attention_mask(attention_mask: Tensor | None, seq_len: int, causal: bo
     B, T = attention_mask.shape
     if T != seq_len:
         raise ValueError(f"attention_mask has length {T} but seq_len is {seq_len}")
-    # padding_mask may return a view of a bool input (its contract allows one), but this
-    # result must be a new tensor: the bidirectional case copies the expanded key mask
     keys = padding_mask(attention_mask).expand(B, 1, T, T)  # (B, 1, T, T)
     if not causal:
         return keys.clone()
