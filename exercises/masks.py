@@ -6,7 +6,11 @@ Conventions used throughout this file:
   convention of the boolean ``attn_mask`` of ``torch.nn.functional.scaled_dot_product_attention``.
   (``nn.MultiheadAttention``'s ``key_padding_mask`` uses the opposite polarity: do not mix them.)
 * Shapes: B batch, H heads, T sequence length (Tq queries, Tk keys), D head size.
-* Inputs are never modified in place; every output is a new tensor on the input's device.
+* Inputs are never modified in place. Every output is a new tensor on the input's device,
+  with one exception: ``padding_mask`` may return a view of a bool ``attention_mask`` (e.g.
+  ``attention_mask[:, None, None, :]``, no copy). So treat every returned mask as read-only:
+  never write into it (``clone()`` it first if you must edit it). ``build_attention_mask``
+  returns a new tensor even when it only expands the key mask.
 
 Implement the functions in order: 1.1 and 1.2 are building blocks of 1.3, and ``TinyLM``
 (``exercises/tinylm.py``) calls 1.3 and 1.4 in every forward pass.
@@ -72,6 +76,9 @@ def padding_mask(attention_mask: Tensor) -> Tensor:
     Edge cases:
         * The result does not depend on the token ids, so a padding id of 0 or a real token
           with id 0 cannot confuse it.
+        * For a bool ``attention_mask`` the result may be a view of it (``attention_mask[:,
+          None, None, :]``); a new tensor is fine too. Callers must not write into it.
+          ``attention_mask`` itself is never modified.
         * A tensor that is not 2-D raises ``ValueError``.
 
     Example:
@@ -101,7 +108,9 @@ def build_attention_mask(attention_mask: Tensor | None, seq_len: int, causal: bo
     Returns:
         bool tensor of shape ``(B, 1, T, T)`` when ``attention_mask`` is given, otherwise
         ``(1, 1, T, T)``; always 4-D, so it broadcasts against ``(B, H, T, T)`` scores. It is
-        on ``attention_mask``'s device (or torch's default device when that is None).
+        on ``attention_mask``'s device (or torch's default device when that is None). A new
+        tensor, never a view of ``attention_mask`` (``padding_mask`` may return one: copy it,
+        e.g. ``.expand(...).clone()``, when it is all the result needs).
 
     Edge cases:
         * ``attention_mask=None, causal=False``: all True (nothing is hidden).

@@ -18,7 +18,6 @@ import click
 
 from grader import __version__
 from grader.errors import GraderError, InternalError
-from grader.parts import CODE_PARTS
 
 
 class _Group(click.Group):
@@ -40,30 +39,6 @@ class _Group(click.Group):
             if os.environ.get("GRADER_DEBUG") == "1":
                 raise
             sys.exit(InternalError.exit_code)
-
-
-def default_work_folder(cwd: Path) -> Path:
-    """Where `grader check` with no argument looks: the folder itself when it holds an exercise
-    file, else its `exercises/` folder (the handout's layout), else the folder. A notebook
-    student's handout (a notebook here, only stubs in exercises/) is checked whole: the
-    notebook with exercises/drill/, as it is graded."""
-    if any((cwd / f"{p}.py").is_file() for p in CODE_PARTS):
-        return cwd
-    sub = cwd / "exercises"
-    if not sub.is_dir():
-        return cwd
-    if any(cwd.glob("*.ipynb")) and all(_stub_file(sub / f"{p}.py") for p in CODE_PARTS):
-        return cwd
-    return sub
-
-
-def _stub_file(path: Path) -> bool:
-    from grader.loading.entry import is_stub
-
-    try:
-        return not path.is_file() or is_stub(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return False
 
 
 def run_check(path: Path, *, color: bool = False) -> int:
@@ -106,4 +81,6 @@ def check(path: Path | None) -> None:
       grader check student.ipynb
     """
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    from grader.loading.entry import default_work_folder
+
     sys.exit(run_check(path or default_work_folder(Path.cwd()), color=color))

@@ -118,42 +118,25 @@ def grade(
     import time
 
     started = time.monotonic()
+    from grader.export import prepare_export
     from grader.sandbox.launch import launch_zygote
 
-    notebook = None
-    if fmt == "ipynb":  # checked before grading: a wrong path costs no sandbox start
-        from grader.render.ipynb import read_notebook
-
-        notebook = read_notebook(path)
+    notebook = prepare_export(path, fmt)  # checked before grading: a wrong path costs no sandbox
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
+    from grader.export import below, export_report
     from grader.output import emit
     from grader.pipeline import grade_path
-    from grader.render import render_report
+    from grader.render.gradescope import gradescope_options
 
     report = grade_path(path, launched=launched, grade_unreadable=fmt == "gradescope")
-    if notebook is not None:
-        from grader.render.ipynb import feedback_notebook
-
-        text = feedback_notebook(notebook, report)
-    elif fmt == "gradescope":
-        from grader.render.gradescope import gradescope_options, render_gradescope
-
-        options = gradescope_options(
-            metadata, tests_visibility, totals_visibility, time.monotonic() - started
-        )
-        text = render_gradescope(report, options)
-    elif fmt == "github":
-        from grader.render.github import github_output
-
-        text = github_output(report, path)
-    else:
-        text = render_report(report, fmt, color=output is None and _color())
+    options = None
+    if fmt == "gradescope":
+        elapsed = time.monotonic() - started
+        options = gradescope_options(metadata, tests_visibility, totals_visibility, elapsed)
+    text = export_report(report, fmt, submission=path, notebook=notebook, gradescope=options,
+                         color=output is None and _color())  # fmt: skip
     emit(text, output)
-    if (
-        fail_under is not None
-        and report.max_score
-        and 100 * report.score / report.max_score < fail_under
-    ):
+    if below(report, fail_under):
         sys.exit(1)
 
 

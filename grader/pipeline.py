@@ -86,10 +86,12 @@ class Grader:
         self._secrets: dict[str | None, bytes] = {}  # resolved once per explicit value
 
     def start(self) -> Grader:
+        """Start the sandbox's zygote now (otherwise the first grade does); returns self."""
         self.zygote.start()
         return self
 
     def close(self) -> None:
+        """Close every prepared suite and the zygote, ending their processes."""
         for suite in self._suites.values():
             suite.close()
         self._suites.clear()

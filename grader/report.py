@@ -103,6 +103,7 @@ class GradeReport:
 
     @property
     def parts(self) -> dict[str, PartScore]:
+        """Score and maximum per part, in report order (tests and written parts together)."""
         return dict(self._part_scores)
 
     @cached_property
@@ -126,10 +127,12 @@ class GradeReport:
 
     @property
     def score(self) -> float:
+        """The total of every part's score, rounded like the parts."""
         return _round(sum(p.score for _, p in self._part_scores))
 
     @property
     def max_score(self) -> float:
+        """The total of every part's maximum."""
         return _round(sum(p.max_score for _, p in self._part_scores))
 
     @property
@@ -189,6 +192,7 @@ class GradeReport:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
+        """`to_dict` as JSON text, non-ASCII characters kept, keys in the schema's order."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
 
     @classmethod

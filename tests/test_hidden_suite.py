@@ -521,7 +521,7 @@ def test_poisson_binomial_bound_is_exact_and_tight():
     import itertools
 
     from grader.suite.checks import poisson_binomial_upper
-    from grader.suites.hidden import test_corruption as hidden
+    from grader.suites.hidden import _corruption as hidden
 
     chances = (0.1, 0.35, 0.5, 0.8, 0.2, 0.6)
     for alpha in (0.3, 0.05, 0.01, 0.001):

@@ -102,7 +102,7 @@ def test_is_stub():
 def test_handout_check_without_argument_checks_a_notebook_students_handout_whole(tmp_path):
     """The handout's `grader check` (and its GitHub Classroom workflow) with no argument: a
     notebook student's work is the notebook with exercises/drill/, not the stubs."""
-    from grader.check_cli import default_work_folder
+    from grader.loading.entry import default_work_folder
 
     folder = _handout_folder(tmp_path / "repo")
     assert default_work_folder(folder) == folder

@@ -202,9 +202,8 @@ def test_memo_is_bounded_in_entries_and_bytes():
     assert len(memo) == 2 and memo.get(("k", 3)) is not None
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # points, on import
 def test_constant_eligible_masks_are_fresh_and_right():
-    from grader.suites.hidden import test_corruption as tc
+    from grader.suites.hidden import _corruption as tc
 
     for case in (tc.BIG, tc.SMALL):
         want = ~torch.isin(case["ids"], torch.tensor(tc.SPECIALS))

@@ -10,9 +10,10 @@ function that calls it; `grader.diagnosis.downstream`). Tests name a misconcepti
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 
 from grader.resources import data_path
 
@@ -30,8 +31,8 @@ class Misconception:
 
 
 @cache
-def catalogue() -> dict[str, Misconception]:
-    """All misconceptions by id (loaded once)."""
+def catalogue() -> Mapping[str, Misconception]:
+    """All misconceptions by id (loaded once; read-only, since every caller shares it)."""
     data = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
     out = {}
     for mid, entry in data.items():
@@ -43,7 +44,7 @@ def catalogue() -> dict[str, Misconception]:
             hint=str(entry["hint"]).strip(),
             downstream=str(entry.get("downstream", "")),
         )
-    return out
+    return MappingProxyType(out)
 
 
 def describe(mid: str) -> Misconception | None:

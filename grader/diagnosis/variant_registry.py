@@ -44,7 +44,9 @@ def variant(
     return deco
 
 
-def guarded(fn: Callable[..., Any], mid: str, applies: Callable[..., bool] | None):
+def guarded(
+    fn: Callable[..., Any], mid: str, applies: Callable[..., bool] | None
+) -> Callable[..., Any]:
     """``fn``, raising `NotApplicable` on inputs where ``applies`` says the mistake is invisible."""
     if applies is None:
         return fn
@@ -58,6 +60,7 @@ def guarded(fn: Callable[..., Any], mid: str, applies: Callable[..., bool] | Non
 
 
 def variants_for(function: str) -> list[Variant]:
+    """The registered ``(id, model)`` pairs of ``function`` ("module.name"), a new list."""
     return list(REGISTRY.get(function, ()))
 
 

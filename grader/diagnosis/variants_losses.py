@@ -55,7 +55,8 @@ def _ce_mean(logits: Tensor, targets: Tensor, *, reduce: str = "mean", transform
     return nll.sum() / n if n > 0 else logits.sum() * 0.0
 
 
-def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side: str = "target",
+def causal_loss(logits: Tensor, input_ids: Tensor, attention_mask: Tensor | None = None, *,
+                shift: int = 1, side: str = "target",
                 use_mask: bool = True, truncate: str = "", shifted_mask: bool = False,
                 padding_as: int | None = None, **ce: Any) -> Tensor:  # fmt: skip
     """``causal_lm_loss`` with knobs: shift 0/1/2 or -1 (wrong side), mask side, reduction.
@@ -91,7 +92,7 @@ def causal_loss(logits, input_ids, attention_mask=None, *, shift: int = 1, side:
     return _ce_mean(lg.reshape(-1, V), tg.reshape(-1), per_row=rows, **ce)
 
 
-def masked_loss(logits, labels, *, shift: int = 0, ignored_as: int | None = None,
+def masked_loss(logits: Tensor, labels: Tensor, *, shift: int = 0, ignored_as: int | None = None,
                 **ce: Any) -> Tensor:  # fmt: skip
     """``masked_lm_loss`` with knobs; ``ignored_as``: the -100 slots scored as this id."""
     B, T, V = logits.shape

@@ -34,6 +34,7 @@ def _causal(mid: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]
 
 
 def correct_causal(q_len: int, k_len: int | None = None, device: Any = None) -> Tensor:
+    """The correct causal keep-mask (``masks.causal_mask``'s contract), the variants' baseline."""
     i, j, off = _positions(q_len, k_len, device)
     return j <= i + off
 
@@ -98,6 +99,7 @@ def _padding(mid: str) -> Callable[[Callable[[Tensor], Tensor]], Callable[[Tenso
 
 
 def correct_padding(attention_mask: Tensor) -> Tensor:
+    """The correct ``(B, 1, 1, T)`` key mask (``masks.padding_mask``), the variants' baseline."""
     return (attention_mask != 0)[:, None, None, :]
 
 
@@ -203,7 +205,10 @@ def attention(
     return out.to(dtype), weights.to(dtype)
 
 
-def correct_attention(q, k, v, mask=None):
+def correct_attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """The correct ``(output, weights)`` (``masks.masked_attention``), the variants' baseline."""
     return attention(q, k, v, mask)
 
 

@@ -24,6 +24,7 @@ from grader.loading.model import (
     assemble,
 )
 from grader.loading.notebook import load_notebook, load_notebook_bytes
+from grader.parts import CODE_PARTS
 
 IGNORED_NAMES = {"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"}
 
@@ -198,3 +199,25 @@ def load_file(path: Path, *, name: str, limits: LoadLimits) -> Submission:
     except OSError as exc:
         raise SubmissionError(f"{path.name} could not be read ({exc.strerror})") from None
     return load_zip_bytes(data, name=name, origin=str(path), limits=limits)
+
+
+def default_work_folder(cwd: Path) -> Path:
+    """Where `grader check` with no argument looks, from `cwd`: the folder itself when it
+    holds an exercise file, else its `exercises/` folder (the handout's layout), else the
+    folder. A notebook student's handout (a notebook here, only stubs in exercises/) is
+    checked whole: the notebook with exercises/drill/, as it is graded."""
+    if any((cwd / f"{p}.py").is_file() for p in CODE_PARTS):
+        return cwd
+    sub = cwd / "exercises"
+    if not sub.is_dir():
+        return cwd
+    if any(cwd.glob("*.ipynb")) and all(_stub_file(sub / f"{p}.py") for p in CODE_PARTS):
+        return cwd
+    return sub
+
+
+def _stub_file(path: Path) -> bool:
+    try:
+        return not path.is_file() or is_stub(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False

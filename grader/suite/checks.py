@@ -364,11 +364,14 @@ def check_effects(
     mutation: bool = True,
     rng: bool = True,
     subject: Any = None,
+    aliasing: bool = True,
 ) -> None:
     """Fail if the last call changed an input in place, returned (a view of) an input where
-    the contract asks for a new tensor, or used the global RNG. `subject`: what that call
-    returned, so the message names that call even when later calls of the same test follow
-    (in a `collecting()` block the test's latest call may be another one)."""
+    the contract asks for a new tensor, or used the global RNG. `mutation=False` skips both
+    input clauses; `aliasing=False` only the second, for a function whose contract allows a
+    view of its input (``padding_mask``). `subject`: what that call returned, so the message
+    names that call even when later calls of the same test follow (in a `collecting()` block
+    the test's latest call may be another one)."""
     if effects is None:
         return
     with collecting() as check:  # each effect is its own finding: one does not hide another
@@ -377,7 +380,7 @@ def check_effects(
                 fail(f"{what} modified its input(s) {', '.join(effects.mutated_args)} in place; "
                      "inputs must be left untouched.", ["in_place_edit"],
                      subject=subject)  # fmt: skip
-        if mutation and getattr(effects, "result_aliases", ()):
+        if mutation and aliasing and getattr(effects, "result_aliases", ()):
             with check:
                 fail(f"{what} returned its input {', '.join(effects.result_aliases)} itself (or a "
                      "view of it): every output must be a new tensor, or editing the result "

@@ -18,6 +18,7 @@ cannot key (see `grader.suite.proxy`) are refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,14 @@ FORMAT = "public-expected/1"
 REGENERATE = "python scripts/pin_public.py"
 
 
-def call_digest(module: str, function: str, args, kwargs, grad_wrt, grad_output) -> str:
+def call_digest(
+    module: str,
+    function: str,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    grad_wrt: Sequence[int],
+    grad_output: Any,
+) -> str:
     """A stable digest of one reference question (the same in every process and platform)."""
     try:
         key = values.digest(module, function, tuple(grad_wrt),

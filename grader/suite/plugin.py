@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from grader.diagnosis import downstream, evidence
+from grader.parts import CODE_PARTS
 from grader.report import TestResult
 from grader.sandbox.client import StudentError
 from grader.suite.checks import GradeFailure
@@ -25,9 +26,20 @@ from grader.suite.context import SubmissionContext, as_context
 _PER_SUBMISSION = frozenset({"submission", "student"})  # fixtures that are one submission's
 
 
+def part_of(stem: str) -> str:
+    """The part a test file judges, from its name without ``.py``: ``test_masks`` and
+    ``test_masks_attention`` -> ``masks`` (one part's tests may span files named
+    ``test_<part>_<topic>.py``), any other ``test_<name>`` -> ``name``."""
+    name = stem.removeprefix("test_")
+    for part in CODE_PARTS:
+        if name == part or name.startswith(f"{part}_"):
+            return part
+    return name
+
+
 def test_identity(item: pytest.Item) -> tuple[str, str, str]:
     """(id, part, name) of a collected test: `masks.future_leak[float64]`."""
-    part = item.path.stem.removeprefix("test_")
+    part = part_of(item.path.stem)
     name = getattr(item, "originalname", item.name).removeprefix("test_")
     callspec = getattr(item, "callspec", None)
     tid = f"{part}.{name}" + (f"[{callspec.id}]" if callspec is not None else "")
@@ -35,6 +47,7 @@ def test_identity(item: pytest.Item) -> tuple[str, str, str]:
 
 
 def points_of(item: pytest.Item) -> float:
+    """The weight of a collected test: its ``points(n)`` marker, 1 without one."""
     marker = item.get_closest_marker("points")
     if marker is None:
         return 1.0

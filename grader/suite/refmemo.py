@@ -18,7 +18,7 @@ A memo entry is only made when replaying it is indistinguishable from calling ag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,7 @@ def context() -> tuple:
     )
 
 
-def arguments_digest(args, kwargs, *extra: Any) -> bytes:
+def arguments_digest(args: Sequence[Any], kwargs: Mapping[str, Any], *extra: Any) -> bytes:
     """`values.digest` of a call's arguments (and `extra`); a generator or model may only be
     an argument itself (its replay is written back by path). Raises `Undigestable`."""
     for _, a in arg_paths(args, kwargs):
@@ -74,11 +74,16 @@ def model_state(model: torch.nn.Module) -> bytes:
     return values.model_digest(model, _trusted_functions())
 
 
-def model_args(args, kwargs) -> dict[str, torch.nn.Module]:
+def model_args(args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, torch.nn.Module]:
+    """The model arguments of a call, by path (``args[0]``, ``kwargs['model']``)."""
     return {p: a for p, a in arg_paths(args, kwargs) if isinstance(a, torch.nn.Module)}
 
 
-def replayable(effects: Effects, models: dict[str, torch.nn.Module], before: dict) -> bool:
+def replayable(
+    effects: Effects, models: dict[str, torch.nn.Module], before: dict[str, bytes]
+) -> bool:
+    """Whether a reference call can be answered again from its record: it changed no input,
+    not the global RNG, and no model (`before`: each model's `model_state` before the call)."""
     if effects.mutated_args or effects.global_rng_changed:
         return False
     return all(model_state(m) == before[p] for p, m in models.items())
@@ -112,12 +117,16 @@ class Recorded:
     generators: dict[str, torch.Tensor]  # path -> final state
 
     @classmethod
-    def of(cls, res: CallResult, args, kwargs) -> Recorded | None:
+    def of(cls, res: CallResult, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Recorded | None:
+        """The record of `res` (frozen copies, the generators' final states), or None when
+        replaying it could not reproduce the call exactly (`storable`)."""
         gens = {p: g.get_state() for p, g in arg_paths(args, kwargs) if type(g) is torch.Generator}
         rec = cls(value=res.value, grads=tuple(res.grads), effects=res.effects, generators=gens)
         return rec.frozen() if rec.storable(res.value, res.grads, args, kwargs) else None
 
-    def storable(self, value, grads, args, kwargs) -> bool:
+    def storable(
+        self, value: Any, grads: Sequence[Any], args: Sequence[Any], kwargs: Mapping[str, Any]
+    ) -> bool:
         """Whether `values.copy` reproduces the result exactly: plain containers of scalars
         and tensors, no tensor sharing memory with an input or another result."""
         found = list(values.leaves((value, tuple(grads)), exact=True))
@@ -154,7 +163,9 @@ class Recorded:
             generators={p: s.clone() for p, s in self.generators.items()},
         )
 
-    def replay(self, args, kwargs) -> CallResult:
+    def replay(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> CallResult:
+        """The recorded answer as fresh copies, the generators in `args` / `kwargs` set to the
+        states the call left them in."""
         for path, state in self.generators.items():
             _lookup(path, args, kwargs).set_state(state)
         return CallResult(

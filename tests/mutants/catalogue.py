@@ -599,6 +599,15 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
      [('kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]', 'kth = torch.sort(logits, dim=-1).values[:, top_k - 1 : top_k]')]),
     ('prompt_cropped_in_output', 'generation', 'none', 'the prompt cropped to max_seq_len once, before the loop: the output loses its head',
      [('ids = input_ids.clone()  # (B, T0)', 'ids = input_ids[:, -model.max_seq_len :].clone()  # (B, T0)')]),
+    # the aliasing contract of Part A: padding_mask may return a view of a bool input (the
+    # alternatives in the styles of x-transformers and Hugging Face do), build_attention_mask
+    # may not, and neither may write into its input
+    ('bidirectional_mask_view_of_input', 'masks', 'result_aliases_input', "padding_mask returns a view of a bool input (allowed), and the bidirectional build_attention_mask returns its expansion uncopied: a view of the caller's mask",
+     [('return (attention_mask != 0)[:, None, None, :]', 'return attention_mask.bool()[:, None, None, :]'),
+      ('    if not causal:\n        return keys.clone()\n', '    if not causal:\n        return keys\n')]),
+    ('padding_mask_logical_not_in_place', 'masks', 'in_place_edit', "padding_mask flips the caller's mask with logical_not_ (nn.MultiheadAttention's polarity) and flips it back in its comparison; build_attention_mask builds its own key mask",
+     [('return (attention_mask != 0)[:, None, None, :]', 'return (attention_mask.logical_not_() == 0)[:, None, None, :]'),
+      ('keys = padding_mask(attention_mask).expand(B, 1, T, T)', 'keys = (attention_mask != 0)[:, None, None, :].expand(B, 1, T, T)')]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no
