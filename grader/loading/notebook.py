@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,7 +94,10 @@ def load_notebook_bytes(
             f"{filename} is not a Jupyter notebook (it is not UTF-8 text)"
         ) from None
     try:
-        nb = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():
+            # nbformat's advice to its caller ("use normalize()"): not for the student's screen
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         detail = _json_problem(text) or f"it is JSON, but not in Jupyter's format: {detail}"
