@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,26 @@ def test_rerun_keeps_overrides_and_says_so(graded, tmp_path):
     assert result.writes.overrides.applied == ["ada"]
     assert "Kept the instructor overrides" in result.writes.overrides.summary()
     assert gradebook(out)["ada"] == "12"
+
+
+def test_the_runs_summary_line_gives_the_scores_the_outputs_were_written_with(
+    graded, tmp_path, monkeypatch
+):
+    # After an override the run's "Scores: mean ..., median ..." line gave the totals before
+    # it (and an upper median), so it disagreed with report.html and the gradebook.
+    import grader.batch.runner as runner
+
+    class_dir, out = graded
+    assert apply(out, tmp_path).exit_code == 0  # ada 8 -> 12; ben and cleo stay at 8
+    real = runner.run_batch
+    monkeypatch.setattr(
+        runner, "run_batch", lambda opts: real(replace(opts, fingerprint=FINGERPRINT))
+    )
+    res = CliRunner().invoke(main, ["batch", str(class_dir), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "Scores: mean 9.33, median 8, out of 16." in res.output
+    html = (out / "report.html").read_text()
+    assert ">9.33<" in html and ">8<" in html
 
 
 def test_regrade_with_same_answer_keeps_override(graded, tmp_path):
