@@ -49,3 +49,26 @@ def test_near_miss_rules():
     assert near_miss("explanation.md", ["Explanation.txt"]) == "Explanation.txt"
     for unrelated in (["masks.ipynb"], ["tinylm.py"], ["__init__.py"], ["notes.txt"], []):
         assert near_miss("masks.py", unrelated) is None, unrelated
+
+
+def test_an_empty_code_file_is_one_cause_not_one_undefined_function_each(tmp_path):
+    # A zero-byte masks.py (a failed upload) was reported as four "masks.py does not define
+    # causal_mask() ... What to do: define a function named causal_mask at the top level",
+    # advice about names for a file that holds nothing at all.
+    from grader.pipeline import GradeOptions, grade_path
+    from grader.render import render_report
+
+    files = correct_files("x")
+    folder = tmp_path / "dan"
+    folder.mkdir()
+    (folder / "masks.py").write_bytes(b"")
+    (folder / "losses.py").write_bytes(b"\n  \n")
+    (folder / "generation.py").write_bytes(files["generation.py"])
+    sub = load_submission(folder)
+    assert "masks" not in sub.sources and "losses" not in sub.sources
+    assert sub.missing["masks"].startswith("masks.py is empty: there is no code in it to grade")
+    assert sub.missing["losses"].startswith("losses.py is empty")
+    report = grade_path(folder, GradeOptions(grade_written=False, grade_drill=False))
+    text = render_report(report, "text")
+    assert "does not define" not in text
+    assert text.count("masks.py is empty") == 1
