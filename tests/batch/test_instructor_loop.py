@@ -413,6 +413,31 @@ def test_gradescope_timestamps_cost_per_day_up_to_the_cap(tmp_path):
     assert cleo["Raw score"] == "8" and "4 day(s) after the due date" in cleo["Late penalty"]
 
 
+def test_a_late_resubmission_is_late_whatever_its_history_says(tmp_path):
+    # Gradescope lists a submission's earlier attempts under `:history:`, each with its own
+    # `:created_at:`. The first created_at under the folder was taken, so a resubmission whose
+    # history came first in the file got its on-time first attempt's time: no penalty.
+    from grader.batch.late import LatePolicy, parse_time
+    from grader.batch.sampleclass import write_gradescope_export
+
+    root = write_gradescope_export(tmp_path / "gs", students(), as_zip=False)
+    meta = root / "assignment_export" / "submission_metadata.yml"
+    own = "  :created_at: 2024-03-01 12:00:00.000000000 -08:00\n"
+    history = (
+        "  :history:\n  - :id: 1\n    :created_at: 2024-02-28 09:00:00.000000000 -08:00\n"
+        "    :score: 8.0\n"
+    )
+    late = "  :created_at: 2024-03-03 13:00:00.000000000 -08:00\n"
+    text = meta.read_text()
+    assert text.count(own) == 3
+    meta.write_text(text.replace("  :history: []\n", "").replace(own, history + late))
+    out = tmp_path / "out"
+    seed(root, out)
+    batch(root, out, late=LatePolicy(due=parse_time("2024-03-01T12:00-08:00"), per_day_pct=10))
+    # 2 days and 1 h late: 3 started days, 30% off 16 points
+    assert gradebook(out) == {"Ada": "3.2", "Ben": "3.2", "Cleo": "3.2"}
+
+
 def test_late_options_are_checked(tmp_path):
     res = CliRunner().invoke(
         main, ["batch", str(tmp_path), "--out", str(tmp_path / "o"), "--late-penalty-per-day", "10"]
