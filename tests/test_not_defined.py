@@ -9,6 +9,7 @@ listed under that one entry, never as errors of their own.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -160,6 +161,10 @@ def test_a_notebook_says_the_notebook_does_not_define_it_and_why(grader):
         if "grader-feedback" in c["metadata"].get("tags", [])
     )
     assert text.count("your notebook does not define causal_lm_loss()") == 1
+    # a batch grades the submission without the notebook's text (its workers need only the
+    # code): the report must be the same, not "losses.py does not define it" without the hint
+    batch = grader.grade(replace(sub, notebook=""))
+    assert [t.message for t in batch.tests] == [t.message for t in report.tests]
 
 
 def _missing(tid: str, part: str, message: str) -> Check:

@@ -95,8 +95,7 @@ def load_notebook_bytes(
         ) from None
     try:
         with warnings.catch_warnings():
-            # nbformat's advice to its caller ("use normalize()"): not for the student's screen
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore")  # nbformat's advice ("use normalize()") is not ours
             nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
@@ -201,8 +200,9 @@ def _json_problem(text: str) -> str | None:
 def origins(submission: Submission) -> dict[str, tuple[str, str]]:
     """Per code part of a notebook submission: where the grader looked for its functions, in
     the student's words, and a hint for a function it did not find there
-    (`grader.sandbox.client.not_defined`). Empty for a submission that is no notebook."""
-    if not submission.notebook:
+    (`grader.sandbox.client.not_defined`). Empty for a submission that is no notebook. Known by
+    its cell map too: a batch sends the worker the submission without the notebook's text."""
+    if not submission.notebook and not submission.cell_lines:
         return {}
     skipped = any(p.startswith(SKIPPED_CELL) for p in submission.problems)
     hint = (
