@@ -143,7 +143,9 @@ def function_key(message: str) -> dict[str, Any]:
             "advice": "",
             "via": False,
         }
-    return {"key": _summary(message), "kind": "file", "reason": "", "advice": "", "via": False}
+    # listed under "...not attempted yet": a leading "not attempted: " would say it twice
+    key = _summary(message).removeprefix("not attempted: ")
+    return {"key": key, "kind": "file", "reason": "", "advice": "", "via": False}
 
 
 def feedback_view(report: GradeReport) -> dict[str, Any]:
