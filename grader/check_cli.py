@@ -57,6 +57,22 @@ def default_work_folder(cwd: Path) -> Path:
     return sub
 
 
+def work_for(path: Path) -> Path:
+    """What `grader check PATH` checks: PATH, except that the handout's notebook
+    (`student.ipynb` beside stub-only exercises/, the only notebook there) is checked with its
+    folder, which is how it is graded: the notebook with exercises/drill/. Alone it would lose
+    the drill ("not handed in"), though the notebook's own check cell runs exactly this."""
+    if path.suffix.lower() != ".ipynb" or not path.is_file():
+        return path
+    folder = path.parent
+    if [p.resolve() for p in folder.glob("*.ipynb")] != [path.resolve()]:
+        return path
+    for where in (folder, folder / "exercises"):  # any code of its own: the folder is not it
+        if not all(_stub_file(where / f"{p}.py") for p in CODE_PARTS):
+            return path
+    return folder
+
+
 def _stub_file(path: Path) -> bool:
     from grader.loading.entry import is_stub
 
@@ -71,6 +87,7 @@ def run_check(path: Path, *, color: bool = False) -> int:
     the report, return the exit code: 0 when every check passed."""
     from grader.sandbox.launch import launch_zygote
 
+    path = work_for(path)
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
     from grader.pipeline import GradeOptions, grade_path
     from grader.render import render_report
