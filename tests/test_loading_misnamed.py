@@ -72,3 +72,20 @@ def test_an_empty_code_file_is_one_cause_not_one_undefined_function_each(tmp_pat
     text = render_report(report, "text")
     assert "does not define" not in text
     assert text.count("masks.py is empty") == 1
+
+
+def test_a_windows_1252_answer_is_read_with_a_note_not_called_missing(tmp_path):
+    # An explanation.md saved as Windows-1252 (an accented word from Notepad or Word) was
+    # ignored, and Exercise 2 then said "No explanation.md was handed in" beside the note
+    # "explanation.md is not UTF-8 text and was ignored". Code must still be UTF-8.
+    files = correct_files("x")
+    folder = tmp_path / "eve"
+    folder.mkdir()
+    answer = files["explanation.md"].decode().replace("## Your answer\n", "## Your answer\nCafé. ")
+    (folder / "explanation.md").write_bytes(answer.encode("cp1252"))
+    (folder / "masks.py").write_bytes(files["masks.py"] + "# café\n".encode("cp1252"))
+    sub = load_submission(folder)
+    assert sub.written["explanation"].startswith("Café. ")
+    assert any("explanation.md is not UTF-8 text: it was read as Windows-1252" in p
+               for p in sub.problems)  # fmt: skip
+    assert "masks" not in sub.sources and "not UTF-8" in sub.missing["masks"]

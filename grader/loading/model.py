@@ -299,6 +299,13 @@ def assemble(
         try:
             files[inner] = data.decode("utf-8-sig")
         except UnicodeDecodeError:
+            if inner.endswith(".md"):  # prose from an editor that saves Windows-1252: read it
+                files[inner] = data.decode("cp1252", errors="replace")
+                problems.append(
+                    f"{inner} is not UTF-8 text: it was read as Windows-1252 (save it as UTF-8 "
+                    "so that every character is read as you wrote it)"
+                )
+                continue
             problems.append(f"{inner} is not UTF-8 text and was ignored")
             stem = inner.removesuffix(".py")
             if stem in CODE_PARTS:
