@@ -44,8 +44,10 @@ class _Group(click.Group):
 def run_check(path: Path, *, color: bool = False) -> int:
     """Run the public self-check on `path` (the public tests and the drill's checks), print
     the report, return the exit code: 0 when every check passed."""
+    from grader.loading.entry import work_for
     from grader.sandbox.launch import launch_zygote
 
+    path = work_for(path)
     launched = launch_zygote()  # before torch is imported here: both import it in parallel
     from grader.pipeline import GradeOptions, grade_path
     from grader.render import render_report

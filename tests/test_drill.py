@@ -201,6 +201,23 @@ def test_untouched_scaffold_scores_zero_as_not_attempted(grader):
     assert text.count("experiment.py still raises NotImplementedError") == 1
 
 
+def test_a_finished_drill_stopped_by_a_code_stub_names_that_stub(grader, files):
+    # The student filled in the drill but not mask_tokens: the rerun raises NotImplementedError
+    # in corruption.py. The fix is Task 2.1, not the drill's TODOs (it said "experiment.py
+    # still raises NotImplementedError (Task 2.1: ...)", pointing at the wrong file).
+    stub = (STUBS / "corruption.py").read_text()
+    sub = reference_submission("nocorruption", {"corruption.py": stub})
+    with SandboxSession(grader.zygote, sub.sources, OPTIONS.limits) as session:
+        rerun = rerun_drill(files, session)
+    assert rerun.status == "missing"
+    assert rerun.message.startswith(
+        "not attempted: the drill stopped at mask_tokens() (Part B - masked-LM corruption), "
+        "which still raises NotImplementedError (Task 2.1:"
+    )
+    assert rerun.message.endswith("implement it, then run the drill again")
+    assert "experiment.py still raises" not in rerun.message
+
+
 def test_missing_drill_scores_zero_without_a_sandbox_worker(grader):
     report = grader.grade(reference_submission("nodrill"))
     drill = _drill(report)

@@ -49,3 +49,43 @@ def test_near_miss_rules():
     assert near_miss("explanation.md", ["Explanation.txt"]) == "Explanation.txt"
     for unrelated in (["masks.ipynb"], ["tinylm.py"], ["__init__.py"], ["notes.txt"], []):
         assert near_miss("masks.py", unrelated) is None, unrelated
+
+
+def test_an_empty_code_file_is_one_cause_not_one_undefined_function_each(tmp_path):
+    # A zero-byte masks.py (a failed upload) was reported as four "masks.py does not define
+    # causal_mask() ... What to do: define a function named causal_mask at the top level",
+    # advice about names for a file that holds nothing at all.
+    from grader.pipeline import GradeOptions, grade_path
+    from grader.render import render_report
+
+    files = correct_files("x")
+    folder = tmp_path / "dan"
+    folder.mkdir()
+    (folder / "masks.py").write_bytes(b"")
+    (folder / "losses.py").write_bytes(b"\n  \n")
+    (folder / "generation.py").write_bytes(files["generation.py"])
+    sub = load_submission(folder)
+    assert "masks" not in sub.sources and "losses" not in sub.sources
+    assert sub.missing["masks"].startswith("masks.py is empty: there is no code in it to grade")
+    assert sub.missing["losses"].startswith("losses.py is empty")
+    report = grade_path(folder, GradeOptions(grade_written=False, grade_drill=False))
+    text = render_report(report, "text")
+    assert "does not define" not in text
+    assert text.count("masks.py is empty") == 1
+
+
+def test_a_windows_1252_answer_is_read_with_a_note_not_called_missing(tmp_path):
+    # An explanation.md saved as Windows-1252 (an accented word from Notepad or Word) was
+    # ignored, and Exercise 2 then said "No explanation.md was handed in" beside the note
+    # "explanation.md is not UTF-8 text and was ignored". Code must still be UTF-8.
+    files = correct_files("x")
+    folder = tmp_path / "eve"
+    folder.mkdir()
+    answer = files["explanation.md"].decode().replace("## Your answer\n", "## Your answer\nCafé. ")
+    (folder / "explanation.md").write_bytes(answer.encode("cp1252"))
+    (folder / "masks.py").write_bytes(files["masks.py"] + "# café\n".encode("cp1252"))
+    sub = load_submission(folder)
+    assert sub.written["explanation"].startswith("Café. ")
+    assert any("explanation.md is not UTF-8 text: it was read as Windows-1252" in p
+               for p in sub.problems)  # fmt: skip
+    assert "masks" not in sub.sources and "not UTF-8" in sub.missing["masks"]

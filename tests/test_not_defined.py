@@ -9,9 +9,11 @@ listed under that one entry, never as errors of their own.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
+from grader.batch.poolworker import submission_from_dict, submission_to_dict
 from grader.loading import LoadLimits
 from grader.loading.notebook import load_notebook_bytes, notebook_json
 from grader.pipeline import GradeOptions, Grader
@@ -160,6 +162,13 @@ def test_a_notebook_says_the_notebook_does_not_define_it_and_why(grader):
         if "grader-feedback" in c["metadata"].get("tags", [])
     )
     assert text.count("your notebook does not define causal_lm_loss()") == 1
+    # a batch sends its worker the submission as JSON, without the notebook's text: the
+    # report must be the same, not "losses.py does not define it" without the hint, nor
+    # tracebacks in lines of the combined code instead of cells
+    sent = json.loads(json.dumps(submission_to_dict(replace(sub, notebook=""))))
+    assert submission_from_dict(sent).cell_lines == sub.cell_lines != {}
+    batch = grader.grade(submission_from_dict(sent))
+    assert [t.message for t in batch.tests] == [t.message for t in report.tests]
 
 
 def _missing(tid: str, part: str, message: str) -> Check:

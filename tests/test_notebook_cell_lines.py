@@ -243,3 +243,24 @@ def test_a_broken_notebook_says_where_and_what_to_do(data, says):
             data, name="s", origin="s.ipynb", limits=LoadLimits(), filename="s.ipynb"
         )
     assert says in str(err.value) and "does not appear to be JSON" not in str(err.value)
+
+
+def test_a_notebook_with_a_cell_missing_its_id_loads_without_a_library_warning():
+    # A 4.5 notebook one of whose cells has no id (a cell pasted in by another editor):
+    # nbformat warned "MissingIDFieldWarning ... use normalize()" on the student's screen in
+    # grader check, advice meant for nbformat's caller that the student cannot act on.
+    import json
+    import warnings
+
+    data = json.loads(notebook_json(CELLS))
+    data["nbformat_minor"] = 5
+    for i, cell in enumerate(data["cells"]):
+        cell["id"] = f"c{i}"
+    del data["cells"][1]["id"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sub = load_notebook_bytes(
+            json.dumps(data).encode(), name="nb", origin="nb.ipynb", limits=LoadLimits()
+        )
+    assert [str(w.message) for w in caught] == []
+    assert "def helper" in sub.sources["masks"]

@@ -359,6 +359,31 @@ def test_step_summary_is_appended_when_github_sets_the_variable(tmp_path, monkey
     assert summary.read_text() == text  # no variable, no summary
 
 
+def test_step_summary_leads_with_what_to_fix_and_lists_a_missing_function_once(tmp_path):
+    # The summary listed every failing check part by part (each of a stub's 21 checks on its
+    # own line) and the misconceptions after them; every other report leads with what to fix.
+    from grader.render.github import step_summary
+
+    stub = "not attempted: calling mask_tokens() raised NotImplementedError (Task 2.1: ...)"
+    stubs = tuple(
+        Check(f"corruption.c{i}", "corruption", f"c{i}", 0.0, 1.0, "missing", stub)
+        for i in range(21)
+    )
+    report = replace(_report(), tests=_report().tests + stubs)
+    text = step_summary(report)
+    fix = text.index("### What to fix")
+    assert fix < text.index("Upper and lower triangle swapped") < text.index("### Evidence")
+    assert fix < text.index("### Failures no known mistake explains") < text.index("### Evidence")
+    assert text.count("mask_tokens") == 1 and "`mask_tokens()` (Part B" in text
+    assert "corruption.c0" not in text  # a missing check is not evidence
+    assert "position 2 sees position 3" in text[text.index("### Evidence") :]
+    drill = "not attempted: drill/experiment.py still raises NotImplementedError (drill TODO 1)"
+    scaffold = Check("drill.rerun", "drill", "rerun", 0.0, 3.0, "missing", drill)
+    text = step_summary(replace(report, tests=report.tests + (scaffold,)))
+    # under the "not attempted yet" heading the line does not say "not attempted" again
+    assert "- drill/experiment.py still raises NotImplementedError (drill TODO 1)" in text
+
+
 def test_unreadable_submission_notes_reach_every_format():
     report = replace(_report(), errors=("work.zip is not a readable zip archive",))
     assert "not a readable zip" in gradescope_results(report)["output"]

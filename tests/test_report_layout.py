@@ -112,3 +112,26 @@ def test_grouping_is_by_cause_and_a_check_named_by_two_causes_is_under_each():
         "2",
     )
     assert feedback_view(report) == view  # a pure function of the report
+
+
+def test_a_one_line_entry_never_ends_on_a_colon_with_nothing_after_it():
+    # "...must raise ValueError (the contract says so); your code raised RuntimeError instead:"
+    # was the whole unexplained-failure line: the error it introduces was folded away.
+    raised = (
+        "causal_lm_loss with an attention_mask (2, 3) must raise ValueError; your code raised "
+        "RuntimeError instead:\ncalling causal_lm_loss() raised RuntimeError: sizes differ\n"
+        '  File "losses.py", line 58, in causal_lm_loss'
+    )
+    # ...and a first line whose next line only repeats it keeps its words, minus the colon
+    quoted = 'a number is not in the results: 1.25 in "its loss is 1.25" (1 in all):\n'
+    quoted += '  1.25 in "its loss is 1.25"'
+    report = _report(_t("losses.a", message=raised), _t("drill.b", message=quoted))
+    summaries = [t["summary"] for t in feedback_view(report)["unexplained"]]
+    assert summaries == [
+        "causal_lm_loss with an attention_mask (2, 3) must raise ValueError; your code raised "
+        "RuntimeError instead: calling causal_lm_loss() raised RuntimeError: sizes differ",
+        'a number is not in the results: 1.25 in "its loss is 1.25" (1 in all)',
+    ]
+    for fmt in FORMATS:
+        out = render_report(report, fmt)
+        assert ESCAPE[fmt]("instead: calling causal_lm_loss() raised RuntimeError") in out

@@ -42,6 +42,7 @@ FINGERPRINT_SOURCES = (
     "grader/loading",  # what is read as the answer and the code (e.g. notebook cells)
     "grader/textsafe.py",  # the answer as scored is cleaned text (invisible characters)
     "grader/pipeline.py",
+    "grader/batch/poolworker.py",  # what of a submission reaches the worker that grades it
     "grader/parts.py",  # the handout's functions and call graph: what is charged where
     "grader/report.py",
     "solutions",

@@ -43,6 +43,17 @@ class ClassRow:
     adjustment: ScoreAdjustment | None = None
 
 
+def score_centre(scores: list[float]) -> dict[str, str]:
+    """`mean` and `median` of the graded totals as the class report shows them ("-" for an
+    empty class); the batch's summary line prints the same two."""
+    if not scores:
+        return {"mean": "-", "median": "-"}
+    return {
+        "mean": format_points(statistics.fmean(scores)),
+        "median": format_points(statistics.median(scores)),
+    }
+
+
 def render_class_report(
     rows: list[ClassRow],
     *,
@@ -101,8 +112,7 @@ def class_view(
         "late": sum(1 for r in rows if r.late),
         "adjusted": sum(1 for r in graded if r.adjustment is not None),
         "max_score": format_points(max_score),
-        "mean": format_points(statistics.fmean(scores)) if scores else "-",
-        "median": format_points(statistics.median(scores)) if scores else "-",
+        **score_centre(scores),
         "stdev": format_points(statistics.pstdev(scores)) if len(scores) > 1 else "-",
         "min": format_points(min(scores)) if scores else "-",
         "max": format_points(max(scores)) if scores else "-",

@@ -191,10 +191,12 @@ def batch(
         + "."
     )
     if graded:
-        scores = sorted(o.report.score for o in graded)
-        mean = sum(scores) / len(scores)
+        from grader.batch.classreport import score_centre
+
+        # the totals the outputs were written with (overrides applied), as report.html shows
+        centre = score_centre(result.writes.scores)
         click.echo(
-            f"Scores: mean {mean:.2f}, median {scores[len(scores) // 2]:g}, "
+            f"Scores: mean {centre['mean']}, median {centre['median']}, "
             f"out of {graded[0].report.max_score:g}."
         )
     for o in result.not_graded:

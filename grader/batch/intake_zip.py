@@ -29,6 +29,10 @@ class ZipTree:
         self.zf = zf
         self.label = label
         self.members: dict[str, zipfile.ZipInfo] = {}
+        # folders the archive records on their own (an empty submission folder has no member
+        # inside it): listed like the folders on disk are, so a zip and its unzipped folder
+        # give the same entries
+        self.dirs: set[str] = set()
         self.bad: list[Skipped] = []
         for info in zf.infolist():
             try:
@@ -36,9 +40,10 @@ class ZipTree:
             except SubmissionError as exc:
                 self.bad.append(Skipped(f"{label}:{info.filename}", str(exc)))
                 continue
-            if not rel or info.is_dir():
+            if not rel or any(ignored(p) for p in rel.split("/")):
                 continue
-            if any(ignored(p) for p in rel.split("/")):
+            if info.is_dir():
+                self.dirs.add(rel.rstrip("/"))
                 continue
             self.members[rel] = info
 
@@ -54,6 +59,9 @@ class ZipTree:
                 dirs.add(rest.split("/", 1)[0])
             else:
                 files.append(rest)
+        for rel in self.dirs:
+            if rel.startswith(prefix) and rel[len(prefix) :]:
+                dirs.add(rel[len(prefix) :].split("/", 1)[0])
         return sorted(dirs), sorted(files)
 
     def load_prefix(self, prefix: str, *, name: str, limits: LoadLimits) -> Submission:

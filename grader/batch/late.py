@@ -49,18 +49,26 @@ def parse_time(text: str) -> dt.datetime | None:
 
 
 def parse_gradescope_times(text: str) -> dict[str, str]:
-    """`submission_metadata.yml` -> folder -> `:created_at:` (ISO 8601), where one is given."""
+    """`submission_metadata.yml` -> folder -> `:created_at:` (ISO 8601), where one is given.
+
+    Only the submission's own `:created_at:` counts (a key at its first indent), never one of
+    its `:history:` entries (the earlier submissions), wherever they come in the file."""
     out: dict[str, str] = {}
     current: str | None = None
+    own_indent = -1  # the indent of the submission's own keys, from its first line
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if not line.startswith((" ", "-")):
             m = re.match(r"^:?([^:\s][^:]*?):\s*$", line.strip())
             current = m.group(1).strip("'\"") if m else None
+            own_indent = -1
             continue
+        indent = len(line) - len(line.lstrip(" "))
+        if own_indent < 0:
+            own_indent = indent
         m = re.match(r"^\s*:?created_at:\s*(.+)$", line)
-        if current is not None and m and current not in out:
+        if current is not None and m and indent == own_indent and current not in out:
             stamp = parse_time(m.group(1))
             if stamp is not None:
                 out[current] = stamp.isoformat()

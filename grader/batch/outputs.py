@@ -82,6 +82,9 @@ class WriteResult:
     errors: list[str] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)  # students in several entries
     overrides: Applied = field(default_factory=Applied)  # what the instructor record did
+    # the graded totals the outputs were written with (overrides applied, before any late
+    # penalty): what report.html's summary describes, and so the run's summary line
+    scores: list[float] = field(default_factory=list)
 
 
 def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
@@ -130,6 +133,7 @@ def write_outputs(
     result = WriteResult()
     outcomes = _with_overrides(sorted(outcomes, key=lambda o: o.key), settings, result)
     graded = [o for o in outcomes if o.report is not None]
+    result.scores = [o.report.score for o in graded]
     files: dict[Path, str] = {}
 
     lines = [json.dumps(o.report.to_dict(), ensure_ascii=False) for o in graded]

@@ -38,6 +38,11 @@ def submission_from_dict(d: dict[str, Any]) -> Submission:
         written={str(k): str(v) for k, v in d.get("written", {}).items()},
         files={str(k): str(v) for k, v in d.get("files", {}).items()},
         problems=tuple(str(p) for p in d.get("problems", ())),
+        # a notebook's cell map: its messages name cells ("cell 7, line 4"), as grader grade's do
+        cell_lines={
+            str(k): tuple(tuple(int(x) for x in run) for run in v)
+            for k, v in d.get("cell_lines", {}).items()
+        },
     )
 
 

@@ -38,6 +38,7 @@ from grader.drill.results import (
     runs_of,
     signature,
 )
+from grader.parts import FUNCTIONS, PART_TITLES
 from grader.report import TestResult, TestStatus
 from grader.textsafe import clean_text
 
@@ -110,6 +111,23 @@ def choose_command(files: dict[str, str]) -> tuple[list[str], str]:
     return list(DEFAULT_ARGS), "default"
 
 
+def _not_attempted_message(stub: str, detail: str) -> str:
+    """What a rerun stopped by a NotImplementedError tells the student: the stub of Exercise 1
+    it reached (`stub`: the drill runs the student's own functions), else the drill's own
+    scaffold. `detail`: the exception's text in parentheses, or ""."""
+    raised = " ".join(("still raises NotImplementedError", detail)).rstrip()
+    if stub in _PART_OF:
+        part = PART_TITLES[_PART_OF[stub]]
+        return (
+            f"not attempted: the drill stopped at {stub}() ({part}), which {raised}: "
+            "implement it, then run the drill again"
+        )
+    return f"not attempted: {EXPERIMENT} {raised}"
+
+
+_PART_OF = {name: part for part, names in FUNCTIONS.items() for name in names}
+
+
 def rerun_drill(files: dict[str, str], session: Any) -> Rerun:
     """Rerun the reproduction command in the sandbox (`session.run_drill`); never raises for
     anything the student did (a SandboxUnavailable is the grader's and propagates)."""
@@ -124,9 +142,9 @@ def rerun_drill(files: dict[str, str], session: Any) -> Rerun:
         text = session.run_drill(source, args, max_bytes=MAX_RESULTS_BYTES)
     except StudentError as err:
         message = err.message
-        if isinstance(err, NotAttempted):  # the scaffold: say so, like a stub's checks do
+        if isinstance(err, NotAttempted):
             detail = message.partition("NotImplementedError")[2].strip()
-            message = f"not attempted: {EXPERIMENT} still raises NotImplementedError {detail}"
+            message = _not_attempted_message(err.stub, detail)
         return Rerun(command, origin, err.status, message.rstrip())
     if text is None:
         return Rerun(command, origin, "failed", f"`{command}` finished but wrote no {RESULTS}")

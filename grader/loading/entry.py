@@ -216,6 +216,22 @@ def default_work_folder(cwd: Path) -> Path:
     return sub
 
 
+def work_for(path: Path) -> Path:
+    """What `grader check PATH` checks: PATH, except that the handout's notebook
+    (`student.ipynb` beside stub-only exercises/, the only notebook there) is checked with its
+    folder, which is how it is graded: the notebook with exercises/drill/. Alone it would lose
+    the drill ("not handed in"), though the notebook's own check cell runs exactly this."""
+    if path.suffix.lower() != ".ipynb" or not path.is_file():
+        return path
+    folder = path.parent
+    if [p.resolve() for p in folder.glob("*.ipynb")] != [path.resolve()]:
+        return path
+    for where in (folder, folder / "exercises"):  # any code of its own: the folder is not it
+        if not all(_stub_file(where / f"{p}.py") for p in CODE_PARTS):
+            return path
+    return folder
+
+
 def _stub_file(path: Path) -> bool:
     try:
         return not path.is_file() or is_stub(path.read_text(encoding="utf-8"))

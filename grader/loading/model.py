@@ -299,11 +299,23 @@ def assemble(
         try:
             files[inner] = data.decode("utf-8-sig")
         except UnicodeDecodeError:
+            if inner.endswith(".md"):  # prose from an editor that saves Windows-1252: read it
+                files[inner] = data.decode("cp1252", errors="replace")
+                problems.append(
+                    f"{inner} is not UTF-8 text: it was read as Windows-1252 (save it as UTF-8 "
+                    "so that every character is read as you wrote it)"
+                )
+                continue
             problems.append(f"{inner} is not UTF-8 text and was ignored")
             stem = inner.removesuffix(".py")
             if stem in CODE_PARTS:
                 missing[stem] = f"{inner} could not be read: it is not UTF-8 text"
     sources = {p: files[f"{p}.py"] for p in CODE_PARTS if f"{p}.py" in files}
+    for p in [p for p, text in sources.items() if not text.strip()]:
+        # an empty upload (a failed upload, the wrong file saved): one cause, not one
+        # "does not define it" per function of the part
+        del sources[p]
+        missing[p] = f"{p}.py is empty: there is no code in it to grade (upload the file you wrote)"
     for rel, why in sorted(unusable.items()):
         inner = rel[len(root) + 1 :] if root and rel.startswith(root + "/") else rel
         stem = inner.removesuffix(".py")

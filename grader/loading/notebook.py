@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,7 +94,9 @@ def load_notebook_bytes(
             f"{filename} is not a Jupyter notebook (it is not UTF-8 text)"
         ) from None
     try:
-        nb = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat's advice ("use normalize()") is not ours
+            nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many types for bad input
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         detail = _json_problem(text) or f"it is JSON, but not in Jupyter's format: {detail}"
@@ -197,8 +200,9 @@ def _json_problem(text: str) -> str | None:
 def origins(submission: Submission) -> dict[str, tuple[str, str]]:
     """Per code part of a notebook submission: where the grader looked for its functions, in
     the student's words, and a hint for a function it did not find there
-    (`grader.sandbox.client.not_defined`). Empty for a submission that is no notebook."""
-    if not submission.notebook:
+    (`grader.sandbox.client.not_defined`). Empty for a submission that is no notebook. Known by
+    its cell map too: a batch sends the worker the submission without the notebook's text."""
+    if not submission.notebook and not submission.cell_lines:
         return {}
     skipped = any(p.startswith(SKIPPED_CELL) for p in submission.problems)
     hint = (

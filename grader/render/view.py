@@ -49,8 +49,15 @@ def _pct(score: float, max_score: float) -> str:
 
 
 def _summary(message: str) -> str:
-    """The first line of a message, capped: what a compact one-line entry shows."""
-    first = message.splitlines()[0] if message else ""
+    """The first line of a message, capped: what a compact one-line entry shows. A first line
+    that ends with a colon introduces its next line ("...raised RuntimeError instead:" then
+    the error): that line is joined to it when it says something the first does not, else
+    the colon is dropped, so no entry ends on a colon with nothing after it."""
+    lines = message.splitlines() if message else [""]
+    first = lines[0].rstrip()
+    if first.endswith(":"):
+        after = next((ln.strip() for ln in lines[1:] if ln.strip()), "")
+        first = f"{first} {after}" if after and after not in first else first[:-1].rstrip()
     return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 3] + "..."
 
 
@@ -136,7 +143,9 @@ def function_key(message: str) -> dict[str, Any]:
             "advice": "",
             "via": False,
         }
-    return {"key": _summary(message), "kind": "file", "reason": "", "advice": "", "via": False}
+    # listed under "...not attempted yet": a leading "not attempted: " would say it twice
+    key = _summary(message).removeprefix("not attempted: ")
+    return {"key": key, "kind": "file", "reason": "", "advice": "", "via": False}
 
 
 def feedback_view(report: GradeReport) -> dict[str, Any]:

@@ -27,7 +27,15 @@ class StudentError(Exception):
 
 
 class NotAttempted(StudentError):
+    """A call stopped at a NotImplementedError. `stub`: the handout function whose stub raised
+    it ("mask_tokens"), when the student's frames show one; "" otherwise (the drill's own
+    scaffold TODOs, or no frames)."""
+
     status = "missing"
+
+    def __init__(self, message: str, *, stub: str = "") -> None:
+        super().__init__(message)
+        self.stub = stub
 
 
 class MissingPart(StudentError):
@@ -107,6 +115,13 @@ _HANDOUT = frozenset(f for names in FUNCTIONS.values() for f in names)
 _FRAME = re.compile(r'^  File "\w+\.py", line \d+, in (\w+)$', re.MULTILINE)
 
 
+def _last_stub(tb: str) -> str:
+    """The innermost handout function among the student's frames `tb` ("" if none): where a
+    NotImplementedError came from when a stub raised it."""
+    reached = [name for name in _FRAME.findall(tb) if name in _HANDOUT]
+    return reached[-1] if reached else ""
+
+
 def _stub_reached(where: str, tb: str) -> str:
     """`where` ("calling model_forward()"), or when the grader's own code (the TinyLM) stopped
     at a student's stub, the stub it reached: "calling build_attention_mask() (through the
@@ -115,10 +130,10 @@ def _stub_reached(where: str, tb: str) -> str:
     called = where[len("calling ") : -2] if where.startswith("calling ") else ""
     if not called or called in _HANDOUT:
         return where
-    reached = [name for name in _FRAME.findall(tb) if name in _HANDOUT]
+    reached = _last_stub(tb)
     if not reached:
         return where
-    return f"calling {reached[-1]}() (through the grader's {called}())"
+    return f"calling {reached}() (through the grader's {called}())"
 
 
 def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
@@ -133,7 +148,8 @@ def _reply_error(reply: dict[str, Any], where: str) -> StudentError:
     if kind == "not_implemented":
         detail = f" ({message})" if message else ""
         return NotAttempted(
-            f"not attempted: {_stub_reached(where, tb)} raised NotImplementedError{detail}"
+            f"not attempted: {_stub_reached(where, tb)} raised NotImplementedError{detail}",
+            stub=_last_stub(tb),
         )
     if kind in _KIND_TEXT:
         text = f"{where}: your code {_KIND_TEXT[kind]}"

@@ -90,7 +90,13 @@ def test_fingerprint_follows_grader_files_and_options(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "rel", ["grader/textsafe.py", "grader/loading/notebook.py", "grader/parts.py"]
+    "rel",
+    [
+        "grader/textsafe.py",
+        "grader/loading/notebook.py",
+        "grader/parts.py",
+        "grader/batch/poolworker.py",  # a notebook's cell map once did not reach the worker
+    ],
 )
 def test_the_cache_is_invalidated_by_how_student_text_is_read(tmp_path, rel):
     """The digest covers the files as handed in, not the answer as scored: a change to how

@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,26 @@ def test_rerun_keeps_overrides_and_says_so(graded, tmp_path):
     assert result.writes.overrides.applied == ["ada"]
     assert "Kept the instructor overrides" in result.writes.overrides.summary()
     assert gradebook(out)["ada"] == "12"
+
+
+def test_the_runs_summary_line_gives_the_scores_the_outputs_were_written_with(
+    graded, tmp_path, monkeypatch
+):
+    # After an override the run's "Scores: mean ..., median ..." line gave the totals before
+    # it (and an upper median), so it disagreed with report.html and the gradebook.
+    import grader.batch.runner as runner
+
+    class_dir, out = graded
+    assert apply(out, tmp_path).exit_code == 0  # ada 8 -> 12; ben and cleo stay at 8
+    real = runner.run_batch
+    monkeypatch.setattr(
+        runner, "run_batch", lambda opts: real(replace(opts, fingerprint=FINGERPRINT))
+    )
+    res = CliRunner().invoke(main, ["batch", str(class_dir), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "Scores: mean 9.33, median 8, out of 16." in res.output
+    html = (out / "report.html").read_text()
+    assert ">9.33<" in html and ">8<" in html
 
 
 def test_regrade_with_same_answer_keeps_override(graded, tmp_path):
@@ -390,6 +411,31 @@ def test_gradescope_timestamps_cost_per_day_up_to_the_cap(tmp_path):
     assert book == {"Ada": "8", "Ben": "6.4", "Cleo": "4"}, book
     cleo = next(r for r in notes(out) if r["Student"] == "Cleo")
     assert cleo["Raw score"] == "8" and "4 day(s) after the due date" in cleo["Late penalty"]
+
+
+def test_a_late_resubmission_is_late_whatever_its_history_says(tmp_path):
+    # Gradescope lists a submission's earlier attempts under `:history:`, each with its own
+    # `:created_at:`. The first created_at under the folder was taken, so a resubmission whose
+    # history came first in the file got its on-time first attempt's time: no penalty.
+    from grader.batch.late import LatePolicy, parse_time
+    from grader.batch.sampleclass import write_gradescope_export
+
+    root = write_gradescope_export(tmp_path / "gs", students(), as_zip=False)
+    meta = root / "assignment_export" / "submission_metadata.yml"
+    own = "  :created_at: 2024-03-01 12:00:00.000000000 -08:00\n"
+    history = (
+        "  :history:\n  - :id: 1\n    :created_at: 2024-02-28 09:00:00.000000000 -08:00\n"
+        "    :score: 8.0\n"
+    )
+    late = "  :created_at: 2024-03-03 13:00:00.000000000 -08:00\n"
+    text = meta.read_text()
+    assert text.count(own) == 3
+    meta.write_text(text.replace("  :history: []\n", "").replace(own, history + late))
+    out = tmp_path / "out"
+    seed(root, out)
+    batch(root, out, late=LatePolicy(due=parse_time("2024-03-01T12:00-08:00"), per_day_pct=10))
+    # 2 days and 1 h late: 3 started days, 30% off 16 points
+    assert gradebook(out) == {"Ada": "3.2", "Ben": "3.2", "Cleo": "3.2"}
 
 
 def test_late_options_are_checked(tmp_path):

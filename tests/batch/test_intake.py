@@ -204,6 +204,31 @@ def test_gradescope_folder(tmp_path, students):
     assert layout == "gradescope" and len(loaded) == len(students)
 
 
+def test_an_empty_submission_folder_is_an_entry_in_a_zip_as_on_disk(tmp_path, students):
+    # Dan's folder in the export is empty: graded 0 ("no exercise files") from the unzipped
+    # folder, but silently absent (no row, no note) when the same export was given as a zip.
+    root = write_gradescope_export(tmp_path / "gs", students[:2], as_zip=False)
+    base = root / "assignment_export"
+    meta = base / "submission_metadata.yml"
+    meta.write_text(
+        meta.read_text() + "submission_999:\n  :submitters:\n  - :name: Dan Empty\n"
+        "    :sid: '105'\n"
+    )
+    (base / "submission_999").mkdir()
+    zpath = tmp_path / "export.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        for p in sorted(root.rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            zf.write(p, rel + "/" if p.is_dir() else rel)
+    for path in (root, zpath):
+        layout, loaded, skipped = _load_all(path)
+        assert layout == "gradescope" and not skipped
+        assert len(loaded) == 3
+        sub, entry = loaded["Dan_Empty_999"]
+        assert entry.display == "Dan Empty" and not sub.sources
+        assert any("no exercise files were found" in p for p in sub.problems)
+
+
 def test_gradescope_metadata_parser():
     text = """\
 submission_1:

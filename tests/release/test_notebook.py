@@ -91,3 +91,29 @@ def test_the_untouched_notebook_checks_like_the_stubs(handout: Path, tmp_path: P
     assert code(notebook) == code(stubs) and code(notebook)
     assert {t.status for t in notebook.tests} == {"missing"}
     assert "drill" in notebook.parts
+
+
+def test_checking_the_handouts_notebook_checks_it_with_its_drill(handout: Path, tmp_path: Path):
+    # The notebook's own last cell runs `grader check student.ipynb`: the notebook alone, so
+    # the self-check said the drill "was not handed in, so it scores 0" though it sits in
+    # exercises/drill/ and is graded with the notebook (as `grader check` with no argument does).
+    from click.testing import CliRunner
+
+    from grader.check_cli import main, work_for
+
+    root = tmp_path / "handout"
+    shutil.copytree(handout, root)
+    notebook = root / "student.ipynb"
+    assert "!grader check student.ipynb" in notebook.read_text()
+    assert work_for(notebook) == root
+    res = CliRunner().invoke(main, ["check", str(notebook)])
+    assert res.exit_code == 1, res.output
+    assert "drill/experiment.py still raises NotImplementedError (drill TODO 1" in res.output
+    assert "was not handed in" not in res.output
+    # a notebook is checked alone when its folder would not be graded from it
+    (root / "other.ipynb").write_text(notebook.read_text())
+    assert work_for(notebook) == notebook
+    (root / "other.ipynb").unlink()
+    masks = root / "exercises" / "masks.py"
+    masks.write_text((SOLUTIONS / "masks.py").read_text())  # code of its own in exercises/
+    assert work_for(notebook) == notebook
