@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
+from grader.rubric.disguise import eye_words, has_wildcards, positions, wildcard_sources
 from grader.rubric.evasion import feedback_copies, letters_as_read
 from grader.rubric.model import Rubric
 from grader.rubric.text import (
@@ -240,13 +241,22 @@ def copy_match(text: str) -> CopyMatch:
     )
 
 
-def _sentence_grams(s: Sentence) -> list[list[tuple[str, ...]]]:
+@lru_cache(maxsize=1)
+def _shipped_positions() -> list[dict[str, set]]:
+    return positions(_shipped_index()[2])
+
+
+def _sentence_grams(s: Sentence) -> list[list[tuple[str | None, ...]]]:
     """The word 4-grams of a sentence long enough to be judged a copy, as read and as
     written: a table cell is read as a statement of its row and column
-    (`discourse.expand_tables`), but what was copied is the row."""
+    (`discourse.expand_tables`), but what was copied is the row. A sentence with tokens no
+    reader reads as English words also gets a variant where each is None, a word matching any
+    (`disguise.eye_words`)."""
     out = []
-    for text in {s.norm, s.text, letters_as_read(s.norm)}:  # and as a reader's eye reads it
-        ws = words(text)
+    variants: list[list] = [words(t) for t in {s.norm, s.text, letters_as_read(s.norm)}]
+    if has_wildcards(eye := eye_words(s.norm)):
+        variants.append(eye)
+    for ws in variants:  # and as a reader's eye reads it
         if len(ws) >= COPY_SENTENCE_WORDS:
             out.append([tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)])
     return out
@@ -268,7 +278,10 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
         for gs in variants:
             counts: dict[int, int] = {}
             for g in gs:
-                for src in index.get(g, ()):
+                found = index.get(g, ()) if None not in g else None
+                if found is None:
+                    found = wildcard_sources(g, index, _shipped_positions())
+                for src in found:
                     if not quotable[src]:
                         counts[src] = counts.get(src, 0) + 1
             if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(gs):
@@ -359,6 +372,7 @@ def assess(
     copied: set[int] = frozenset(),
     scrambled: set[int] = frozenset(),
     hedged: set[int] = frozenset(),
+    disguised: set[int] = frozenset(),
 ) -> Guards:
     """Run every answer-level check; `reasons` are written for the instructor.
 
@@ -366,7 +380,8 @@ def assess(
     called off-topic. `echoed` / `copied`: sentences that earned nothing because they restate
     the prompt / are taken from a shipped text (`copied_sentences`); `scrambled`: sentences
     whose word order is not English (`scrambled_sentences`); `hedged`: sentences that offer
-    a claim with its alternative (`evasion.noncommittal_sentences`).
+    a claim with its alternative (`evasion.noncommittal_sentences`); `disguised`: sentences
+    with a word that mixes scripts (`evasion.disguised_sentences`).
     """
     th = rubric.thresholds
     n = word_count(text)
@@ -408,6 +423,13 @@ def assess(
             "): a claim offered with its alternative asserts neither, so it earned nothing."
         )
         g.cap = min(g.cap, 0.5)
+    if disguised:
+        g.reasons.append(
+            "The answer writes words with letters of another script mixed into Latin ones "
+            f"(sentence {', '.join(str(i + 1) for i in sorted(disguised))}): a reader sees one "
+            "word and the scorer would read another, so those sentences earned nothing."
+        )
+        g.cap = min(g.cap, 0.5)
     g.language = detect_non_english(text, th.english_stopword_ratio)
     if g.language:
         g.reasons.append(
@@ -442,6 +464,7 @@ def assess(
         and not copied
         and not scrambled
         and not hedged
+        and not disguised
     ):
         g.off_topic = True
         g.reasons.append(

@@ -294,6 +294,12 @@ _SCRIPTS = {
 NON_LATIN_SHARE = 0.3  # of the letters: above this, the answer is not English prose
 
 
+def non_latin_script(text: str) -> str | None:
+    """The language or script an answer is written in when it is not Latin (at least
+    NON_LATIN_SHARE of its first 20,000 letters are of another script), else None."""
+    return _non_latin_script(text)
+
+
 def _non_latin_script(text: str) -> str | None:
     """The language (or script) most letters are written in, when at least NON_LATIN_SHARE
     of the letters are not Latin; None otherwise. Formulas and a few Greek symbols stay far
