@@ -134,3 +134,19 @@ def wildcard_sources(
     sets = sorted((by_position[p].get(w, set()) for p, w in known), key=len)
     found = set.intersection(*sets) if sets else set()
     return frozenset().union(*(index[g] for g in found))
+
+
+def sentence_grams(s: Sentence, min_words: int, shingle: int) -> list[list[tuple[str | None, ...]]]:
+    """The word `shingle`-grams of a sentence of at least `min_words` words, as read and as
+    written: a table cell is read as a statement of its row and column
+    (`discourse.expand_tables`), but what was copied is the row; as an eye reads its letters
+    (`letters_as_read`); and, when it has tokens no reader reads as English words, with None
+    for each (`eye_words`)."""
+    variants: list[list] = [words(t) for t in {s.norm, s.text, letters_as_read(s.norm)}]
+    if has_wildcards(eye := eye_words(s.norm)):
+        variants.append(eye)
+    return [
+        [tuple(ws[i : i + shingle]) for i in range(len(ws) - shingle + 1)]
+        for ws in variants
+        if len(ws) >= min_words
+    ]

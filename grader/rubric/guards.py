@@ -13,9 +13,10 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
-from grader.rubric.disguise import eye_words, has_wildcards, positions, wildcard_sources
-from grader.rubric.evasion import feedback_copies, letters_as_read
+from grader.rubric.disguise import positions, sentence_grams, wildcard_sources
+from grader.rubric.evasion import feedback_copies
 from grader.rubric.model import Rubric
+from grader.rubric.near_copies import inserted_copies, run_copies
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
     Sentence,
@@ -246,23 +247,9 @@ def _shipped_positions() -> list[dict[str, set]]:
     return positions(_shipped_index()[2])
 
 
-def _sentence_grams(s: Sentence) -> list[list[tuple[str | None, ...]]]:
-    """The word 4-grams of a sentence long enough to be judged a copy, as read and as
-    written: a table cell is read as a statement of its row and column
-    (`discourse.expand_tables`), but what was copied is the row. A sentence with tokens no
-    reader reads as English words also gets a variant where each is None, a word matching any
-    (`disguise.eye_words`)."""
-    out = []
-    variants: list[list] = [words(t) for t in {s.norm, s.text, letters_as_read(s.norm)}]
-    if has_wildcards(eye := eye_words(s.norm)):
-        variants.append(eye)
-    for ws in variants:  # and as a reader's eye reads it
-        if len(ws) >= COPY_SENTENCE_WORDS:
-            out.append([tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)])
-    return out
-
-
-def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) -> set[int]:
+def copied_sentences(
+    sentences: list[Sentence], rubric: Rubric | None = None, echoed: set[int] = frozenset()
+) -> set[int]:
     """Indices of sentences taken from a shipped text that is not quotable (most of their
     word 4-grams are one such text's): such a sentence earns nothing, whatever it says.
 
@@ -270,9 +257,12 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
     once the answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
     plain, so one of its phrases in a sentence of the student's own ("the tokens after the
     current position have not been produced yet") is a coincidence, the whole text pasted
-    back (also split over sentences, or with its opening cut) is not."""
+    back (also split over sentences, or with its opening cut) is not.
+
+    Also copies with words inserted and copies cut into short pieces (`near_copies`), except
+    the sentences in `echoed` (the question restated: reported as such)."""
     _, quotable, index = _shipped_index()
-    grams = {s.index: _sentence_grams(s) for s in sentences}
+    grams = {s.index: sentence_grams(s, COPY_SENTENCE_WORDS, SHINGLE) for s in sentences}
     out = set()
     for i, variants in grams.items():
         for gs in variants:
@@ -286,6 +276,10 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
                         counts[src] = counts.get(src, 0) + 1
             if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(gs):
                 out.add(i)
+    allowed = tuple(not q for q in quotable)  # words inserted, or cut into short pieces
+    near = inserted_copies(sentences, index, allowed)
+    near |= run_copies(sentences, index, allowed, COPY_SENTENCE_WORDS, COPY_SENTENCE_SHARE, SHINGLE)
+    out |= near - echoed  # a question restated with a word or two changed is an echo
     if rubric is not None:
         out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)
     return out

@@ -245,11 +245,12 @@ def _read(
     ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
-    copied = copied_sentences(sentences, rubric)
+    echoed = echoed_sentences(sentences)
+    copied = copied_sentences(sentences, rubric, echoed)
     scrambled = scrambled_sentences(sentences)
     hedged = noncommittal_sentences(sentences)
     disguised = set() if non_latin_script(text) else disguised_sentences(sentences)
-    skip = injected | echoed_sentences(sentences) | copied | scrambled | hedged | disguised
+    skip = injected | echoed | copied | scrambled | hedged | disguised
     an = analyse(sentences, rubric, skip=skip)
     return sentences, injected, an, (copied, scrambled, hedged, disguised)
 

@@ -1,0 +1,51 @@
+"""Red team on Exercise 2: copies with words inserted or cut into short pieces.
+
+On 8dbc064 the model answer with "really" after every third word scored 10/10 and was not
+flagged at all (no word 4-gram survives it), with "(um)" after every other word 9/10, cut
+into bullets of seven words 7.5/10. The controls show an own sentence holding a stock phrase
+of the course keeps its credit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.loading.model import extract_answer
+from grader.resources import data_path
+from grader.rubric import score_explanation
+
+MODEL_ANSWER = extract_answer(data_path("solutions", "explanation.md").read_text())
+WORDS = MODEL_ANSWER.split()
+ATTACKS = {
+    "really-every-third-word": " ".join(
+        w + (" really" if i % 3 == 2 else "") for i, w in enumerate(WORDS)
+    ),
+    "um-every-other-word": " ".join(w + (" (um)" if i % 2 else "") for i, w in enumerate(WORDS)),
+    "so-every-fifth-word": " ".join(w + (" so" if i % 5 == 4 else "") for i, w in enumerate(WORDS)),
+    "bullets-of-seven-words": "- "
+    + "\n- ".join(" ".join(WORDS[i : i + 7]) for i in range(0, len(WORDS), 7)),
+    "bullets-of-four-words": "- "
+    + "\n- ".join(" ".join(WORDS[i : i + 4]) for i in range(0, len(WORDS), 4)),
+}
+
+
+@pytest.mark.parametrize("text", list(ATTACKS.values()), ids=list(ATTACKS))
+def test_a_copy_with_inserted_words_or_in_short_pieces_earns_nothing(text):
+    res = score_explanation(text)
+    assert res.score == 0 and res.needs_review
+    assert any("copies course material" in r for r in res.review_reasons)
+
+
+def test_a_stock_phrase_in_an_own_bulleted_answer_keeps_its_credit():
+    own = (
+        "* BERT = masked LM. It predicts the masked tokens and can attend to tokens on both "
+        "sides.\n* GPT = causal LM. Each position only attends to earlier positions (causal "
+        "mask).\n* Generating = one token at a time, left to right, so future tokens don't "
+        "exist yet.\n* BERT was trained with the future tokens available, so generation is a "
+        "condition it never saw in training -> incoherent text.\n* GPT: training condition == "
+        "generation condition.\n* => encoders (BERT) for understanding tasks, decoders (GPT) "
+        "for generation."
+    )
+    res = score_explanation(own)
+    assert res.score == 10
+    assert not any("copies course material" in r for r in res.review_reasons)
