@@ -16,7 +16,7 @@ from grader.rubric.analysis import Analysis
 from grader.rubric.disguise import positions, sentence_grams, wildcard_sources
 from grader.rubric.evasion import feedback_copies
 from grader.rubric.model import Rubric
-from grader.rubric.near_copies import inserted_copies, run_copies
+from grader.rubric.near_copies import content_copies, inserted_copies, run_copies
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
     Sentence,
@@ -279,6 +279,7 @@ def copied_sentences(
     allowed = tuple(not q for q in quotable)  # words inserted, or cut into short pieces
     near = inserted_copies(sentences, index, allowed)
     near |= run_copies(sentences, index, allowed, COPY_SENTENCE_WORDS, COPY_SENTENCE_SHARE, SHINGLE)
+    near |= content_copies(sentences)
     out |= near - echoed  # a question restated with a word or two changed is an echo
     if rubric is not None:
         out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)

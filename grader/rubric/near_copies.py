@@ -21,9 +21,10 @@ Linear in the sentence's words (8 look-ups per word).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import product
 
-from grader.rubric.text import Sentence, words
+from grader.rubric.text import ENGLISH_STOPWORDS, Sentence, words
 
 INSERTION_COVERAGE = 0.8  # of a sentence's words (a phrase of 6 in 10 own words is 0.6)
 MIN_INSERTED = 2  # words inserted between copied ones
@@ -32,16 +33,17 @@ MIN_INSERTED = 2  # words inserted between copied ones
 # them between the model answer's) is a coincidence
 INSERTION_MIN_WORDS = 12
 _STEPS = tuple(product((1, 2), repeat=3))  # the gaps between the 4 picked words
+_CONTENT_STEPS = tuple(product((1, 2), repeat=2))  # ... between 3 picked content words
 
 
 def _covered(
-    ws: list[str], index: dict, allowed: tuple[bool, ...]
+    ws: list[str], index: dict, allowed: tuple[bool, ...], picks_per_gram: int = 4
 ) -> dict[int, tuple[set[int], set[int]]]:
     """Source -> (the positions of `ws` in skip-grams found in it, the positions those grams
     skipped), for the `allowed` sources."""
     out: dict[int, tuple[set[int], set[int]]] = {}
     for i in range(len(ws)):
-        for steps in _STEPS:
+        for steps in _STEPS if picks_per_gram == 4 else _CONTENT_STEPS:
             picks = [i]
             for s in steps:
                 picks.append(picks[-1] + s)
@@ -109,4 +111,55 @@ def run_copies(
             out.update(
                 i for i, n in zip(run, lengths[k : k + len(run)], strict=True) if n < min_words
             )
+    return out
+
+
+# A copy with its small words changed ("a" for "the", "was" for "is", "within" for "in") keeps
+# its content words in their order: the model answer so edited kept 10/10 (flagged only as a
+# possible near-copy of the whole answer). Its content words (not `ENGLISH_STOPWORDS`) are
+# compared as 3-grams, with one word skipped as above.
+CONTENT_MIN_WORDS = 12  # content words a sentence needs to be judged so: a shorter one that
+# names the models the course's way ("Anna is a masked LM like BERT and Ben is a causal LM like
+# GPT") shares stock phrases, not a passage
+CONTENT_PICKED = 0.6  # ... of which at least this share in the 3-grams themselves
+
+
+@lru_cache(maxsize=1)  # built once per process, like `guards._shipped_index`
+def _content_index() -> tuple[dict[tuple[str, ...], frozenset[int]], tuple[bool, ...]]:
+    from grader.rubric.guards import shipped_text_paths  # guards imports this module
+
+    index: dict[tuple[str, ...], set[int]] = {}
+    allowed: list[bool] = []
+    for _, path, quotable in shipped_text_paths():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        cw = content_words(text)
+        for g in zip(cw, cw[1:], cw[2:], strict=False):
+            index.setdefault(g, set()).add(len(allowed))
+        allowed.append(not quotable)
+    return {k: frozenset(v) for k, v in index.items()}, tuple(allowed)
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in ENGLISH_STOPWORDS]
+
+
+def content_copies(sentences: list[Sentence]) -> set[int]:
+    """Indices of sentences whose content words, in order, are one non-quotable shipped
+    text's (`INSERTION_COVERAGE` of them covered by its content 3-grams, one word skipped at
+    most between picks): the text with its small words changed."""
+    index, allowed = _content_index()
+    out = set()
+    for s in sentences:
+        cw = content_words(s.norm)
+        if len(cw) < CONTENT_MIN_WORDS:
+            continue
+        for picked, skipped in _covered(cw, index, allowed, 3).values():
+            if len(picked | skipped) >= INSERTION_COVERAGE * len(cw) and len(
+                picked
+            ) >= CONTENT_PICKED * len(cw):
+                out.add(s.index)
+                break
     return out

@@ -49,3 +49,24 @@ def test_a_stock_phrase_in_an_own_bulleted_answer_keeps_its_credit():
     res = score_explanation(own)
     assert res.score == 10
     assert not any("copies course material" in r for r in res.review_reasons)
+
+
+_SWAPS = {"the": "a", "a": "the", "is": "was", "of": "for", "to": "towards", "and": "plus",
+          "its": "their", "it": "this", "in": "within", "on": "upon", "that": "which",
+          "as": "like", "by": "through", "with": "using"}  # fmt: skip
+
+
+def test_a_copy_with_its_small_words_changed_loses_most_of_its_points():
+    """The model answer with its small words swapped for others ("a" for "the", "within"
+    for "in") kept 10/10 (flagged only as a near-copy of the whole answer): its content words
+    are still the model answer's, in order. Its long sentences earn nothing now; sentences of
+    fewer than `CONTENT_MIN_WORDS` content words are not judged so (a stock phrase)."""
+    text = " ".join(_SWAPS.get(w.lower(), w) for w in MODEL_ANSWER.split(" "))
+    res = score_explanation(text)
+    assert res.score <= 3.0 and res.needs_review
+    assert any("copies course material" in r for r in res.review_reasons)
+
+
+def test_the_models_named_the_courses_way_is_no_copy():
+    own = "Anna is a masked LM like BERT and Ben is a causal LM like GPT."
+    assert not any("copies" in r for r in score_explanation(own).review_reasons)
