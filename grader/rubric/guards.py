@@ -14,7 +14,7 @@ from pathlib import Path
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
 from grader.rubric.disguise import positions, sentence_grams, wildcard_sources
-from grader.rubric.evasion import feedback_copies
+from grader.rubric.evasion import feedback_copies, feedback_index
 from grader.rubric.model import Rubric
 from grader.rubric.near_copies import content_copies, inserted_copies, run_copies
 from grader.rubric.text import (
@@ -257,10 +257,8 @@ def copied_sentences(
     once the answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
     plain, so one of its phrases in a sentence of the student's own ("the tokens after the
     current position have not been produced yet") is a coincidence, the whole text pasted
-    back (also split over sentences, or with its opening cut) is not.
-
-    Also copies with words inserted and copies cut into short pieces (`near_copies`), except
-    the sentences in `echoed` (the question restated: reported as such)."""
+    back (also split over sentences, or with its opening cut) is not. Also near copies
+    (`near_copies`), except the sentences in `echoed` (the question restated)."""
     _, quotable, index = _shipped_index()
     grams = {s.index: sentence_grams(s, COPY_SENTENCE_WORDS, SHINGLE) for s in sentences}
     out = set()
@@ -280,9 +278,10 @@ def copied_sentences(
     near = inserted_copies(sentences, index, allowed)
     near |= run_copies(sentences, index, allowed, COPY_SENTENCE_WORDS, COPY_SENTENCE_SHARE, SHINGLE)
     near |= content_copies(sentences)
-    out |= near - echoed  # a question restated with a word or two changed is an echo
-    if rubric is not None:
+    if rubric is not None:  # the feedback with words inserted, too
+        near |= inserted_copies(sentences, *feedback_index(rubric))
         out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)
+    out |= near - echoed  # a question restated with a word or two changed is an echo
     return out
 
 

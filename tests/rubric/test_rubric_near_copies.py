@@ -12,7 +12,9 @@ import pytest
 
 from grader.loading.model import extract_answer
 from grader.resources import data_path
-from grader.rubric import score_explanation
+from grader.rubric import load_rubric, score_explanation
+from grader.rubric.evasion import feedback_texts
+from grader.rubric.feedback import IMPROVE
 
 MODEL_ANSWER = extract_answer(data_path("solutions", "explanation.md").read_text())
 WORDS = MODEL_ANSWER.split()
@@ -70,3 +72,15 @@ def test_a_copy_with_its_small_words_changed_loses_most_of_its_points():
 def test_the_models_named_the_courses_way_is_no_copy():
     own = "Anna is a masked LM like BERT and Ben is a causal LM like GPT."
     assert not any("copies" in r for r in score_explanation(own).review_reasons)
+
+
+def test_the_graders_feedback_with_words_inserted_earns_nothing():
+    """The "How to improve" lines an empty answer gets, with "really" after every third word,
+    scored 8/10 (the feedback check compares exact 4-grams)."""
+    rubric = load_rubric()
+    lines = [t.split(": ", 1)[1] for t in feedback_texts(rubric) if t.startswith(IMPROVE)]
+    ws = " ".join(lines).split()
+    res = score_explanation(
+        " ".join(w + (" really" if i % 3 == 2 else "") for i, w in enumerate(ws))
+    )
+    assert res.score == 0 and res.needs_review
