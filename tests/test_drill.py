@@ -213,6 +213,20 @@ def test_a_claim_that_quotes_only_settings_earns_no_section_points(files, refere
     )
 
 
+def test_a_wrong_number_on_a_line_starting_with_a_bar_loses_the_prose_point(files, reference_rerun):
+    """Red team (8dbc064): the prose check skipped every line starting with "|" (to leave the
+    Measurements table to the table check), so a wrong number in the claim written as "| ...
+    |" kept the prose point. Only the Measurements section's table lines are skipped now."""
+    note = files[NOTE].replace(
+        "## Rejected alternative\n",
+        "| and the failure run's gap is really 99.5 |\n\n## Rejected alternative\n",
+    )
+    assert note != files[NOTE]
+    lost = _lost(check_drill({**files, NOTE: note}, reference_rerun))
+    assert list(lost) == ["drill.note_numbers[prose]"]
+    assert "99.5" in lost["drill.note_numbers[prose]"]
+
+
 # ----------------------------------------------------------------------------- failing drills
 
 
