@@ -30,7 +30,7 @@ from grader.rubric.text import Sentence, words
 # STROKE"), or a letter of a Latin alphabet (sharp s, ae, oe, thorn, eth). Every other Latin
 # letter (alpha "\u0251", script g "\u0261", turned or open letters) is IPA or phonetics, which
 # no word of prose mixes with ordinary letters. A letter named a SIGN (micro "\u00b5") is a
-# symbol, not a script.
+# symbol, and a modifier letter (the apostrophe "\u02bc", a stress mark) a mark: not a script.
 _ORDINARY_LATIN = re.compile(
     r"LATIN (?:SMALL|CAPITAL) (?:LETTER (?:[A-Z]|SHARP S|AE|THORN|ETH)(?: WITH .*)?|LIGATURE OE)"
 )
@@ -44,8 +44,8 @@ def _script(c: str) -> str:
     if c.isascii():
         return "latin"
     name = unicodedata.name(c, "")
-    if "SIGN" in name.split():
-        return ""
+    if "SIGN" in name.split() or name.startswith("MODIFIER LETTER"):
+        return ""  # a symbol, or a mark that keyboards put in words ("don\u02bct")
     if _ORDINARY_LATIN.fullmatch(name):
         return "latin"
     first = name.split(" ", 1)[0]

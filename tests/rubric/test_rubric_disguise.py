@@ -101,7 +101,7 @@ def test_mixed_script_words_reads_the_unicode_data():
     assert mixed_script_words(normalize("\u0585f th\u0251t GPT\u0448\u043a\u0430 t\u07c0")) == [
         "\u0585f", "th\u0251t", "GPT\u0448\u043aa", "t\u07c0",
     ]  # fmt: skip
-    ordinary = "naïve Straße æon œuvre café Łódź 10µs Σ λ x²"
+    ordinary = "naïve Straße æon œuvre café Łódź 10µs Σ λ x² don\u02bct \u02c8stress"
     assert mixed_script_words(normalize(ordinary)) == []
 
 
