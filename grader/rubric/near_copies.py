@@ -60,17 +60,25 @@ def _covered(
 
 
 def inserted_copies(sentences: list[Sentence], index: dict, allowed: tuple[bool, ...]) -> set[int]:
-    """Indices of sentences of at least `INSERTION_MIN_WORDS` words that are one allowed
-    source's text with at least `MIN_INSERTED` words inserted (see the module docstring)."""
+    """Indices of sentences that are one allowed source's text with at least `MIN_INSERTED`
+    words inserted (see the module docstring): a sentence of `INSERTION_MIN_WORDS` words is
+    judged alone; a shorter one with the sentences after it, joined until the run is that
+    long (at most 4 sentences), so cutting a copy into short pieces does not hide it."""
     out = set()
-    for s in sentences:
-        ws = words(s.norm)
+    lengths = [len(words(s.norm)) for s in sentences]
+    for k, s in enumerate(sentences):
+        ws: list[str] = []
+        for t in sentences[k : k + (1 if lengths[k] >= INSERTION_MIN_WORDS else 4)]:
+            ws += words(t.norm)
+            if len(ws) >= INSERTION_MIN_WORDS:
+                break
         if len(ws) < INSERTION_MIN_WORDS:
             continue
         for picked, skipped in _covered(ws, index, allowed).values():
-            if len(skipped) >= MIN_INSERTED and len(picked | skipped) >= INSERTION_COVERAGE * len(
-                ws
-            ):
+            covered = picked | skipped
+            own = sum(p < lengths[k] for p in covered)  # this sentence's own words, too
+            enough = len(covered) >= INSERTION_COVERAGE * len(ws)
+            if len(skipped) >= MIN_INSERTED and enough and own >= INSERTION_COVERAGE * lengths[k]:
                 out.add(s.index)
                 break
     return out

@@ -18,6 +18,7 @@ from grader.rubric.feedback import IMPROVE
 
 MODEL_ANSWER = extract_answer(data_path("solutions", "explanation.md").read_text())
 WORDS = MODEL_ANSWER.split()
+_REALLY = [w + (" really" if i % 3 == 2 else "") for i, w in enumerate(WORDS)]
 ATTACKS = {
     "really-every-third-word": " ".join(
         w + (" really" if i % 3 == 2 else "") for i, w in enumerate(WORDS)
@@ -28,6 +29,12 @@ ATTACKS = {
     + "\n- ".join(" ".join(WORDS[i : i + 7]) for i in range(0, len(WORDS), 7)),
     "bullets-of-four-words": "- "
     + "\n- ".join(" ".join(WORDS[i : i + 4]) for i in range(0, len(WORDS), 4)),
+    # both: words inserted and pieces too short for the insertion check alone (4.5-8/10)
+    "really-in-bullets-of-seven": "- "
+    + "\n- ".join(" ".join(_REALLY[i : i + 7]) for i in range(0, len(_REALLY), 7)),
+    "really-in-sentences-of-nine": " ".join(
+        " ".join(_REALLY[i : i + 9]).rstrip(".") + "." for i in range(0, len(_REALLY), 9)
+    ),
 }
 
 
@@ -84,3 +91,10 @@ def test_the_graders_feedback_with_words_inserted_earns_nothing():
         " ".join(w + (" really" if i % 3 == 2 else "") for i, w in enumerate(ws))
     )
     assert res.score == 0 and res.needs_review
+
+
+def test_an_own_short_sentence_before_a_copy_is_not_the_copy():
+    first = MODEL_ANSWER.split(". ")[0]
+    copy = " ".join(w + (" really" if i % 3 == 2 else "") for i, w in enumerate(first.split()))
+    res = score_explanation("BERT sees both sides always. " + copy)
+    assert any("copies course material (sentence 2)" in r for r in res.review_reasons)
