@@ -149,7 +149,7 @@ def test_a_name_flagged_utf8_that_is_not_is_named_and_the_rest_is_graded(tmp_pat
             [
                 (b"notes-caf\xe9.txt", b"hello", UTF8_FLAG, b""),
                 (b"masks.py", MASKS, UTF8_FLAG, b""),
-                ("losses.py".encode(), b"x = 1\n", UTF8_FLAG, b""),
+                (b"losses.py", b"x = 1\n", UTF8_FLAG, b""),
                 ("Zoë.txt".encode(), b"hi", UTF8_FLAG, b""),
             ]
         )

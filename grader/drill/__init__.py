@@ -33,8 +33,10 @@ from grader.drill.results import (
     RUN_NUMBERS,
     ResultsError,
     Run,
+    _leaves,
     differences,
     parse_results,
+    quotes_a_measurement,
     runs_of,
     signature,
 )
@@ -311,7 +313,9 @@ def _section_problem(sid: str, body: str, note: Note, rerun: Rerun) -> str:
             "it quotes no measurement: name the run and the number from results.json "
             "that supports it (e.g. a max prefix-consistency gap of 0.0123)"
         )
-    if sid in ("accepted_claim", "rejected_alternative") and not _quotes_a_measurement(body, rerun):
+    if sid in ("accepted_claim", "rejected_alternative") and not quotes_a_measurement(
+        body, rerun.results
+    ):
         quoted = ", ".join(q.text for q in numbers(body)[:4])
         return (
             f"the numbers it quotes ({quoted}) are not measurements of the rerun: a setting "
@@ -334,46 +338,6 @@ def _section_problem(sid: str, body: str, note: Note, rerun: Rerun) -> str:
                 "name in the first cell)"
             )
     return ""
-
-
-def _measurements(results: Any) -> list[float]:
-    """The rerun's summary measurements: each run's numbers (final loss, prefix loss, max gap,
-    accuracy) and the diagnosis's. Not the config, seed or data (settings), nor the per-step
-    curves, whose 80 values span every loss and would match a setting such as lr 0.01."""
-    if not isinstance(results, dict):
-        return []
-    runs = results.get("runs")
-    groups = [*(runs.values() if isinstance(runs, dict) else ()), results.get("diagnosis")]
-    return [
-        float(v)
-        for g in groups
-        if isinstance(g, dict)
-        for v in g.values()
-        if isinstance(v, int | float) and not isinstance(v, bool)
-    ]
-
-
-def _quotes_a_measurement(body: str, rerun: Rerun) -> bool:
-    """Whether a number of `body` is one of the rerun's measurements (`_measurements`, to the
-    digits written) and is no closer to a setting of results.json (config, seed, data) than
-    to that measurement: "trained at lr 0.01 with dropout 0.0" measures nothing, though 0.0
-    is also a causal gap of 3.6e-06 to the digits written. Without a rerun's results there is
-    nothing to compare with, and any number counts."""
-    measured = _measurements(rerun.results)
-    if not measured:
-        return True
-    assert isinstance(rerun.results, dict)
-    settings = [
-        v
-        for k, sub in rerun.results.items()
-        if k not in ("runs", "diagnosis")
-        for v in _leaves(sub)
-    ]
-    for q in numbers(body):
-        near = min((abs(q.value - v) for v in measured if q.matches(v, RTOL, ATOL)), default=None)
-        if near is not None and not any(abs(q.value - v) < near for v in settings):
-            return True
-    return False
 
 
 def _column(columns: tuple[str, ...], field_name: str) -> str | None:
@@ -480,17 +444,6 @@ def _prose_numbers(note: Note, results: dict[str, Any]) -> TestResult:
             ),
         )
     return _result("note_numbers", "prose", "passed", "")
-
-
-def _leaves(value: Any):
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield float(value)
 
 
 def points_table() -> list[tuple[str, float]]:
