@@ -177,6 +177,56 @@ def test_a_claim_without_a_measurement_is_quoted_back(files, reference_rerun):
     assert 'You wrote: "The causal model is simply better' in msg
 
 
+def test_a_claim_that_quotes_only_settings_earns_no_section_points(files, reference_rerun):
+    """Red team (8dbc064): the claim sections need "a number", and the learning rate, the
+    masking probability or the dropout are numbers of results.json too (its config), so a
+    canned claim quoting only them earned both sections' 3 points and the prose point while
+    measuring nothing. A claim must quote a measurement of the rerun; settings may still be
+    quoted beside it (the Limitation, the prose)."""
+    text = files[NOTE]
+    canned = {
+        "accepted_claim": "The causal run, trained at lr 0.01 with dropout 0.0, is the one "
+        "that generates well, unlike the failure run and the masked run.",
+        "rejected_alternative": "A lower training loss means a better generator. This is "
+        "rejected: the masked run used mlm_probability 0.15 and lr 0.01 and generates worse.",
+    }
+    note = text
+    for sid, title, nxt in (
+        ("accepted_claim", "## Accepted claim", "## Rejected alternative"),
+        ("rejected_alternative", "## Rejected alternative", "## Limitation"),
+    ):
+        start = note.index(title) + len(title)
+        note = note[:start] + "\n\n" + canned[sid] + "\n\n" + note[note.index(nxt) :]
+    lost = _lost(check_drill({**files, NOTE: note}, reference_rerun))
+    assert set(lost) == {
+        "drill.note_section[accepted_claim]",
+        "drill.note_section[rejected_alternative]",
+    }
+    assert (
+        "(0.01, 0.0) are not measurements of the rerun"
+        in lost["drill.note_section[accepted_claim]"]
+    )
+    # the same claim with one measurement beside the settings keeps its points
+    measured = note.replace("generates well,", "generates well (accuracy 1.0, gap 3.576e-06),")
+    assert "drill.note_section[accepted_claim]" not in _lost(
+        check_drill({**files, NOTE: measured}, reference_rerun)
+    )
+
+
+def test_a_wrong_number_on_a_line_starting_with_a_bar_loses_the_prose_point(files, reference_rerun):
+    """Red team (8dbc064): the prose check skipped every line starting with "|" (to leave the
+    Measurements table to the table check), so a wrong number in the claim written as "| ...
+    |" kept the prose point. Only the Measurements section's table lines are skipped now."""
+    note = files[NOTE].replace(
+        "## Rejected alternative\n",
+        "| and the failure run's gap is really 99.5 |\n\n## Rejected alternative\n",
+    )
+    assert note != files[NOTE]
+    lost = _lost(check_drill({**files, NOTE: note}, reference_rerun))
+    assert list(lost) == ["drill.note_numbers[prose]"]
+    assert "99.5" in lost["drill.note_numbers[prose]"]
+
+
 # ----------------------------------------------------------------------------- failing drills
 
 

@@ -136,3 +136,28 @@ def test_size_bounds_hold_for_decoded_names(tmp_path):
     sub = load_submission(p, name="big", limits=LoadLimits(max_file_bytes=1000))
     assert "masks.py" not in sub.files
     assert any("masks.py is larger than 1 kB" in m for m in sub.problems)
+
+
+def test_a_name_flagged_utf8_that_is_not_is_named_and_the_rest_is_graded(tmp_path):
+    """Red team (8dbc064): one member flagged UTF-8 whose name is not (a Latin-1 "\\xe9")
+    made zipfile raise UnicodeDecodeError, and the whole archive was refused ("not a readable
+    zip archive"), so a student lost every part for one stray file. The member is skipped with
+    its name (bad bytes escaped) and every other file is graded."""
+    p = tmp_path / "s.zip"
+    p.write_bytes(
+        raw_zip(
+            [
+                (b"notes-caf\xe9.txt", b"hello", UTF8_FLAG, b""),
+                (b"masks.py", MASKS, UTF8_FLAG, b""),
+                (b"losses.py", b"x = 1\n", UTF8_FLAG, b""),
+                ("Zoë.txt".encode(), b"hi", UTF8_FLAG, b""),
+            ]
+        )
+    )
+    sub = load_submission(p, name="s", limits=LoadLimits())
+    assert sub.files["masks.py"] == MASKS.decode()
+    assert sub.files["losses.py"] == "x = 1\n"
+    (problem,) = [x for x in sub.problems if "UTF-8" in x]
+    assert "notes-caf\\xe9.txt" in problem and "it was ignored" in problem
+    with open_zip(p) as zf:  # and only that member is read with another code page
+        assert [i.filename for i in zf.infolist()][1:] == ["masks.py", "losses.py", "Zoë.txt"]

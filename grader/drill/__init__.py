@@ -33,8 +33,10 @@ from grader.drill.results import (
     RUN_NUMBERS,
     ResultsError,
     Run,
+    _leaves,
     differences,
     parse_results,
+    quotes_a_measurement,
     runs_of,
     signature,
 )
@@ -329,6 +331,15 @@ def _section_problem(sid: str, body: str, note: Note, rerun: Rerun) -> str:
             "it quotes no measurement: name the run and the number from results.json "
             "that supports it (e.g. a max prefix-consistency gap of 0.0123)"
         )
+    if sid in ("accepted_claim", "rejected_alternative") and not quotes_a_measurement(
+        body, rerun.results
+    ):
+        quoted = ", ".join(q.text for q in numbers(body)[:4])
+        return (
+            f"the numbers it quotes ({quoted}) are not measurements of the rerun: a setting "
+            "(config, seed, data) supports no claim; name the run and the number from "
+            "results.json that supports it (e.g. a max prefix-consistency gap of 0.0123)"
+        )
     if sid == "accepted_claim" and not any(r in body.lower() for r in RUNS):
         return f"it names no run ({', '.join(RUNS)}): say which runs the claim compares"
     if sid == "reproduction_command" and command_args(body) is None:
@@ -432,7 +443,9 @@ def _prose_numbers(note: Note, results: dict[str, Any]) -> TestResult:
         if sid == "reproduction_command":
             continue
         for q in numbers(body):
-            if q.line in table_lines or q.line.startswith("|"):
+            # the Measurements table is checked cell by cell; a line starting "|" elsewhere
+            # is prose like any other (a wrong number hidden in one kept the prose point)
+            if q.line in table_lines or (sid == "measurements" and q.line.startswith("|")):
                 continue
             if not any(q.matches(v, RTOL, ATOL) for v in values):
                 wrong.append(f'{q.text} in "{q.excerpt()}"')
@@ -449,17 +462,6 @@ def _prose_numbers(note: Note, results: dict[str, Any]) -> TestResult:
             ),
         )
     return _result("note_numbers", "prose", "passed", "")
-
-
-def _leaves(value: Any):
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield float(value)
 
 
 def points_table() -> list[tuple[str, float]]:

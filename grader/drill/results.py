@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from grader.drill.note import RUNS
+from grader.drill.note import RUNS, numbers
 from grader.textsafe import clean_text
 
 MAX_RESULTS_BYTES = 256 * 1024
@@ -197,3 +197,51 @@ def signature(runs: dict[str, Run]) -> dict[str, tuple[bool, str]]:
             f"{c.continuation!r} (both must agree)",
         ),
     }
+
+
+MEASURED = ("runs", "diagnosis")  # the parts of results.json that hold measurements
+
+
+def measurements(results: Any) -> list[float]:
+    """The rerun's summary measurements: each run's numbers (final loss, prefix loss, max gap,
+    accuracy) and the diagnosis's. Not the config, seed or data (settings), nor the per-step
+    curves, whose 80 values span every loss and would match a setting such as lr 0.01."""
+    if not isinstance(results, dict):
+        return []
+    runs = results.get("runs")
+    groups = [*(runs.values() if isinstance(runs, dict) else ()), results.get("diagnosis")]
+    return [
+        float(v)
+        for g in groups
+        if isinstance(g, dict)
+        for v in g.values()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+
+
+def quotes_a_measurement(body: str, results: Any) -> bool:
+    """Whether a number of `body` is one of the rerun's measurements (`measurements`, to the
+    digits written) and is no closer to a setting of results.json (config, seed, data) than
+    to that measurement: "trained at lr 0.01 with dropout 0.0" measures nothing, though 0.0
+    is also a causal gap of 3.6e-06 to the digits written. Without a rerun's results there is
+    nothing to compare with, and any number counts."""
+    measured = measurements(results)
+    if not measured:
+        return True
+    settings = [v for k, sub in results.items() if k not in MEASURED for v in _leaves(sub)]
+    for q in numbers(body):
+        near = min((abs(q.value - v) for v in measured if q.matches(v, RTOL, ATOL)), default=None)
+        if near is not None and not any(abs(q.value - v) < near for v in settings):
+            return True
+    return False
+
+
+def _leaves(value: Any):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield float(value)

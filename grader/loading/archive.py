@@ -9,6 +9,7 @@ is reported missing with the reason. The rest of the submission is graded normal
 
 from __future__ import annotations
 
+import io
 import stat
 import struct
 import zipfile
@@ -62,16 +63,68 @@ def open_zip(file: str | Path | IO[bytes]) -> zipfile.ZipFile:
     So, per member: the flag -> UTF-8 (zipfile's own); else a Unicode Path extra field whose
     checksum matches the stored name; else the bytes as strict UTF-8; else cp437. Only
     `filename` changes: `orig_filename` stays, so zipfile's own header check still compares
-    like with like. Names are only text here: `safe_relpath` refuses escaping ones later."""
-    zf = zipfile.ZipFile(file)
+    like with like. Names are only text here: `safe_relpath` refuses escaping ones later.
+
+    A member flagged UTF-8 whose name is not UTF-8 made zipfile refuse the whole archive; it is
+    read with the flag cleared instead (`_unflag_bad_names`, on a copy in memory) and listed
+    in the returned zip's `unreadable_names` (zipfile index -> the stored bytes, escaped), so
+    the loader skips it with a message and grades the rest."""
+    try:
+        zf = zipfile.ZipFile(file)
+        bad: dict[int, str] = {}
+    except UnicodeDecodeError:
+        data, bad = _unflag_bad_names(_read_all(file))
+        zf = zipfile.ZipFile(io.BytesIO(data))
     try:
         for info in zf.infolist():
             if not info.flag_bits & _UTF8_FLAG:
                 info.filename = member_name(info)
+        zf.unreadable_names = bad  # type: ignore[attr-defined]
     except BaseException:
         zf.close()
         raise
     return zf
+
+
+_MAX_REREAD = 4 * 1024**3  # an archive read again in memory for its names: at most this
+
+
+def _read_all(file: str | Path | IO[bytes]) -> bytes:
+    if isinstance(file, str | Path):
+        if Path(file).stat().st_size > _MAX_REREAD:
+            raise zipfile.BadZipFile("a member's name is not valid UTF-8")
+        return Path(file).read_bytes()
+    file.seek(0)
+    return file.read(_MAX_REREAD + 1)
+
+
+def _unflag_bad_names(data: bytes) -> tuple[bytes, dict[int, str]]:
+    """`data` with the UTF-8 flag cleared on every central-directory entry whose name is not
+    UTF-8 (zipfile then reads it as cp437), and those entries' indices -> their names with
+    the bad bytes escaped. One pass over the central directory; a zip this cannot walk (no
+    end record, ZIP64) is refused as before."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65_557))
+    if end < 0 or end + 22 > len(data):
+        raise zipfile.BadZipFile("a member's name is not valid UTF-8")
+    count, size = struct.unpack_from("<HI", data, end + 10)
+    pos = end - size  # zipfile's own reading: the directory ends where the end record starts
+    if count == 0xFFFF or size == 0xFFFFFFFF or pos < 0:
+        raise zipfile.BadZipFile("a member's name is not valid UTF-8 (in a ZIP64 archive)")
+    out = bytearray(data)
+    bad: dict[int, str] = {}
+    for index in range(count):
+        if data[pos : pos + 4] != b"PK\x01\x02" or pos + 46 > end:
+            break
+        flags, n, m, k = (struct.unpack_from("<H", data, pos + o)[0] for o in (8, 28, 30, 32))
+        raw = data[pos + 46 : pos + 46 + n]
+        if flags & _UTF8_FLAG:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                struct.pack_into("<H", out, pos + 8, flags & ~_UTF8_FLAG)
+                bad[index] = raw.decode("utf-8", "backslashreplace")
+        pos += 46 + n + m + k
+    return bytes(out), bad
 
 
 def member_name(info: zipfile.ZipInfo) -> str:
@@ -132,7 +185,15 @@ def load_zip_members(
         if is_known(rel):
             unusable[rel] = f"{rel} {why}"
 
+    unreadable = getattr(zf, "unreadable_names", {})
+    bad_infos = {id(zf.infolist()[i]): name for i, name in unreadable.items()}
     for info in infos:
+        if id(info) in bad_infos:
+            problems.append(
+                f"an entry's name is not valid UTF-8 although the archive says it is "
+                f"({bad_infos[id(info)]}); it was ignored (rename it and zip again)"
+            )
+            continue
         try:
             rel = safe_relpath(info.filename)
         except SubmissionError as exc:

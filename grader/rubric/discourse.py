@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from grader.rubric.model import Rubric
-from grader.rubric.text import Sentence, split_sentences
+from grader.rubric.text import Sentence, piece_spans, split_sentences
 
 # Concepts a name can stand for, and the one-word glosses the lexicon leaves to context.
 _TARGETS = ("masked_model", "causal_model", "generation", "training")
@@ -398,9 +398,9 @@ def expand_tables(sentences: list[Sentence], rubric: Rubric) -> list[Sentence]:
         for text, norm in stated:
             if text == norm:  # prose around the table
                 parts.extend((p.text, p.norm) for p in split_sentences(text))
-            else:
-                parts.append((rows.get(text, text), norm))
-        for text, norm in parts or [(s.text, s.norm)]:
+            else:  # a cell statement, quoted as the student wrote its row, read in bounded pieces
+                parts.extend((rows.get(text, text), norm[i:j]) for i, j in piece_spans(norm))
+        for text, norm in parts or [(s.text, s.norm[i:j]) for i, j in piece_spans(s.norm)]:
             out.append(Sentence(len(out), s.start, s.end, text, norm))
     return out
 

@@ -273,6 +273,15 @@ def _field_grams(key: tuple) -> tuple[dict[tuple[str, ...], tuple[int, ...]], tu
     return index, tuple(sizes)
 
 
+def feedback_index(
+    rubric: Rubric,
+) -> tuple[dict[tuple[str, ...], tuple[int, ...]], tuple[bool, ...]]:
+    """Each word 4-gram of the rubric's feedback texts -> the texts holding it, and a True per
+    text (every one may be matched: `near_copies.inserted_copies`)."""
+    index, sizes = _field_grams(_feedback_key(rubric))
+    return index, (True,) * len(sizes)
+
+
 def feedback_copies(
     grams: dict[int, list[list[tuple[str, ...]]]], rubric: Rubric, coverage: float, share: float
 ) -> set[int]:

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from grader.resources import data_path
 from grader.rubric.analysis import Analysis
-from grader.rubric.evasion import feedback_copies, letters_as_read
+from grader.rubric.disguise import positions, sentence_grams, wildcard_sources
+from grader.rubric.evasion import feedback_copies, feedback_index
 from grader.rubric.model import Rubric
+from grader.rubric.near_copies import content_copies, inserted_copies, run_copies
 from grader.rubric.text import (
     ENGLISH_STOPWORDS,
     Sentence,
@@ -240,19 +242,14 @@ def copy_match(text: str) -> CopyMatch:
     )
 
 
-def _sentence_grams(s: Sentence) -> list[list[tuple[str, ...]]]:
-    """The word 4-grams of a sentence long enough to be judged a copy, as read and as
-    written: a table cell is read as a statement of its row and column
-    (`discourse.expand_tables`), but what was copied is the row."""
-    out = []
-    for text in {s.norm, s.text, letters_as_read(s.norm)}:  # and as a reader's eye reads it
-        ws = words(text)
-        if len(ws) >= COPY_SENTENCE_WORDS:
-            out.append([tuple(ws[i : i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)])
-    return out
+@lru_cache(maxsize=1)
+def _shipped_positions() -> list[dict[str, set]]:
+    return positions(_shipped_index()[2])
 
 
-def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) -> set[int]:
+def copied_sentences(
+    sentences: list[Sentence], rubric: Rubric | None = None, echoed: set[int] = frozenset()
+) -> set[int]:
     """Indices of sentences taken from a shipped text that is not quotable (most of their
     word 4-grams are one such text's): such a sentence earns nothing, whatever it says.
 
@@ -260,21 +257,31 @@ def copied_sentences(sentences: list[Sentence], rubric: Rubric | None = None) ->
     once the answer holds most of it (`FEEDBACK_COVERAGE` of its 4-grams): the feedback is short and
     plain, so one of its phrases in a sentence of the student's own ("the tokens after the
     current position have not been produced yet") is a coincidence, the whole text pasted
-    back (also split over sentences, or with its opening cut) is not."""
+    back (also split over sentences, or with its opening cut) is not. Also near copies
+    (`near_copies`), except the sentences in `echoed` (the question restated)."""
     _, quotable, index = _shipped_index()
-    grams = {s.index: _sentence_grams(s) for s in sentences}
+    grams = {s.index: sentence_grams(s, COPY_SENTENCE_WORDS, SHINGLE) for s in sentences}
     out = set()
     for i, variants in grams.items():
         for gs in variants:
             counts: dict[int, int] = {}
             for g in gs:
-                for src in index.get(g, ()):
+                found = index.get(g, ()) if None not in g else None
+                if found is None:
+                    found = wildcard_sources(g, index, _shipped_positions())
+                for src in found:
                     if not quotable[src]:
                         counts[src] = counts.get(src, 0) + 1
             if counts and max(counts.values()) >= COPY_SENTENCE_SHARE * len(gs):
                 out.add(i)
-    if rubric is not None:
+    allowed = tuple(not q for q in quotable)  # words inserted, or cut into short pieces
+    near = inserted_copies(sentences, index, allowed)
+    near |= run_copies(sentences, index, allowed, COPY_SENTENCE_WORDS, COPY_SENTENCE_SHARE, SHINGLE)
+    near |= content_copies(sentences)
+    if rubric is not None:  # the feedback with words inserted, too
+        near |= inserted_copies(sentences, *feedback_index(rubric))
         out |= feedback_copies(grams, rubric, FEEDBACK_COVERAGE, COPY_SENTENCE_SHARE)
+    out |= near - echoed  # a question restated with a word or two changed is an echo
     return out
 
 
@@ -359,6 +366,7 @@ def assess(
     copied: set[int] = frozenset(),
     scrambled: set[int] = frozenset(),
     hedged: set[int] = frozenset(),
+    disguised: set[int] = frozenset(),
 ) -> Guards:
     """Run every answer-level check; `reasons` are written for the instructor.
 
@@ -366,7 +374,8 @@ def assess(
     called off-topic. `echoed` / `copied`: sentences that earned nothing because they restate
     the prompt / are taken from a shipped text (`copied_sentences`); `scrambled`: sentences
     whose word order is not English (`scrambled_sentences`); `hedged`: sentences that offer
-    a claim with its alternative (`evasion.noncommittal_sentences`).
+    a claim with its alternative (`evasion.noncommittal_sentences`); `disguised`: sentences
+    with a word that mixes scripts (`evasion.disguised_sentences`).
     """
     th = rubric.thresholds
     n = word_count(text)
@@ -408,6 +417,13 @@ def assess(
             "): a claim offered with its alternative asserts neither, so it earned nothing."
         )
         g.cap = min(g.cap, 0.5)
+    if disguised:
+        g.reasons.append(
+            "The answer writes words with letters of another script mixed into Latin ones "
+            f"(sentence {', '.join(str(i + 1) for i in sorted(disguised))}): a reader sees one "
+            "word and the scorer would read another, so those sentences earned nothing."
+        )
+        g.cap = min(g.cap, 0.5)
     g.language = detect_non_english(text, th.english_stopword_ratio)
     if g.language:
         g.reasons.append(
@@ -442,6 +458,7 @@ def assess(
         and not copied
         and not scrambled
         and not hedged
+        and not disguised
     ):
         g.off_topic = True
         g.reasons.append(

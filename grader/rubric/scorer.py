@@ -23,6 +23,7 @@ from grader.rubric.certainty import settle
 from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
 from grader.rubric.discourse import expand_tables
+from grader.rubric.disguise import disguised_sentences
 from grader.rubric.evasion import noncommittal_sentences, visible_text
 from grader.rubric.feedback import QUOTE_CHARS, criterion_feedback, declined_feedback, summary
 from grader.rubric.guards import (
@@ -36,7 +37,7 @@ from grader.rubric.guards import (
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
-from grader.rubric.text import Sentence, correct_spelling, split_sentences
+from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.textsafe import clean_text
 
 EVIDENCE_CHARS = 400
@@ -65,11 +66,12 @@ def score_explanation(
     text = visible_text(clean_text(text)) if isinstance(text, str) else ""
     full_text = text
     text = text[:MAX_CHARS]  # bounded work per answer; longer answers are flagged below
-    sentences, injected, an, (copied, scrambled, hedged) = _read(text, rubric)
+    sentences, injected, an, (copied, scrambled, hedged, disguised) = _read(text, rubric)
     copied = copied & an.skipped - injected
     scrambled = scrambled & an.skipped - injected - copied
     hedged = hedged & an.skipped - injected - copied - scrambled
-    echoed = an.skipped - injected - copied - scrambled - hedged
+    disguised = disguised & an.skipped - injected - copied - scrambled - hedged
+    echoed = an.skipped - injected - copied - scrambled - hedged - disguised
     judgements, settled = settle(an, judgements=judge_all(an, rubric), rubric=rubric)
     ops = reader.opinions(an, judgements, reader_weights)
     rule = {c: j.verdict for c, j in judgements.items()}
@@ -91,6 +93,7 @@ def score_explanation(
         copied=copied,
         scrambled=scrambled,
         hedged=hedged,
+        disguised=disguised,
     )
     # template salads ("BERT predicts the masked tokens, therefore GPT uses a causal mask"):
     # grammatical clauses joined by links no argument makes; a person decides (no verdict moves)
@@ -238,28 +241,34 @@ def read_answer(text: str, rubric: Rubric) -> tuple[list[Sentence], set[int], An
     a Markdown table read as one sentence per cell, `discourse.expand_tables`),
     the indices of sentences addressed to the grader, and the claims of the rest (sentences
     that only restate the question, copy a shipped text, have their words out of English
-    order or offer a claim with its alternative are skipped too: `Analysis.skipped`)."""
+    order, offer a claim with its alternative or mix scripts inside a word are skipped too:
+    `Analysis.skipped`)."""
     sentences, injected, an, _ = _read(text, rubric)
     return sentences, injected, an
 
 
 def _read(
     text: str, rubric: Rubric
-) -> tuple[list[Sentence], set[int], Analysis, tuple[set[int], set[int], set[int]]]:
-    """`read_answer`, plus the sentences copied, scrambled and hedged (`copied_sentences`,
-    `scrambled_sentences`, `noncommittal_sentences`), so the scorer need not find them
-    twice."""
+) -> tuple[list[Sentence], set[int], Analysis, tuple[set[int], set[int], set[int], set[int]]]:
+    """`read_answer`, plus the sentences copied, scrambled, hedged and disguised
+    (`copied_sentences`, `scrambled_sentences`, `noncommittal_sentences`,
+    `disguised_sentences`), so the scorer need not find them twice. An answer written in a
+    non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
+    scripts ("GPT\u0448\u043a\u0430") are not held against it."""
     sentences = [
         replace(s, norm=correct_spelling(register(s.norm).text))
         for s in split_note_lines(split_sentences(text), text)
     ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
-    copied = copied_sentences(sentences, rubric)
+    echoed = echoed_sentences(sentences)
+    copied = copied_sentences(sentences, rubric, echoed)
     scrambled = scrambled_sentences(sentences)
     hedged = noncommittal_sentences(sentences)
-    skip = injected | echoed_sentences(sentences) | copied | scrambled | hedged
-    return sentences, injected, analyse(sentences, rubric, skip=skip), (copied, scrambled, hedged)
+    disguised = set() if non_latin_script(text) else disguised_sentences(sentences)
+    skip = injected | echoed | copied | scrambled | hedged | disguised
+    an = analyse(sentences, rubric, skip=skip)
+    return sentences, injected, an, (copied, scrambled, hedged, disguised)
 
 
 def _unread(

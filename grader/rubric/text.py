@@ -161,9 +161,10 @@ def split_sentences(text: str) -> list[Sentence]:
             in_code = not in_code
             continue
         if in_code:
-            if body.strip():
-                blocks.append((lstart, lend))
-                whole.add(lstart)
+            if body.strip():  # one sentence per code line (in pieces, if it is that long)
+                for span in piece_spans(norm, lstart, lend):
+                    blocks.append(span)
+                    whole.add(span[0])
             continue
         if not body.strip():
             continue
@@ -208,10 +209,42 @@ def split_sentences(text: str) -> list[Sentence]:
             # ("At inference you have... a prefix", "positions t+1.. haven't been produced")
             if m.group().startswith("..") and _LOWER_NEXT.match(norm, m.end(), bend):
                 continue
-            _add(out, text, norm, s, m.end())
+            _add_bounded(out, text, norm, s, m.end())
             s = m.end()
-        _add(out, text, norm, s, bend)
+        _add_bounded(out, text, norm, s, bend)
     return out
+
+
+# The longest sentence of the labelled answers has 1,082 characters. Reading a sentence costs
+# the scorer more than linear time in its length (each claim pattern is tried at each of its
+# mentions), so one 60,000-character sentence of commas cost ~100 s: a longer sentence is read
+# as pieces of at most this many characters, cut at its last clause mark (or space) before
+# the limit, which keeps the cost of an answer linear in its length.
+MAX_SENTENCE_CHARS = 1_200
+_CLAUSE_MARK = re.compile(r"[,;:](?=\s)")
+
+
+def piece_spans(norm: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """`norm[start:end]` as spans of at most MAX_SENTENCE_CHARS: each cut after the last
+    clause mark in the piece's last quarter, else at its last space there, else at the limit.
+    Linear in the length."""
+    end = len(norm) if end is None else end
+    out = []
+    while end - start > MAX_SENTENCE_CHARS:
+        limit = start + MAX_SENTENCE_CHARS
+        window = limit - MAX_SENTENCE_CHARS // 4
+        marks = [m.end() for m in _CLAUSE_MARK.finditer(norm, window, limit)]
+        space = max(norm.rfind(" ", window, limit), norm.rfind("\n", window, limit))
+        cut = marks[-1] if marks else space if space > window else limit
+        out.append((start, cut))
+        start = cut
+    out.append((start, end))
+    return out
+
+
+def _add_bounded(out: list[Sentence], text: str, norm: str, start: int, end: int) -> None:
+    for a, b in piece_spans(norm, start, end):
+        _add(out, text, norm, a, b)
 
 
 def _add(out: list[Sentence], text: str, norm: str, start: int, end: int) -> None:
@@ -298,6 +331,12 @@ _SCRIPTS = {
     "THAI": "Thai",
 }  # fmt: skip
 NON_LATIN_SHARE = 0.3  # of the letters: above this, the answer is not English prose
+
+
+def non_latin_script(text: str) -> str | None:
+    """The language or script an answer is written in when it is not Latin (at least
+    NON_LATIN_SHARE of its first 20,000 letters are of another script), else None."""
+    return _non_latin_script(text)
 
 
 def _non_latin_script(text: str) -> str | None:
