@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Hypothesis has a built-in "ci" profile too (auto-loaded when CI is set); this one is pinned
@@ -27,3 +28,19 @@ settings.register_profile("dev")
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+@pytest.fixture(scope="session")
+def shared_grader():
+    """One warm `Grader(GradeOptions(grade_written=False, grade_drill=False))` for every module
+    that grades code submissions with those options and needs nothing of its own (no
+    environment set before the sandbox starts, no fresh caches). Starting a Grader costs ~4
+    CPU-seconds (torch imported in the zygote, the suite collected, the reference warmed), so
+    each module that shares this one saves that much; a batch worker grades many submissions
+    with one Grader in just the same way. A test that changes `options` restores them."""
+    from grader.pipeline import GradeOptions, Grader
+
+    options = GradeOptions(grade_written=False, grade_drill=False)
+    with Grader(options) as g:
+        yield g
+        assert g.options == options, "a test left the shared grader's options changed"
