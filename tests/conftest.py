@@ -9,6 +9,7 @@ every time; "dev" draws new examples on each run (and remembers failures) to fin
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -44,3 +45,23 @@ def shared_grader():
     with Grader(options) as g:
         yield g
         assert g.options == options, "a test left the shared grader's options changed"
+
+
+@pytest.fixture(scope="session")
+def grader_as(shared_grader):
+    """`with grader_as(options) as g:` is the shared grader grading with `options` until the
+    block ends, then with its own again: a module's own options (a keyword, other limits, the
+    public suite, the drill) at no start-up cost. The sandbox zygote is the same, so `options`
+    must keep the shared one's `jail` setting."""
+
+    @contextmanager
+    def use(options):
+        assert options.jail == shared_grader.options.jail, "the zygote's jail mode is fixed"
+        before = shared_grader.options
+        shared_grader.options = options
+        try:
+            yield shared_grader
+        finally:
+            shared_grader.options = before
+
+    return use
