@@ -13,7 +13,7 @@ import torch
 from grader.diagnosis.downstream import callees, explain
 from grader.diagnosis.evidence import Evidence
 from grader.loading.model import Submission
-from grader.pipeline import GradeOptions, Grader
+from grader.pipeline import GradeOptions
 from grader.render.view import feedback_view
 from grader.report import GradeReport
 from grader.report import TestResult as _Result
@@ -116,13 +116,10 @@ def test_a_gates_probes_are_not_the_tests_own_calls():
 
 
 @pytest.fixture(scope="module")
-def grader():
-    g = Grader(GradeOptions(grade_written=False, grade_drill=False, keyword="sampl"))
-    g.start()
-    try:
+def grader(grader_as):
+    options = GradeOptions(grade_written=False, grade_drill=False, keyword="sampl")
+    with grader_as(options) as g:  # the session's warm grader (tests/conftest.py)
         yield g
-    finally:
-        g.close()
 
 
 def _sources(draw: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ from grader.drill import (
 )
 from grader.drill.note import numbers, parse_note
 from grader.drill.results import ResultsError, parse_results
-from grader.pipeline import GradeOptions, Grader
+from grader.pipeline import GradeOptions
 from grader.render import render_report
 from grader.sandbox.client import SandboxSession
 from grader.sandbox.limits import SandboxLimits
@@ -38,11 +38,9 @@ CODE = ("masks", "corruption", "losses", "generation")
 
 
 @pytest.fixture(scope="module")
-def grader():
-    g = Grader(OPTIONS)
-    g.start()
-    yield g
-    g.close()
+def grader(grader_as):
+    with grader_as(OPTIONS) as g:  # the session's warm grader (tests/conftest.py)
+        yield g
 
 
 @pytest.fixture(scope="module")

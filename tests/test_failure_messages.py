@@ -28,13 +28,9 @@ def _edited(module: str, old: str, new: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def grader():
-    g = Grader(OPTIONS)
-    g.start()
-    try:
+def grader(grader_as):
+    with grader_as(OPTIONS) as g:  # the session's warm grader (tests/conftest.py)
         yield g
-    finally:
-        g.close()
 
 
 def _grade(grader: Grader, sources: dict[str, str], keyword: str) -> dict[str, object]:

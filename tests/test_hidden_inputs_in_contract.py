@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from grader.loading.model import Submission
-from grader.pipeline import GradeOptions, Grader
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("masks", "corruption", "losses", "generation")
@@ -162,17 +161,15 @@ prefix_consistency_gap = _in_contract(prefix_consistency_gap, _gap)
 
 
 @pytest.fixture(scope="module")
-def checked_report():
+def checked_report(shared_grader):
     sources = {}
     for m in PARTS:
         sources[m] = (ROOT / "solutions" / f"{m}.py").read_text(encoding="utf-8")
         sources[m] += _WRAPPER + _CHECKS[m]
-    g = Grader(GradeOptions(grade_written=False, grade_drill=False))
-    g.start()
-    try:
-        return g.grade(Submission(name="checked", origin="tests", sources=sources, missing={}))
-    finally:
-        g.close()
+    # the session's warm grader (tests/conftest.py): grade_written and grade_drill off
+    return shared_grader.grade(
+        Submission(name="checked", origin="tests", sources=sources, missing={})
+    )
 
 
 def test_every_hidden_input_is_inside_the_documented_contract(checked_report):

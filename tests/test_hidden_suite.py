@@ -74,13 +74,9 @@ def _folder_modules(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def grader():
-    g = Grader(BASE_OPTIONS)
-    g.start()
-    try:
-        yield g
-    finally:
-        g.close()
+def grader(shared_grader):
+    assert shared_grader.options == BASE_OPTIONS
+    return shared_grader  # the session's warm grader (tests/conftest.py)
 
 
 def _grade(grader: Grader, name: str, sources: dict[str, str], *, parts=None) -> GradeReport:

@@ -16,7 +16,6 @@ import pytest
 from grader.batch.poolworker import submission_from_dict, submission_to_dict
 from grader.loading import LoadLimits
 from grader.loading.notebook import load_notebook_bytes, notebook_json
-from grader.pipeline import GradeOptions, Grader
 from grader.render import render_report
 from grader.render.github import annotations
 from grader.render.gradescope import gradescope_results
@@ -35,9 +34,8 @@ def _renamed(module: str, function: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def grader():
-    with Grader(GradeOptions(grade_written=False, grade_drill=False)) as g:
-        yield g
+def grader(shared_grader):
+    return shared_grader  # the session's warm grader (tests/conftest.py): same options
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ import pytest
 from exercises import TASKS
 from grader.batch.runner import _has_internal_error
 from grader.loading.model import Submission
-from grader.pipeline import GradeOptions, Grader
 
 ROOT = Path(__file__).resolve().parents[1]
 # part -> its functions, in task order (exercises.TASKS is the one list of them)
@@ -80,9 +79,8 @@ def _sources(value: str, cadence: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def grader():
-    with Grader(GradeOptions(grade_written=False, grade_drill=False)) as g:
-        yield g
+def grader(shared_grader):
+    return shared_grader  # the session's warm grader (tests/conftest.py): same options
 
 
 @pytest.mark.parametrize("cadence", sorted(CADENCES))

@@ -59,13 +59,12 @@ MISTAKES = {
 
 
 @pytest.fixture(scope="module")
-def public_grader():
-    from grader.pipeline import GradeOptions, Grader
+def public_grader(grader_as):
+    from grader.pipeline import GradeOptions
 
-    g = Grader(GradeOptions(suite="public", grade_written=False, grade_drill=False))
-    g.start()
-    yield g
-    g.close()
+    options = GradeOptions(suite="public", grade_written=False, grade_drill=False)
+    with grader_as(options) as g:  # the session's warm grader (tests/conftest.py)
+        yield g
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))

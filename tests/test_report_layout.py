@@ -11,7 +11,7 @@ import pytest
 from markupsafe import escape
 
 from grader.demo import demo_submissions
-from grader.pipeline import GradeOptions, Grader
+from grader.pipeline import GradeOptions
 from grader.render import render_report
 from grader.render.view import feedback_view
 from grader.report import GradeReport
@@ -26,10 +26,10 @@ TRUSTED = {"text": str, "md": str, "html": lambda s: str(escape(s))}
 
 
 @pytest.fixture(scope="module")
-def graded() -> dict[str, GradeReport]:
+def graded(grader_as) -> dict[str, GradeReport]:
     options = GradeOptions(limits=SandboxLimits(call_timeout=3.0, submission_timeout=30.0))
     subs = {s.name: s for s in demo_submissions() if s.name in ("ben", "cleo")}
-    with Grader(options) as grader:
+    with grader_as(options) as grader:  # the session's warm grader (tests/conftest.py)
         return {name: grader.grade(sub) for name, sub in subs.items()}
 
 
