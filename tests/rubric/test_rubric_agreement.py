@@ -53,7 +53,10 @@ FLOORS = {
     # heldout6 (issue 19, second round) was frozen first (73d3028) and measured once at its end
     # C4 0.68 -> 0.80 after the fifth issue-19 round (0.83, measured in aggregate only)
     # C4 0.83 -> 0.87 after the sixth round (measured in aggregate only)
-    "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.84, "C5": 0.9}, 0.95, 1.15),
+    # C4 0.84 -> 0.81 in the seventh round (0.815, measured in aggregate only): the second
+    # reader raises C4 at 0.8, not 0.7 (docs/rubric.md entry 21, chosen by cross-validation on
+    # the nine newest authors, where 0.7 was worse); the rules' own C4 verdicts did not move
+    "heldout6": ({"C1": 0.88, "C2": 0.82, "C3": 0.88, "C4": 0.81, "C5": 0.9}, 0.95, 1.15),
     # heldout7 (an independent author who never saw the scorer) was committed before any run
     # and measured twice, in aggregate: before and after the third issue-19 round
     # C4 0.79 -> 0.86 after the heldout8 round (measured in aggregate only)
@@ -65,25 +68,38 @@ FLOORS = {
     # heldout9 (another independent author) was frozen before the round's second half and
     # measured at its start and once at its end, in aggregate
     # C4 0.70 -> 0.88 once released as tuning data (fifth issue-19 round)
-    "heldout9": ({"C1": 0.87, "C2": 0.87, "C3": 0.92, "C4": 0.88, "C5": 0.92}, 0.6, 0.8),
+    # C5 0.92 -> 0.91 in the seventh round: C5 is no longer raised by the reader (entry 21)
+    "heldout9": ({"C1": 0.87, "C2": 0.87, "C3": 0.92, "C4": 0.88, "C5": 0.91}, 0.6, 0.8),
     # heldout10 and heldout11 (two more independent authors) were frozen before the fifth
     # issue-19 round and measured at its start (70c6923) and once at its end, in aggregate
     # C4 0.83 -> 0.88 after the sixth round (0.92, measured in aggregate only)
     "heldout10": ({"C1": 0.86, "C2": 0.82, "C3": 0.87, "C4": 0.88, "C5": 0.94}, 0.7, 0.9),
     # heldout11 was released as tuning data for the sixth round: C1 .85 -> .98, C3 .81 -> .90,
     # C4 .78 -> .95, MAE .78 -> .24 (its floor guards those gains)
-    "heldout11": ({"C1": 0.95, "C2": 0.95, "C3": 0.87, "C4": 0.92, "C5": 0.94}, 0.35, 0.6),
+    # C4 0.92 -> 0.91 in the seventh round (the reader raises less, entry 21)
+    "heldout11": ({"C1": 0.95, "C2": 0.95, "C3": 0.87, "C4": 0.91, "C5": 0.94}, 0.35, 0.6),
     # the fifth round's tuning sets (two new authors), measured clean at 70c6923
-    "dev7": ({"C1": 0.94, "C2": 0.89, "C3": 0.89, "C4": 0.8, "C5": 0.95}, 0.6, 0.8),
+    # C5 0.95 -> 0.94 in the seventh round (C5 no longer raised, entry 21)
+    "dev7": ({"C1": 0.94, "C2": 0.89, "C3": 0.89, "C4": 0.8, "C5": 0.94}, 0.6, 0.8),
     "dev8": ({"C1": 0.88, "C2": 0.92, "C3": 0.92, "C4": 0.86, "C5": 0.83}, 0.55, 0.8),
     # heldout12 and heldout13 (two more independent authors: a phone-typed online course and a
     # working engineers' evening course) were frozen before the sixth issue-19 round (564b862)
     # and measured at its start and once at its end, in aggregate
-    "heldout12": ({"C1": 0.8, "C2": 0.7, "C3": 0.82, "C4": 0.88, "C5": 0.86}, 0.95, 1.2),
-    "heldout13": ({"C1": 0.88, "C2": 0.75, "C3": 0.72, "C4": 0.66, "C5": 0.9}, 1.05, 1.3),
+    # released as tuning data for the seventh round: C2 .72 -> .90, C3 .85 -> .98 (heldout12);
+    # C3 .75 -> .98, C4 .69 -> .84, MAE .97 -> .53 (heldout13); the floors guard those gains
+    "heldout12": ({"C1": 0.92, "C2": 0.88, "C3": 0.96, "C4": 0.88, "C5": 0.85}, 0.55, 0.8),
+    "heldout13": ({"C1": 0.92, "C2": 0.84, "C3": 0.96, "C4": 0.82, "C5": 0.9}, 0.6, 0.85),
     # the sixth round's tuning sets (two new authors), measured clean at 9ff6ab8
-    "dev9": ({"C1": 0.89, "C2": 0.88, "C3": 0.79, "C4": 0.82, "C5": 0.97}, 0.6, 0.8),
+    # C1 0.89 -> 0.86, MAE 0.6 -> 0.65 in the seventh round: the reader raises C1 at 0.95, not
+    # 0.8 (entry 21: 0.8 was worse out of fold on the nine newest authors)
+    "dev9": ({"C1": 0.86, "C2": 0.88, "C3": 0.79, "C4": 0.82, "C5": 0.97}, 0.65, 0.85),
     "dev10": ({"C1": 0.87, "C2": 0.87, "C3": 0.85, "C4": 0.79, "C5": 0.91}, 0.65, 0.9),
+    # the seventh round's tuning sets (four new authors), measured clean at 470fb03 (C4 .43-.87,
+    # wrong-claim precision .50-.75) and after the round
+    "dev11": ({"C1": 0.9, "C2": 0.88, "C3": 0.97, "C4": 0.88, "C5": 0.94}, 0.35, 0.6),
+    "dev12": ({"C1": 0.95, "C2": 0.94, "C3": 0.89, "C4": 0.86, "C5": 0.97}, 0.4, 0.65),
+    "dev13": ({"C1": 0.89, "C2": 0.93, "C3": 0.87, "C4": 0.87, "C5": 0.92}, 0.4, 0.65),
+    "dev14": ({"C1": 0.87, "C2": 0.79, "C3": 0.95, "C4": 0.82, "C5": 0.9}, 0.5, 0.75),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -100,12 +116,16 @@ FALSE_CONTRADICTIONS = {
     "heldout9": 1,
     "heldout10": 0,
     "heldout11": 0,  # was 4 before the sixth round (then released as tuning data)
-    "heldout12": 1,
-    "heldout13": 1,
+    "heldout12": 0,  # was 1 before the seventh round (then released as tuning data)
+    "heldout13": 0,
     "dev7": 0,
     "dev8": 0,
     "dev9": 0,
     "dev10": 1,
+    "dev11": 0,  # 5 before the seventh round
+    "dev12": 1,  # 3 before
+    "dev13": 1,  # 6 before
+    "dev14": 0,  # 5 before
 }
 
 
