@@ -41,7 +41,7 @@ def test_the_weights_file_is_installed_and_complete():
 def test_the_reader_raises_a_missed_link_and_quotes_the_students_sentence():
     # the installed weights at a lower threshold (round 7 chose 0.85 for C4, where this
     # answer's P(met) sits below it): the mechanism, not the fitted certainty, is tested here
-    w = {**load_weights(), "raise_at": 0.6}
+    w = {**load_weights(), "raise_at": 0.6, "raise_at_by": {}}
     rules = by_id(score_explanation(QUESTIONS, reader_weights=NO_READER))
     both = by_id(score_explanation(QUESTIONS, reader_weights=w))
     # the rules read the masked side only (the C2 link said with its training condition)

@@ -130,8 +130,10 @@ def test_raises_need_more_certainty_and_c5_is_never_raised():
     assert "C5" in NO_RAISE and "C5" in load_weights()["no_raise"]
     assert second_read("C5", j, Opinion(0.99, 0.99, 2, (0,)), load_weights()) is j
     w = fit_reader.default_settings()
-    assert second_read("C4", j, sure, w).verdict == "met"  # 0.9 >= 0.85
-    assert second_read("C4", j, Opinion(0.8, 0.8, 2, (0,)), w) is j
+    assert second_read("C2", j, sure, w).verdict == "met"  # 0.9 >= 0.85
+    assert second_read("C2", j, Opinion(0.8, 0.8, 2, (0,)), w) is j
+    assert second_read("C4", j, Opinion(0.8, 0.8, 2, (0,)), w).verdict == "met"  # C4 at 0.8
+    assert second_read("C4", j, Opinion(0.75, 0.75, 2, (0,)), w) is j
     assert second_read("C1", j, sure, w) is j  # C1 raises at 0.95 only
     assert second_read("C1", j, Opinion(0.97, 0.96, 2, (0,)), w).verdict == "met"
 
