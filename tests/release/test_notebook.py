@@ -99,7 +99,8 @@ def test_checking_the_handouts_notebook_checks_it_with_its_drill(handout: Path, 
     # exercises/drill/ and is graded with the notebook (as `grader check` with no argument does).
     from click.testing import CliRunner
 
-    from grader.check_cli import main, work_for
+    from grader.check_cli import main
+    from grader.loading.entry import work_for
 
     root = tmp_path / "handout"
     shutil.copytree(handout, root)
