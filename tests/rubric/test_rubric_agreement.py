@@ -94,6 +94,13 @@ FLOORS = {
     # 0.8 (entry 21: 0.8 was worse out of fold on the nine newest authors)
     "dev9": ({"C1": 0.86, "C2": 0.88, "C3": 0.79, "C4": 0.82, "C5": 0.97}, 0.65, 0.85),
     "dev10": ({"C1": 0.87, "C2": 0.87, "C3": 0.85, "C4": 0.79, "C5": 0.91}, 0.65, 0.9),
+    # heldout14-16 (three more independent authors: linguistics students, a career-change
+    # bootcamp, forum replies) were frozen before the seventh round (64349f4) and measured at its
+    # start and once at its end, in aggregate; heldout14's C4 (0.50) and its seven false
+    # contradictions are the round's clearest open failure (docs/rubric.md)
+    "heldout14": ({"C1": 0.92, "C2": 0.8, "C3": 0.78, "C4": 0.48, "C5": 0.94}, 1.05, 1.25),
+    "heldout15": ({"C1": 0.98, "C2": 0.92, "C3": 0.9, "C4": 0.85, "C5": 0.83}, 0.45, 0.7),
+    "heldout16": ({"C1": 0.95, "C2": 0.8, "C3": 0.91, "C4": 0.7, "C5": 0.88}, 0.75, 0.95),
     # the seventh round's tuning sets (four new authors), measured clean at 470fb03 (C4 .43-.87,
     # wrong-claim precision .50-.75) and after the round
     "dev11": ({"C1": 0.9, "C2": 0.88, "C3": 0.97, "C4": 0.88, "C5": 0.94}, 0.35, 0.6),
@@ -122,6 +129,9 @@ FALSE_CONTRADICTIONS = {
     "dev8": 0,
     "dev9": 0,
     "dev10": 1,
+    "heldout14": 7,
+    "heldout15": 3,
+    "heldout16": 1,
     "dev11": 0,  # 5 before the seventh round
     "dev12": 1,  # 3 before
     "dev13": 1,  # 6 before
