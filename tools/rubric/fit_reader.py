@@ -59,7 +59,7 @@ from tools.rubric.agreement import DEVSET_DIR, FROZEN, ORDINAL, load_split
 TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                 "heldout", "heldout2", "heldout3", "heldout4", "heldout8", "heldout9",
                 "heldout11", "dev9", "dev10", "heldout12", "heldout13", "dev11", "dev12",
-                "dev13", "dev14", "dev15", "dev16")  # fmt: skip
+                "dev13", "dev14")  # fmt: skip
 OLD_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")  # the reader's data until round 5
 # the newest independent authors (round 7: heldout11, dev9, dev10 of round 6, heldout12 and
 # heldout13 released, dev11-dev14); the settings are chosen on the mean over these sets
