@@ -395,32 +395,32 @@ def assess(
     if echoed:
         g.reasons.append(
             "The answer restates the question or the instructions "
-            f"(sentence {', '.join(str(i + 1) for i in sorted(echoed))}); "
+            f"(sentence {_numbered(echoed)}); "
             "that text earned nothing."
         )
     if copied:
         g.reasons.append(
             "The answer copies course material "
-            f"(sentence {', '.join(str(i + 1) for i in sorted(copied))}); "
+            f"(sentence {_numbered(copied)}); "
             "the copied sentences earned nothing."
         )
     if scrambled:
         g.reasons.append(
             "The answer's words are not in an English order "
-            f"(sentence {', '.join(str(i + 1) for i in sorted(scrambled))}): a shuffled "
+            f"(sentence {_numbered(scrambled)}): a shuffled "
             "sentence keeps its terms but says nothing, so those sentences earned nothing."
         )
         g.cap = min(g.cap, 0.5)
     if hedged:
         g.reasons.append(
-            f"The answer hedges both ways (sentence {', '.join(str(i + 1) for i in sorted(hedged))}"
+            f"The answer hedges both ways (sentence {_numbered(hedged)}"
             "): a claim offered with its alternative asserts neither, so it earned nothing."
         )
         g.cap = min(g.cap, 0.5)
     if disguised:
         g.reasons.append(
             "The answer writes words with letters of another script mixed into Latin ones "
-            f"(sentence {', '.join(str(i + 1) for i in sorted(disguised))}): a reader sees one "
+            f"(sentence {_numbered(disguised)}): a reader sees one "
             "word and the scorer would read another, so those sentences earned nothing."
         )
         g.cap = min(g.cap, 0.5)
@@ -487,6 +487,11 @@ def assess(
 JARGON_LONG_WORDS = 0.22  # share of words of 10+ letters above which an answer reads as jargon
 _LONG_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _CONCRETE = ("see_both", "see_left", "future_absent", "mlm_relies", "never_trained")
+
+
+def _numbered(indices: set[int]) -> str:
+    """Sentence indices as the student counts them: {2, 0} -> "1, 3"."""
+    return ", ".join(str(i + 1) for i in sorted(indices))
 
 
 def is_jargon(an: Analysis) -> bool:

@@ -10,10 +10,6 @@ an answer written in another language keep what they had.
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
 from grader.loading.model import extract_answer
@@ -21,8 +17,8 @@ from grader.resources import data_path
 from grader.rubric import score_explanation
 from grader.rubric.disguise import eye_words, mixed_script_words
 from grader.rubric.text import normalize
+from tools.rubric.agreement import tuning_texts
 
-DEVSET = Path(__file__).resolve().parents[2] / "tools" / "rubric" / "devset"
 MODEL_ANSWER = extract_answer(data_path("solutions", "explanation.md").read_text())
 OWN = (
     "BERT is trained to fill in hidden words using the words on both sides of each blank, so "
@@ -52,18 +48,6 @@ FORMS = {  # how each small word is written
 
 def _disguise(text: str, form) -> str:
     return " ".join(form(w) if w.lower() in SMALL else w for w in text.split(" "))
-
-
-def _labelled_texts() -> list[str]:
-    """The dev sets and the held-out sets released for tuning (never a frozen one)."""
-    readable = re.compile(r"dev\d*|heldout[2-489]?")
-    return [
-        json.loads(line)["text"]
-        for f in sorted(DEVSET.glob("*.jsonl"))
-        if readable.fullmatch(f.stem)
-        for line in f.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
 
 
 @pytest.mark.parametrize("form", list(FORMS.values()), ids=list(FORMS))
@@ -113,6 +97,6 @@ def test_eye_words_reads_plain_tokens_as_words_and_the_rest_as_unknown():
 
 
 def test_no_labelled_answer_mixes_scripts_in_a_word():
-    texts = _labelled_texts()
+    texts = tuning_texts()
     assert len(texts) > 400
     assert [t[:60] for t in texts if mixed_script_words(normalize(t))] == []

@@ -9,9 +9,6 @@ honest answer keeps its credit.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from grader.loading.model import extract_answer
@@ -19,9 +16,8 @@ from grader.resources import data_path
 from grader.rubric import load_rubric, score_explanation
 from grader.rubric.evasion import noncommittal, visible_text
 from grader.rubric.text import normalize, split_sentences
-from tools.rubric.agreement import FROZEN
+from tools.rubric.agreement import tuning_texts
 
-DEVSET = Path(__file__).resolve().parents[2] / "tools" / "rubric" / "devset"
 RUBRIC = load_rubric()
 MODEL_ANSWER = extract_answer(data_path("solutions", "explanation.md").read_text())
 OWN = (
@@ -31,16 +27,6 @@ OWN = (
     "earlier tokens, which is exactly the condition it faces when it generates. So encoders "
     "like BERT are used for classification and decoders like GPT for generation."
 )
-
-
-def _labelled_texts() -> list[str]:
-    return [
-        json.loads(line)["text"]
-        for f in sorted(DEVSET.glob("*.jsonl"))
-        if f.stem not in FROZEN
-        for line in f.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
 
 
 def _copied(res) -> bool:
@@ -139,7 +125,7 @@ def test_noncommittal(text, hedged):
 
 
 def test_no_labelled_answer_has_a_sentence_hedged_both_ways():
-    texts = _labelled_texts()
+    texts = tuning_texts()
     assert len(texts) > 400
     assert [s.text for t in texts for s in split_sentences(t) if noncommittal(s.norm)] == []
 
@@ -245,7 +231,7 @@ def test_what_a_reader_does_see_is_kept():
 
 
 def test_no_labelled_answer_loses_visible_text():
-    assert [t for t in _labelled_texts() if visible_text(t) != t] == []
+    assert [t for t in tuning_texts() if visible_text(t) != t] == []
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,18 @@ class SplitReport:
         return tp, pred, lab
 
 
+def tuning_texts(directory: Path = DEVSET_DIR) -> list[str]:
+    """Every answer text of the labelled sets that are not `FROZEN`, in file order: the corpus
+    the evasion and disguise tests check honest answers against."""
+    return [
+        json.loads(line)["text"]
+        for f in sorted(directory.glob("*.jsonl"))
+        if f.stem not in FROZEN
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
 def load_split(split: str, directory: Path = DEVSET_DIR) -> list[dict]:
     path = directory / f"{split}.jsonl"
     with path.open(encoding="utf-8") as f:
