@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 ... dev14 | heldout | heldout2 ... heldout16 | both | seen | all
+    SPLIT: dev | dev2 ... dev19 | heldout | heldout2 ... heldout19 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -39,7 +39,7 @@ SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "hel
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
           "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
           "dev10", "heldout14", "heldout15", "heldout16", "dev11", "dev12", "dev13",
-          "dev14", "dev15", "dev16")  # fmt: skip
+          "dev14", "dev15", "dev16", "heldout17", "heldout18", "heldout19")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
