@@ -39,7 +39,8 @@ SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "hel
           "heldout5", "dev5", "heldout6", "heldout7", "dev6", "heldout8", "heldout9",
           "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
           "dev10", "heldout14", "heldout15", "heldout16", "dev11", "dev12", "dev13",
-          "dev14", "dev15", "dev16", "heldout17", "heldout18", "heldout19")  # fmt: skip
+          "dev14", "dev15", "dev16", "heldout17", "heldout18", "heldout19", "dev17", "dev18",
+          "dev19")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
