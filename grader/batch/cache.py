@@ -96,6 +96,9 @@ def _options_dict(options: Any) -> Any:
 
 
 def cache_key(submission: Submission, fingerprint: str) -> str:
+    """The cache key of `submission` graded by the grader whose code and suites hash to
+    `fingerprint`: SHA-256 over the fingerprint, the submission's content digest, its load problems
+    and (for a notebook) its cell map, so any change to one of them regrades."""
     h = hashlib.sha256()
     h.update(fingerprint.encode())
     h.update(b"\0")
@@ -122,6 +125,8 @@ class Journal:
 
     # -- lifecycle
     def open(self) -> Journal:
+        """Take the journal's exclusive lock, repair a torn last line and read every stored report;
+        UsageError when another `grader batch` holds the lock. Returns self."""
         self.directory.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:

@@ -98,6 +98,9 @@ def class_view(
     version: str,
     feedback_dir: str = "feedback",
 ) -> dict[str, Any]:
+    """The template context of the class report for `rows`: counts, score summary and
+    histogram, per-part and per-test results, misconceptions, the review queue, problems and
+    one line per student (entries that could not be graded are counted apart, not scored)."""
     graded = [r for r in rows if r.report is not None]
     reports = [r.report for r in graded if r.report is not None]
     n = len(reports)

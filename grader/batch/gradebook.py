@@ -69,6 +69,8 @@ def assignment_header(title: str) -> str:
 
 
 def assignment_has_id(title: str) -> bool:
+    """True when `title` ends in Canvas's `(assignment id)`, so an import updates that assignment
+    instead of creating a column."""
     return bool(_TITLE_ID.search(title))
 
 
@@ -122,6 +124,9 @@ class Roster:
 
     @classmethod
     def load(cls, path: Path) -> Roster:
+        """Read a Canvas gradebook export (UTF-8 with or without BOM, comma or semicolon separated,
+        header starting `Student, ID`). Every unreadable or malformed roster raises UsageError
+        naming the file and what to do; nothing is written."""
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -247,6 +252,8 @@ def resolve(who: Identity, roster: Roster | None, *, entry_name: str = "") -> Id
 
 
 def points_possible(max_scores: list[float]) -> float | None:
+    """The assignment's points possible: the most common max score among the graded reports, None
+    when nothing was graded."""
     if not max_scores:
         return None
     return Counter(max_scores).most_common(1)[0][0]

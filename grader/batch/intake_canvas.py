@@ -24,6 +24,8 @@ CANVAS_DEDUP = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[A-Za-z0-9]+)$")
 
 
 def canvas_share(names: list[str]) -> float:
+    """The fraction of `names` that follow Canvas's download naming (`name_id_id_file`); 0.0 for no
+    names."""
     if not names:
         return 0.0
     return sum(1 for n in names if CANVAS_NAME.match(n)) / len(names)

@@ -86,6 +86,8 @@ def _unquote(v: str) -> str:
 
 
 def find_gradescope_dir(root: Path) -> Path | None:
+    """The `submission_metadata.yml` of a Gradescope export rooted at `root` or in its single sub-
+    folder, else None."""
     direct = root / GRADESCOPE_META
     if direct.is_file():
         return direct
@@ -104,6 +106,9 @@ def _gradescope_identity(folder: str, submitters: list[Identity]) -> tuple[str, 
 
 
 def gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> Intake:
+    """The submissions of an unzipped Gradescope export (`base` holds `meta`): one entry per
+    `submission_*` folder, named by its submitters from the metadata (unreadable metadata falls
+    back to folder names); anything else is skipped with a reason."""
     try:
         text = meta.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -137,6 +142,8 @@ def gradescope_dir(base: Path, meta: Path, limits: LoadLimits, root: Path) -> In
 
 
 def gradescope_zip(tree: ZipTree, meta_rel: str, limits: LoadLimits, path: Path) -> Intake:
+    """As `gradescope_dir`, for a Gradescope export still zipped (`meta_rel` is the metadata's path
+    inside `tree`)."""
     base = meta_rel[: -len(GRADESCOPE_META)]
     try:
         text = tree.read(meta_rel, limits, cap=limits.max_total_bytes).decode("utf-8", "replace")

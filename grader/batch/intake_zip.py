@@ -127,11 +127,14 @@ def wrapper_prefix(tree: ZipTree) -> str:
 
 
 def looks_like_submission(tree: ZipTree, prefix: str) -> bool:
+    """True when the folder `prefix` of the zip directly holds one of the exercise files."""
     _, files = tree.children(prefix)
     return any(f in KNOWN_FILES for f in files)
 
 
 def zip_entry(label: str, tree: ZipTree, rel: str, limits: LoadLimits, *, folder: bool) -> Entry:
+    """A batch entry for the zip member (or, with `folder`, the folder) `rel`, loaded lazily within
+    `limits` when the pool grades it."""
     key = safe_key(label)
 
     def loader() -> Submission:

@@ -88,6 +88,8 @@ class WriteResult:
 
 
 def write_if_changed(path: Path, text: str, result: WriteResult) -> None:
+    """Write `text` to `path` atomically unless the file already holds exactly those bytes; counted
+    in `result` either way."""
     try:
         if path.is_file() and path.read_bytes() == text.encode("utf-8"):
             result.unchanged += 1

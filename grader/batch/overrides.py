@@ -231,6 +231,8 @@ class Applied:
 
 
 def stale_reason(entry: Mapping[str, Any]) -> str:
+    """The review note for an override `entry` that was made for an earlier version of the answer:
+    who made it and when, and that it is not applied."""
     stamps = sorted(
         {f"{v.get('by', '?')} on {v.get('at', '?')}" for v in entry.values() if isinstance(v, dict)}
         | ({f"{entry.get('by', '?')} on {entry.get('at', '?')}"} if "reviewed" in entry else set())

@@ -76,6 +76,7 @@ class Done:
 
 
 def default_workers() -> int:
+    """The number of CPUs this process may run on (its affinity mask), at least 1."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -185,6 +186,9 @@ class GradingPool:
 
     # -- lifecycle
     def start(self) -> GradingPool:
+        """Prewarm the reference cache and start every worker (adopting the zygotes launched ahead
+        of time); idempotent. On failure every started worker and unadopted zygote is terminated
+        before the error propagates. Returns self."""
         if self._started:
             return self
         try:

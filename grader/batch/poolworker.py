@@ -24,12 +24,16 @@ from grader.sandbox.launch import Launched
 
 
 def submission_to_dict(sub: Submission) -> dict[str, Any]:
+    """`sub` as plain JSON-able data for the pipe to a pool worker (the inverse of
+    `submission_from_dict`)."""
     d = asdict(sub)
     d["problems"] = list(sub.problems)
     return d
 
 
 def submission_from_dict(d: dict[str, Any]) -> Submission:
+    """Rebuild a Submission from `submission_to_dict`'s data, coercing every field to its type (the
+    data crosses a process boundary)."""
     return Submission(
         name=str(d["name"]),
         origin=str(d["origin"]),

@@ -64,6 +64,8 @@ class Progress:
         return self.done / elapsed if elapsed > 0 else 0.0
 
     def advance(self, label: str, detail: str = "") -> None:
+        """Count one submission done and show it: the progress bar when there is one, else one line
+        with the rate and ETA (nothing when disabled)."""
         self.done += 1
         if not self.enabled:
             return

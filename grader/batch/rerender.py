@@ -54,6 +54,7 @@ class Loaded:
 
 
 def is_batch_out(out: Path) -> bool:
+    """True when `out` is a `grader batch` output folder (it holds the manifest)."""
     return (Path(out) / MANIFEST).is_file()
 
 

@@ -123,12 +123,15 @@ def _tag(files: dict[str, bytes], tag: str) -> dict[str, bytes]:
 
 
 def correct_files(tag: str, *, explanation: str = GOOD_EXPLANATION) -> dict[str, bytes]:
+    """The reference solutions plus `explanation`, made unique by `tag` (so the cache cannot
+    deduplicate students)."""
     files = _read(SOLUTIONS)
     files["explanation.md"] = explanation.encode()
     return _tag(files, tag)
 
 
 def stub_files(tag: str) -> dict[str, bytes]:
+    """The untouched student stubs, made unique by `tag`."""
     files = _read(STUBS)
     expl = STUBS / "explanation.md"
     if expl.exists():
@@ -157,6 +160,8 @@ def buggy_variants() -> list[dict[str, bytes]]:
 
 
 def buggy_files(tag: str, variant: int) -> dict[str, bytes]:
+    """The solutions with the `variant`-th known bug (cycling through `buggy_variants()`), a good
+    or a weak explanation by parity; unique by `tag`."""
     variants = buggy_variants()
     files = _read(SOLUTIONS)
     files["explanation.md"] = (WEAK_EXPLANATION if variant % 2 else GOOD_EXPLANATION).encode()
@@ -166,6 +171,8 @@ def buggy_files(tag: str, variant: int) -> dict[str, bytes]:
 
 
 def hostile_files(tag: str, variant: int) -> dict[str, bytes]:
+    """The solutions with the `variant`-th hostile payload appended to one module, and an
+    explanation that attempts injection and markup; unique by `tag`."""
     module, code = HOSTILE[variant % len(HOSTILE)]
     files = _read(SOLUTIONS)
     files[f"{module}.py"] += b"\n" + code.encode()
@@ -177,6 +184,8 @@ def hostile_files(tag: str, variant: int) -> dict[str, bytes]:
 
 
 def loop_files(tag: str) -> dict[str, bytes]:
+    """The solutions with code that never returns appended (costs the sandbox's call timeout);
+    unique by `tag`."""
     module, code = LOOP
     files = _read(SOLUTIONS)
     files[f"{module}.py"] += b"\n" + code.encode()
@@ -349,6 +358,7 @@ def write_canvas_zip(path: Path, students: list[Student]) -> Path:
 
 
 def gradescope_metadata(students: list[Student], groups: dict[str, list[Student]]) -> str:
+    """A `submission_metadata.yml` in Gradescope's format for `groups` (folder -> members)."""
     lines = []
     for folder, members in groups.items():
         lines.append(f"{folder}:")
@@ -404,6 +414,7 @@ def write_gradescope_export(
 
 
 def describe(students: list[Student]) -> str:
+    """`students` counted by kind, as sorted JSON (for the benchmark's log)."""
     counts: dict[str, int] = {}
     for s in students:
         counts[s.kind] = counts.get(s.kind, 0) + 1

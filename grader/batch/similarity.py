@@ -119,6 +119,7 @@ def code_tokens(source: str) -> list[tuple[str, int]]:
 
 
 def text_tokens(text: str) -> list[tuple[str, int]]:
+    """The lower-cased words of `text` with their positions."""
     return [(w, i) for i, w in enumerate(_WORD.findall(text.lower()))]
 
 

@@ -162,6 +162,8 @@ def rerun_drill(files: dict[str, str], session: Any) -> Rerun:
 
 
 def grade_drill(files: dict[str, str], session: Any) -> tuple[TestResult, ...]:
+    """Rerun the student's drill (`files`) in the sandbox `session` and check the submitted results
+    and evidence note against the rerun: one TestResult per drill check."""
     return check_drill(files, rerun_drill(files, session))
 
 

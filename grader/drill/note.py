@@ -156,6 +156,7 @@ def command_args(section: str) -> list[str] | None:
 
 
 def command_text(args: list[str]) -> str:
+    """The command line that runs the drill with `args`, as the note should quote it."""
     return " ".join(["python drill/experiment.py", *args])
 
 
@@ -178,4 +179,5 @@ def numbers(text: str) -> list[Quoted]:
 
 
 def word_count(text: str) -> int:
+    """The number of words in `text`."""
     return len(_WORD.findall(text))

@@ -121,6 +121,7 @@ def _finite(value: Any) -> bool:
 
 
 def close(a: float, b: float) -> bool:
+    """True when `a` is within the drill's tolerance of `b` (ATOL + RTOL * |b|)."""
     return abs(a - b) <= ATOL + RTOL * abs(b)
 
 

@@ -141,11 +141,15 @@ def with_notebook(sub: Submission, nb: Submission, filename: str) -> Submission:
 
 
 def is_notebook(path: str) -> bool:
+    """True for a `.ipynb` path with no ignored part (`__MACOSX`, dot folders such as
+    `.ipynb_checkpoints`, ...)."""
     parts = path.replace("\\", "/").split("/")
     return path.lower().endswith(".ipynb") and not any(ignored(p) for p in parts)
 
 
 def several_notebooks(paths: list[str]) -> SubmissionError:
+    """The error for a submission that holds several notebooks and no exercise files (names the
+    first five)."""
     names = ", ".join(sorted(Path(p).name for p in paths)[:5])
     return SubmissionError(
         f"the submission holds several notebooks ({names}) and no exercise files; hand in "

@@ -254,6 +254,7 @@ FLAT_DRILL_SCRIPT = "experiment.py"
 
 
 def root_join(root: str, rel: str) -> str:
+    """`rel` under the archive folder `root` ('' is the top level)."""
     return f"{root}/{rel}" if root else rel
 
 

@@ -105,6 +105,8 @@ def build_notebook(exercises: Path, readme: str) -> Any:
 
 
 def write_notebook(nb: Any, path: Path) -> None:
+    """Validate `nb` against the notebook schema and write it to `path` (ValidationError, nothing
+    written, when invalid)."""
     import nbformat
 
     nbformat.validate(nb)

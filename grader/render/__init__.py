@@ -26,6 +26,8 @@ _FILES = {
 
 @cache
 def environment(autoescape: bool) -> jinja2.Environment:
+    """The Jinja2 environment over `feedback_templates/`: undefined variables are errors, `md`
+    escapes Markdown; `autoescape` for HTML."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=autoescape,

@@ -61,6 +61,7 @@ def _check(ret: int, what: str) -> None:
 
 
 def prctl(option: int, arg: int) -> None:
+    """`prctl(option, arg)`; OSError with errno on failure."""
     _check(_libc.prctl(option, arg, 0, 0, 0), "prctl")
 
 

@@ -171,6 +171,8 @@ class GradingPlugin:
             self.collection_errors.append(f"{report.nodeid}: {str(report.longrepr)[-500:]}")
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Start the test's clock and clear the per-test call records of the student and the
+        reference."""
         self._started[item.nodeid] = time.perf_counter()
         forget = getattr(self._student, "forget_calls", None)
         if forget is not None:

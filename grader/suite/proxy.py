@@ -310,6 +310,9 @@ class ReferenceProxy(_Side):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        """The reference model's logits for `input_ids` (and `attention_mask`), memoised across
+        calls and submissions by the arguments' digest when the forward is replayable (consumes no
+        global RNG); a hit returns a copy."""
         key, hit = self._recall(
             ("model_forward", self.package),
             lambda: refmemo.arguments_digest((model, input_ids, attention_mask), {}),

@@ -56,6 +56,7 @@ class SuiteRun:
 
 
 def suite_path(suite: Suite) -> Path:
+    """The folder of the packaged test suite `suite`."""
     return SUITES_DIR / suite
 
 
