@@ -107,7 +107,12 @@ def _replay_wrong(x):
     if isinstance(x, _replay_torch.Tensor):
         if x.dtype == _replay_torch.bool:
             return ~x
-        return x + 0.5 if x.is_floating_point() else x + 1
+        if x.is_floating_point():
+            # shifted by more than any tolerance allows at every magnitude (a fixed +0.5 passed
+            # half precision's 10% value check on a loss above 4.5); the shift is detached, so
+            # the gradient stays right and the gradient tests are not in the replayed set
+            return x + 0.5 + 0.5 * x.detach().abs()
+        return x + 1
     return x
 
 
@@ -218,7 +223,8 @@ def test_a_report_cannot_be_replayed(grader, tmp_path, monkeypatch):
         for name in [m for m in sys.modules if m.startswith("replaypkg")]:
             del sys.modules[name]
     replayed = {t.id for t in control.results if t.status == "passed"} & shown
-    assert len(replayed) >= len(shown) // 2, sorted(shown - replayed)
+    # (gradient, autograd and model-forward tests cannot be answered from a table: about half)
+    assert len(replayed) >= max(10, len(shown) // 3), sorted(shown - replayed)
 
     # defence: the replaying submission's own hash draws new inputs, and nothing replays
     replay = Submission(name="replay", origin="tests", sources=replay_sources, missing={})
