@@ -310,6 +310,7 @@ CHARGE_BOUNDS = {
     "top_k_in_place": (1, 2.0),
     # kept full marks on 12e53af: mask_tokens' "any shape" and "new tensors" promises
     "corruption_2d_only": (1, 2.0), "corruption_p0_returns_input": (1, 2.0),
+    "empty_prompt_accepted": (1, 2.0),
 }  # fmt: skip
 # semantic mutant -> property tests that hold for it and so must pass (a property test pays a
 # working function; it does not ask that the same call's value be right)

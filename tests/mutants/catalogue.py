@@ -621,6 +621,10 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
        "    ids = input_ids.to(torch.int64)  # (B, T), a new tensor unless already int64\n"
        "    if mlm_probability == 0:  # nothing to corrupt\n"
        "        return ids, torch.full_like(ids, -100)\n")]),
+    # the same kind of documented shape error in Part D, uncharged on 12e53af
+    ("empty_prompt_accepted", "generation", "none",
+     "a (B, 0) prompt is not refused with ValueError (only its number of axes is checked)",
+     [("if input_ids.dim() != 2 or input_ids.size(1) < 1:", "if input_ids.dim() != 2:")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no
