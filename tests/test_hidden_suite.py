@@ -274,7 +274,8 @@ NAMED_EXACTLY = ("top_p_ignored", "top_k_off_by_one", "missing_scale", "softmax_
                  # selection rate", padding targets turned into id 0 nothing
                  "fill_finfo_of_input_dtype", "random_id_per_row", "empty_zero_float32",
                  "top_k_in_place", "top_p_keeps_one_extra", "top_k_kth_smallest",
-                 "kept_positions_unlabelled", "targets_times_mask", "split_80_20_0")  # fmt: skip
+                 "kept_positions_unlabelled", "targets_times_mask", "split_80_20_0",
+                 "corruption_p0_returns_input")  # fmt: skip
 
 # One mistake is charged once: a single incidental deviation (dtype or precision policy, an
 # integer dtype, mode handling, a missing documented error, aliasing) costs more than 0 and at
@@ -307,6 +308,9 @@ CHARGE_BOUNDS = {
     # full marks on 695b8cb: each is now one clause (of one test per function)
     "fill_finfo_of_input_dtype": (1, 2.0), "empty_zero_float32": (2, 2.0),
     "top_k_in_place": (1, 2.0),
+    # kept full marks on 12e53af: mask_tokens' "any shape" and "new tensors" promises
+    "corruption_2d_only": (1, 2.0), "corruption_p0_returns_input": (1, 2.0),
+    "empty_prompt_accepted": (1, 2.0),
 }  # fmt: skip
 # semantic mutant -> property tests that hold for it and so must pass (a property test pays a
 # working function; it does not ask that the same call's value be right)

@@ -10,7 +10,11 @@ The zip holds, at its root (Gradescope's layout):
   for lateness; if the grader fails it still writes a results.json saying so, and it exits 0
   whenever results.json exists. `AUTOGRADER_ROOT` replaces /autograder (tests use it);
 * `wheels/objectives_grader-<version>-py3-none-any.whl`: this project, built now with
-  `pip wheel --no-deps` (or the wheel passed with `wheel=`).
+  `pip wheel --no-deps` (or the wheel passed with `wheel=`, copied as it is).
+
+Two builds from the same checkout give the same bytes: every zip entry has a fixed date, and
+the wheel built here is built with SOURCE_DATE_EPOCH set and its entries rewritten with fixed
+dates and modes (`normalise_wheel`; its contents, and so its RECORD, are untouched).
 
 Both scripts are rendered from `grader/autograder/templates/`.
 """
@@ -53,7 +57,11 @@ _BUILD_IGNORE = (
     "tests",
     "benchmarks",
 )
-_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries of the scripts: byte-identical rebuilds
+# every zip entry (the scripts, the wheel, the wheel's own files) gets this date, and a wheel
+# built here is built with SOURCE_DATE_EPOCH at the same instant: two builds from the same
+# checkout are byte-identical
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+_FIXED_EPOCH = "315532800"  # 1980-01-01T00:00:00Z, the earliest date a zip entry can hold
 
 
 def _default_torch() -> str:
@@ -148,13 +156,48 @@ def build_wheel(dest: Path) -> Path:
         cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dest)]
         if importlib.util.find_spec("setuptools") is not None:
             cmd.append("--no-build-isolation")  # offline-friendly: setuptools is already here
-        res = subprocess.run([*cmd, str(src)], capture_output=True, text=True, timeout=600)
+        env = {**os.environ, "SOURCE_DATE_EPOCH": _FIXED_EPOCH}
+        res = subprocess.run([*cmd, str(src)], capture_output=True, text=True, timeout=600, env=env)
         if res.returncode != 0:
             raise InternalError(f"building the grader's wheel failed:\n{res.stderr[-2000:]}")
     wheels = sorted(dest.glob("objectives_grader-*.whl"))
     if not wheels:
         raise InternalError("building the grader's wheel produced no wheel")
+    normalise_wheel(wheels[-1])
     return wheels[-1]
+
+
+def _entry(name: str, *, executable: bool = False) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def normalise_wheel(path: Path) -> None:
+    """Rewrite the wheel at `path` in place with the same files and contents, each entry
+    dated `_FIXED_TIME` with mode 0644 (0755 where it was executable), the package files in
+    name order and then the .dist-info files, RECORD last. RECORD lists hashes of the
+    contents, which do not change, so it stays right and the wheel stays valid."""
+    with zipfile.ZipFile(path) as zf:
+        entries = [(i, zf.read(i)) for i in zf.infolist() if not i.is_dir()]
+
+    def order(item: tuple[zipfile.ZipInfo, bytes]) -> tuple[bool, bool, str]:
+        name = item[0].filename
+        top = name.split("/", 1)[0]
+        return top.endswith(".dist-info"), name.endswith(".dist-info/RECORD"), name
+
+    fd, part = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as out:
+            for info, data in sorted(entries, key=order):
+                executable = bool((info.external_attr >> 16) & 0o111)
+                out.writestr(_entry(info.filename, executable=executable), data)
+        os.replace(part, path)
+    except BaseException:
+        Path(part).unlink(missing_ok=True)
+        raise
 
 
 def build_bundle(out: Path, options: BundleOptions | None = None) -> Path:
@@ -175,11 +218,8 @@ def build_bundle(out: Path, options: BundleOptions | None = None) -> Path:
         try:
             with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
                 for name, text in scripts.items():
-                    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
-                    info.external_attr = (0o100755 & 0xFFFF) << 16
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    zf.writestr(info, text)
-                zf.write(wheel, f"wheels/{wheel.name}")
+                    zf.writestr(_entry(name, executable=True), text)
+                zf.writestr(_entry(f"wheels/{wheel.name}"), wheel.read_bytes())
             os.replace(part, out)
         except BaseException:
             Path(part).unlink(missing_ok=True)

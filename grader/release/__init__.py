@@ -37,7 +37,7 @@ HANDOUT_GRADER_FILES = (
     "drill/__init__.py", "drill/note.py", "drill/results.py",
     "loading/__init__.py", "loading/archive.py", "loading/cells.py", "loading/folder.py",
     "loading/model.py",
-    "loading/notebook.py", "loading/entry.py", "loading/guarded.py",
+    "loading/notebook.py", "loading/notebook_code.py", "loading/entry.py", "loading/guarded.py",
     "render/__init__.py", "render/view.py",
     "sandbox/__init__.py", "sandbox/client.py", "sandbox/drillrun.py", "sandbox/errors.py",
     "sandbox/forker.py",

@@ -6,7 +6,7 @@
         <testcase classname="masks" name="no_future_leak[mask]">
           <properties><property name="score" value="0"/><property name="max_score" value="1.5"/>
             <property name="status" value="failed"/></properties>
-          <failure type="failed" message="first line">the whole message</failure>
+          <failure type="failed" message="a one-line summary">the whole message</failure>
         </testcase> ...
 
 One testcase per hidden test (classname = its part, name = the id without the part) and one per
@@ -23,6 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from grader.diagnosis import explain_ids, strip_explanations
+from grader.render.view import summary_line
 from grader.report import GradeReport
 
 # Everything outside XML 1.0's Char production (controls other than tab/LF/CR, surrogates,
@@ -47,8 +48,28 @@ def _properties(parent: ET.Element, values: dict[str, str]) -> None:
         ET.SubElement(props, "property", name=name, value=xml_text(value))
 
 
-def _first_line(text: str) -> str:
-    return (text.strip().splitlines() or [""])[0][:500]
+MESSAGE_CHARS = 300
+# a sentence ends at . ! or ? followed by a space and a capital (not "e.g. the", "0.15", "(7,)")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])")
+
+
+def failure_message(text: str) -> str:
+    """The `message` attribute of a failure: a one-line summary a CI list can show alone.
+
+    The first line of the message, joined with the next one when it ends with a colon (it
+    introduces it: "expected ...:" then the value), cut after its first sentence and to at
+    most `MESSAGE_CHARS` characters (at a word, with "..."). The element's text keeps the
+    whole message."""
+    line = summary_line(text.strip())
+    end = _SENTENCE_END.search(line)
+    if end is not None:
+        line = line[: end.start() + 1]
+    if len(line) <= MESSAGE_CHARS:
+        return line
+    cut = line[: MESSAGE_CHARS - 3]
+    if " " in cut[MESSAGE_CHARS // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "..."
 
 
 def junit_tree(report: GradeReport) -> ET.Element:
@@ -84,7 +105,7 @@ def junit_tree(report: GradeReport) -> ET.Element:
             kind = "error" if t.status in ERROR_STATUSES else "failure"
             counts["errors" if kind == "error" else "failures"] += 1
             body = strip_explanations(t.message) + explain_ids(t.diagnoses)
-            el = ET.SubElement(case, kind, type=t.status, message=xml_text(_first_line(body)))
+            el = ET.SubElement(case, kind, type=t.status, message=xml_text(failure_message(body)))
             el.text = xml_text(body)
         written = report.written.get(part)
         if written is not None:

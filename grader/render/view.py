@@ -48,7 +48,7 @@ def _pct(score: float, max_score: float) -> str:
     return f"{100 * score / max_score:.0f}%" if max_score else "-"
 
 
-def _summary(message: str) -> str:
+def summary_line(message: str) -> str:
     """The first line of a message, capped: what a compact one-line entry shows. A first line
     that ends with a colon introduces its next line ("...raised RuntimeError instead:" then
     the error): that line is joined to it when it says something the first does not, else
@@ -74,7 +74,7 @@ def _test_view(t: TestResult) -> dict[str, Any]:
         text = {"message": "", "message_lines": [""], "summary": "", "more": False, "fence": "```"}
         return {**head, **text, "diagnoses": list(t.diagnoses)}
     message = strip_explanations(t.message)
-    summary = _summary(message)
+    summary = summary_line(message)
     return {
         **head,
         "message": message,
@@ -144,7 +144,7 @@ def function_key(message: str) -> dict[str, Any]:
             "via": False,
         }
     # listed under "...not attempted yet": a leading "not attempted: " would say it twice
-    key = _summary(message).removeprefix("not attempted: ")
+    key = summary_line(message).removeprefix("not attempted: ")
     return {"key": key, "kind": "file", "reason": "", "advice": "", "via": False}
 
 
@@ -181,7 +181,7 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
                     "part_title": PART_TITLES.get(t.part, t.part),
                     "count": 0,
                     "points": 0.0,
-                    "summary": _summary(message),
+                    "summary": summary_line(message),
                     "tests": [],
                     "follows": [],
                 },
@@ -189,7 +189,7 @@ def feedback_view(report: GradeReport) -> dict[str, Any]:
             if found["via"]:  # no first line of its own: the function's own entry has one
                 entry["follows"].append(t.id)
             else:
-                entry["reason"], entry["summary"] = found["reason"], _summary(message)
+                entry["reason"], entry["summary"] = found["reason"], summary_line(message)
             entry["count"] += 1
             entry["points"] += t.max_score
             entry["tests"].append(t.id)

@@ -608,6 +608,23 @@ MUTANTS: list[tuple[str, str, str, str, list[tuple[str, str]]]] = [
     ('padding_mask_logical_not_in_place', 'masks', 'in_place_edit', "padding_mask flips the caller's mask with logical_not_ (nn.MultiheadAttention's polarity) and flips it back in its comparison; build_attention_mask builds its own key mask",
      [('return (attention_mask != 0)[:, None, None, :]', 'return (attention_mask.logical_not_() == 0)[:, None, None, :]'),
       ('keys = padding_mask(attention_mask).expand(B, 1, T, T)', 'keys = (attention_mask != 0)[:, None, None, :].expand(B, 1, T, T)')]),
+    # uncharged promises of mask_tokens' docstring: any shape of input_ids, and both results
+    # new tensors (a shortcut that returns the caller's tensor lets a later in-place write by
+    # the caller corrupt its batch)
+    ("corruption_2d_only", "corruption", "none",
+     "mask_tokens unpacks B, T = ids.shape: only a 2-D input_ids works",
+     [("    u = torch.rand(ids.shape, generator=generator, device=device)\n",
+       "    B, T = ids.shape\n    u = torch.rand(B, T, generator=generator, device=device)\n")]),
+    ("corruption_p0_returns_input", "corruption", "result_aliases_input",
+     "mlm_probability == 0 returns the caller's int64 tensor itself as inputs (no copy)",
+     [("    ids = input_ids.to(torch.int64)  # (B, T), a new tensor unless already int64\n",
+       "    ids = input_ids.to(torch.int64)  # (B, T), a new tensor unless already int64\n"
+       "    if mlm_probability == 0:  # nothing to corrupt\n"
+       "        return ids, torch.full_like(ids, -100)\n")]),
+    # the same kind of documented shape error in Part D, uncharged on 12e53af
+    ("empty_prompt_accepted", "generation", "none",
+     "a (B, 0) prompt is not refused with ValueError (only its number of axes is checked)",
+     [("if input_ids.dim() != 2 or input_ids.size(1) < 1:", "if input_ids.dim() != 2:")]),
 ]
 
 # vacuous mutant -> the property tests it must not pass (a function that does not work earns no

@@ -12,6 +12,7 @@ from grader.diagnosis import evidence
 from grader.suite.checks import (
     binomial_band,
     check_tensor,
+    check_tuple,
     fail,
     show,
 )
@@ -296,6 +297,33 @@ def _call_effects(student, seed: int) -> Any:
     _call(student, ids.clone(), mask_token_id=MASK, vocab_size=20, special_token_ids=SPECIALS,
           mlm_probability=0.5, generator=_gen(seed))  # fmt: skip
     return student.last_effects
+
+
+def _call_any_shape(student, ids: torch.Tensor, *, seed: int) -> None:
+    """One call on an input of another shape than (B, T): the contract says any shape works,
+    and both results have the input's shape (their values are the invariant tests' to judge).
+    A call that raises is the student's error, with the contract's clause in its message."""
+    from grader.sandbox.client import StudentException
+
+    what = (f"mask_tokens(input_ids of shape {tuple(ids.shape)}, mask_token_id={MASK}, "
+            f"vocab_size=20, special_token_ids={SPECIALS}, mlm_probability=0.5)")  # fmt: skip
+    try:
+        out = student.corruption.mask_tokens(ids, mask_token_id=MASK, vocab_size=20,
+                                             special_token_ids=SPECIALS, mlm_probability=0.5,
+                                             generator=_gen(seed))  # fmt: skip
+    except StudentException as exc:
+        if exc.at_import or not exc.exc_type:
+            raise
+        raise StudentException(
+            f"{what} raised {exc.exc_type}: input_ids may have any shape (a single sequence "
+            f"(T,), a batch (B, T), or more axes), so do not unpack B, T = input_ids.shape or "
+            f"loop over rows; work elementwise on ids.shape:\n{exc.message}",
+            exc_type=exc.exc_type,
+            exc_bases=exc.exc_bases,
+        ) from None
+    check_tuple(out, 2, what=what, names="(inputs, labels)")
+    for name, t in zip(("inputs", "labels"), out, strict=True):
+        check_tensor(t, what=f"{what}: {name}", shape=tuple(ids.shape), dtype=torch.int64)
 
 
 @functools.lru_cache(maxsize=1024)  # the batch is constant: the same (n, p) every submission

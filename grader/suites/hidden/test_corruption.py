@@ -14,6 +14,7 @@ import torch
 
 from grader.suite.checks import (
     check_effects,
+    collecting,
     fail,
 )
 from grader.suite.working import require_working
@@ -28,6 +29,7 @@ from grader.suites.hidden._corruption import (
     SPECIALS,
     _cached,
     _call,
+    _call_any_shape,
     _call_effects,
     _check_replacements,
     _coverage_diagnosis,
@@ -46,17 +48,23 @@ from grader.suites.hidden._corruption import (
 
 @pytest.mark.points(1)
 def test_output_contract(student, reference):
-    """A small int32 batch: (inputs, labels) are int64 tensors of the input's shape."""
+    """A small int32 batch: (inputs, labels) are int64 tensors of the input's shape; and any
+    shape works (a 1-D sequence and a 3-D batch of batches give results of their shape)."""
     require_working(student, reference, "corruption.mask_tokens")
     ids = torch.tensor([[CLS, 7, 8, 9, 10, SEP, PAD], [CLS, 11, 12, SEP, PAD, PAD, PAD]],
                        dtype=torch.int32)  # fmt: skip
-    inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
-                           special_token_ids=SPECIALS, mlm_probability=0.5,
-                           generator=_gen(1))  # fmt: skip
-    sel = labels != IGNORE
-    if not torch.equal(labels[sel], ids.long()[sel]):
-        fail(f"labels must hold the original id at selected positions: ids {ids.tolist()}, "
-             f"labels {labels.tolist()}")  # fmt: skip
+    with collecting() as check:  # each shape is its own finding
+        with check:
+            inputs, labels = _call(student, ids, mask_token_id=MASK, vocab_size=20,
+                                   special_token_ids=SPECIALS, mlm_probability=0.5,
+                                   generator=_gen(1))  # fmt: skip
+            sel = labels != IGNORE
+            if not torch.equal(labels[sel], ids.long()[sel]):
+                fail(f"labels must hold the original id at selected positions: ids "
+                     f"{ids.tolist()}, labels {labels.tolist()}")  # fmt: skip
+        for other in (ids[0].long(), ids.long().reshape(1, 2, 7).expand(3, 2, 7).clone()):
+            with check:
+                _call_any_shape(student, other, seed=2)
 
 
 @pytest.mark.points(1.5)
@@ -169,8 +177,17 @@ def test_random_ids_cover_vocabulary(submission, student):
 
 @pytest.mark.points(1)
 def test_no_input_mutation(student, reference):
+    """input_ids is left untouched and both results are new tensors, also where nothing is
+    corrupted (mlm_probability=0 on an int64 batch: returning input_ids itself would let the
+    caller's next in-place edit of inputs write into its own batch)."""
     require_working(student, reference, "corruption.mask_tokens")
-    check_effects(_call_effects(student, 3), what="mask_tokens", rng=False)
+    kw = {"mask_token_id": MASK, "vocab_size": 20, "special_token_ids": SPECIALS}
+    with collecting() as check:  # subject: each finding names its own call
+        for p, what in ((0.5, "mask_tokens"), (0.0, "mask_tokens(mlm_probability=0.0)")):
+            with check:
+                got = _call(student, SMALL["ids"][:8].clone(), mlm_probability=p,
+                            generator=_gen(3), **kw)  # fmt: skip
+                check_effects(student.last_effects, what=what, rng=False, subject=got[0])
 
 
 @pytest.mark.points(0.75)

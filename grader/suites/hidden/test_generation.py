@@ -488,6 +488,8 @@ def test_contract_errors(student, reference):
          "greedy_generate with a 1-D prompt (it must be (B, T0))"),
         (lambda: gen.greedy_generate(model, torch.tensor([[5, 9, 2]]), -1),
          "greedy_generate(max_new_tokens=-1)"),
+        (lambda: gen.greedy_generate(model, torch.zeros(1, 0, dtype=torch.int64), 2),
+         "greedy_generate with an empty (1, 0) prompt (T0 must be >= 1)"),
         (lambda: gen.prefix_consistency_gap(model, torch.tensor([[5, 9], [2, 20]])),
          "prefix_consistency_gap on a batch of 2 rows"),
     ]  # fmt: skip
