@@ -24,7 +24,8 @@ _PRONOUN = r"(?:(?:it|they|he|she|this|that|these|those|the model|the models|nei
 _END = r"(?=\s*(?:[.!?;,)]|$))"
 # A claim followed by its alternative asserts neither: "..., or perhaps it does not",
 # "..., or maybe they do", "..., or the other way round", "X may or may not ...", and a
-# sentence that opens "Either ... or ...". None of these occurs in the 542 labelled answers.
+# sentence that opens "Either ... or ...". None of these occurs in the labelled answers (a
+# "whether ... or not" clause is no hedge: `_indifferent`).
 _BOTH_WAYS = re.compile(
     "|".join(
         (
@@ -47,7 +48,17 @@ def noncommittal(text: str) -> bool:
     polarity reader already takes nothing from it as asserted, and an answer to it may follow."""
     if text.rstrip().endswith("?"):
         return False
-    return _BOTH_WAYS.search(text) is not None
+    return any(not _indifferent(text, m.start()) for m in _BOTH_WAYS.finditer(text))
+
+
+# "whether X or not" ("..., whether the later text exists or not") says the claim holds
+# either way: that is a condition it does not depend on, not a claim and its alternative.
+_WHETHER = re.compile(r"\bwhether\b(?![^;:]*[;:])", re.IGNORECASE)
+
+
+def _indifferent(text: str, at: int) -> bool:
+    """True when the alternative at `at` closes a "whether ... or" clause of its own clause."""
+    return _WHETHER.search(text, max(0, at - 200), at) is not None
 
 
 def noncommittal_sentences(sentences: list[Sentence]) -> set[int]:

@@ -116,6 +116,9 @@ def test_one_hedged_sentence_adds_nothing_and_the_rest_keeps_its_credit():
         ("Either way, the words after the cursor do not exist yet.", False),
         ("GPT does not see later tokens, nor does it need them.", False),
         ("Whether or not BERT is fine-tuned, it never saw a left-only context.", False),
+        # a "whether ... or not" clause is a condition the claim holds under either way
+        ("GPT predicts from the prefix alone, whether the rest has been written or not.", False),
+        ("It reads only the prefix, whether or not a suffix is on disk; or maybe not.", True),
         ("Can the masked model use the words on its right at generation, or not?", False),
         ("Is the cursor really the end of the text, or is it not?", False),
     ],
