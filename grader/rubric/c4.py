@@ -138,6 +138,20 @@ def _at_generation(f: SentenceFacts) -> bool:
     return any(_STATED_ABSENCE.fullmatch(a.text.strip()) for a in f.hits.get("absent", []))
 
 
+def _masked_gap_stated(an: Analysis, i: int) -> bool:
+    """Sentence `i` itself states the masked LM's mismatch: a difference said of it, a
+    condition it was never trained for, or the context it relies on set beside an absence
+    ("the continuation does not exist yet, which removes exactly the context the masked model
+    was trained to depend on"). A sameness word read there as the masked LM's ("exactly the
+    context", "line up exactly, unlike BERT") emphasises or belongs to the other side: one
+    sentence does not assert both that the masked LM's training matches generation and that
+    it does not."""
+    f = next(s for s in an.sentences if s.sentence.index == i)
+    if any(c.subject in (MLM, BOTH) for c in f.kinds("relation_diff") + f.kinds("never_trained")):
+        return True
+    return bool(f.kinds("mlm_relies")) and (bool(f.kinds("future_absent")) or f.has("absent"))
+
+
 # -- C4: training condition vs generation condition -------------------------------------------
 def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
@@ -161,7 +175,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
-    contra_mlm = _of(same, MLM, BOTH)
+    contra_mlm = [c for c in _of(same, MLM, BOTH) if not _masked_gap_stated(an, c.sentence)]
     dismissed = training_dismissed(an)
     contra_clm = [
         c
