@@ -141,11 +141,8 @@ def _at_generation(f: SentenceFacts) -> bool:
 def _masked_gap_stated(an: Analysis, i: int) -> bool:
     """Sentence `i` itself states the masked LM's mismatch: a difference said of it, a
     condition it was never trained for, or the context it relies on set beside an absence
-    ("the continuation does not exist yet, which removes exactly the context the masked model
-    was trained to depend on"). A sameness word read there as the masked LM's ("exactly the
-    context", "line up exactly, unlike BERT") emphasises or belongs to the other side: one
-    sentence does not assert both that the masked LM's training matches generation and that
-    it does not."""
+    ("the continuation is gone, which removes exactly the context it depended on"): a
+    sameness word read there as the masked LM's emphasises or belongs to the other side."""
     f = next(s for s in an.sentences if s.sentence.index == i)
     if any(c.subject in (MLM, BOTH) for c in f.kinds("relation_diff") + f.kinds("never_trained")):
         return True
