@@ -1,0 +1,90 @@
+"""Issue 19, round 8 (wrong-claim precision): false contradictions. One sentence does not
+assert both sides of a point, and a view a denier or a hearer reports is not the student's.
+Sentences written for these tests, not taken from any labelled set; each mechanism has the
+case it clears and a near miss that must still be a wrong claim."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules
+
+from grader.rubric.polarity import unasserted_spans
+
+CLM_SIDE = (
+    "The causal LM is trained on the prefix only, which is the very situation it generates in."
+)
+
+
+# -- C4: a sameness word inside a sentence that states the masked LM's mismatch ---------------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # the emphasiser "exactly the" next to the context the masked LM relies on and its absence
+        "When the model generates, the next words do not exist yet, which removes exactly the "
+        "context the masked model learned to depend on.",
+        # "exactly that" emphasises the text relied on; "never trained without it" is the gap
+        "The masked model, which has learned to lean on exactly that later text and was never "
+        "trained without it, is left stranded when writing.",
+    ],
+)
+def test_a_masked_mismatch_sentence_is_not_read_as_masked_consistency(sentence):
+    assert rules(CLM_SIDE + " " + sentence)["C4"] != "contradicted"
+
+
+def test_a_plain_masked_consistency_claim_is_still_wrong():
+    text = CLM_SIDE + " BERT is also trained under exactly the conditions it meets at generation."
+    assert rules(text)["C4"] == "contradicted"
+
+
+# -- C3: a later-token phrase in the sentence that states the causal restriction -------------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "GPT conditions each prediction only on the earlier tokens; its mask rules out any "
+        "look-ahead.",
+        "A causal model predicts each word from only the words to its left, since the mask hides "
+        "the positions after it.",
+    ],
+)
+def test_the_restriction_and_what_it_excludes_are_one_claim(sentence):
+    assert rules(sentence)["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "GPT looks at the whole sentence when it is trained.",
+        # seeing everything in training, restricted only at generation: still wrong
+        "GPT sees the entire sentence during training, but when generating it is limited to "
+        "the left context.",
+    ],
+)
+def test_a_causal_model_seeing_the_future_is_still_wrong(sentence):
+    assert rules(sentence)["C3"] == "contradicted"
+
+
+# -- denial and report frames ----------------------------------------------------------------
+def test_a_denier_qualified_by_a_relative_clause_denies():
+    s = "No one who has trained such a model believes that GPT attends to the later tokens."
+    spans = unasserted_spans(s)
+    assert spans and spans[0][1] >= s.index("later tokens")
+    assert rules(s)["C3"] != "contradicted"
+
+
+def test_a_named_believer_still_asserts():
+    # not a denial frame: the student states the (wrong) view as their own
+    s = "Everyone who trained such a model believes, rightly, that GPT attends to the later tokens."
+    assert rules(s)["C3"] == "contradicted"
+
+
+def test_a_view_one_hears_is_reported():
+    s = "You often hear that BERT only reads the left context; that is not true."
+    spans = unasserted_spans(s)
+    assert spans and spans[0][1] >= s.index("left context")
+    assert rules(s)["C1"] != "contradicted"
+
+
+def test_hearing_without_that_is_no_report():
+    # "hear" without a reported clause names no view: nothing is set aside
+    s = "I hear the fan of my laptop while BERT fills in the masked word from both sides."
+    assert unasserted_spans(s) == []
