@@ -65,7 +65,7 @@ def test_a_causal_model_seeing_the_future_is_still_wrong(sentence):
 
 # -- denial and report frames ----------------------------------------------------------------
 def test_a_denier_qualified_by_a_relative_clause_denies():
-    s = "No one who has trained such a model believes that GPT attends to the later tokens."
+    s = "Nobody who has looked at the attention mask claims that GPT attends to the later tokens."
     spans = unasserted_spans(s)
     assert spans and spans[0][1] >= s.index("later tokens")
     assert rules(s)["C3"] != "contradicted"
@@ -88,3 +88,32 @@ def test_hearing_without_that_is_no_report():
     # "hear" without a reported clause names no view: nothing is set aside
     s = "I hear the fan of my laptop while BERT fills in the masked word from both sides."
     assert unasserted_spans(s) == []
+
+
+# -- word senses: "right" as correct, "familiar" as well known ---------------------------------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "GPT simply has the right shape of training for producing text, so it writes fluently.",
+        "The decoder got the right kind of objective for writing, one word after another.",
+    ],
+)
+def test_the_right_as_correct_is_no_later_context(sentence):
+    assert rules(sentence)["C3"] != "contradicted"
+
+
+def test_the_right_as_the_later_side_is_still_read():
+    assert rules("GPT looks at the right as well when it predicts a word.")["C3"] == "contradicted"
+
+
+def test_a_familiar_example_is_no_sameness():
+    text = (
+        CLM_SIDE + " When it writes, the later words are not there. The masked model, RoBERTa "
+        "being a familiar example, learns by filling in hidden words."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_familiar_conditions_for_the_masked_model_are_still_wrong():
+    text = CLM_SIDE + " When BERT generates, it works in a familiar setting it was trained in."
+    assert rules(text)["C4"] == "contradicted"
