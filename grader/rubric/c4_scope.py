@@ -208,6 +208,10 @@ _UNLIKE_BEFORE = re.compile(
 )
 
 
+# a relative clause opened on the compared model: what follows is said of that model
+_RELATIVE_AFTER = re.compile(r"\W*(?:'s\s+\w+\s*)?,?\s*(?:whose|which|who|where)\b", re.I)
+
+
 def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     """ "Its training condition matches generation, unlike the masked LM's.": in a sentence
     whose subject is a pronoun (no model as its subject), a model named only after "unlike"
@@ -226,6 +230,9 @@ def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     h, code = hits[0]
     if not _UNLIKE_BEFORE.search(norm[: h.start]):
         return [c]
+    at = norm.find(c.text, h.end) if c.text else -1
+    if at >= 0 and _RELATIVE_AFTER.match(norm, h.end):
+        return [c]  # "..., unlike BERT, whose training is one generation never provides"
     other = "relation_diff" if c.kind == "relation_same" else "relation_same"
     return [replace(c, subject=_OTHER[code]), Claim(other, code, c.sentence, True, True, c.text)]
 

@@ -117,3 +117,22 @@ def test_a_familiar_example_is_no_sameness():
 def test_familiar_conditions_for_the_masked_model_are_still_wrong():
     text = CLM_SIDE + " When BERT generates, it works in a familiar setting it was trained in."
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- "unlike X, whose ...": the relative clause is said of X ----------------------------------
+def test_a_relative_clause_on_the_compared_model_keeps_its_model():
+    text = (
+        "GPT predicts each token from only the earlier ones. It has the same restriction while "
+        "generating, so its practice and its use agree, unlike BERT, whose training offered "
+        "context that generation can never provide."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_unlike_with_the_relation_on_the_pronoun_still_flips():
+    # the relation is the pronoun subject's, and the compared model gets the opposite
+    text = (
+        "GPT predicts each token from only the earlier ones. Unlike BERT, it is trained in a "
+        "condition that generation can never provide."
+    )
+    assert rules(text)["C4"] == "contradicted"
