@@ -28,7 +28,7 @@ from collections.abc import Callable
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.uses import suited_time, unsuited
+from grader.rubric.uses import noun_complement, suited_time, unsuited
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -233,6 +233,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
             and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
             and not unsuited(ss.sent.norm, u)
+            and not noun_complement(ss.sent.norm, u)
         ]  # fmt: skip
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model

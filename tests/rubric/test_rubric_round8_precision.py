@@ -136,3 +136,20 @@ def test_unlike_with_the_relation_on_the_pronoun_still_flips():
         "condition that generation can never provide."
     )
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- "for" completing a noun of cause or difficulty is no use ---------------------------------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The trouble for generation is that the masked model only ever filled gaps.",
+        "That is not the real reason for its weak writing, which lies in its training.",
+    ],
+)
+def test_a_noun_complement_for_is_no_use_of_the_masked_model(sentence):
+    assert rules("BERT fills in hidden words from both sides. " + sentence)["C5"] != "contradicted"
+
+
+def test_the_masked_model_used_for_generation_is_still_wrong():
+    text = "BERT fills in hidden words from both sides. BERT is mostly used for generation."
+    assert rules(text)["C5"] == "contradicted"
