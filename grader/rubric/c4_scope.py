@@ -55,6 +55,15 @@ _EXPLETIVE = re.compile(
 )
 
 
+# an interrogative or free relative that leaves the model open: "the question is which
+# model's training matches", "it's whose training matched the job"
+_WHICH_ONE = re.compile(
+    r"(?:'s|\bis|\bwas|\bquestion|\basks?|\bdepends on|\bmatters|\bknow|\bsee)\s+"
+    r"(?:of\s+)?(?:whose|which (?:one|model|family)(?:'s)?|whichever)\b",
+    re.IGNORECASE,
+)
+
+
 def generic_referent(an: Analysis, c: Claim) -> bool:
     """The relation `c` is said of a generic referent: its sentence names no model and the
     first word that refers in it is a singular noun naming no family ("The issue is that
@@ -71,6 +80,9 @@ def generic_referent(an: Analysis, c: Claim) -> bool:
     x = _EXPLETIVE.search(norm)
     if x is not None and (at < 0 or x.start() < at):
         return True
+    q = _WHICH_ONE.search(norm)
+    if q is not None and 0 <= at and q.start() < at:
+        return True  # "it's whose training matched the job": which model, asked, not said
     g = _GENERIC_NOUN.search(norm)
     if g is None:
         return False

@@ -153,3 +153,20 @@ def test_a_noun_complement_for_is_no_use_of_the_masked_model(sentence):
 def test_the_masked_model_used_for_generation_is_still_wrong():
     text = "BERT fills in hidden words from both sides. BERT is mostly used for generation."
     assert rules(text)["C5"] == "contradicted"
+
+
+# -- which model, asked: an indirect question names no model's relation ----------------------
+WRITING = (
+    "GPT only ever sees the earlier tokens. BERT sees both sides of each blank. When BERT "
+    "writes, the right side is empty."
+)
+
+
+def test_an_indirect_question_carries_no_model():
+    text = WRITING + " So the point is not size. It's whose training matched the use."
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_a_carried_subject_outside_a_question_is_still_read():
+    text = WRITING + " Even so, its training matched the use exactly."
+    assert rules(text)["C4"] == "contradicted"
