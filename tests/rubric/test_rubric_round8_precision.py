@@ -170,3 +170,17 @@ def test_an_indirect_question_carries_no_model():
 def test_a_carried_subject_outside_a_question_is_still_read():
     text = WRITING + " Even so, its training matched the use exactly."
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- an intervention on the input, in the passive ---------------------------------------------
+def test_later_tokens_removed_in_an_experiment_are_no_claim_of_vision():
+    text = (
+        "BERT predicts a blank from both sides. In my test, its guess for a slot shifted as "
+        "soon as later tokens were removed, while GPT's stayed put."
+    )
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_the_masked_model_ignoring_later_tokens_is_still_wrong():
+    text = "BERT predicts a blank. When it does so, the later tokens are hidden from BERT."
+    assert rules(text)["C1"] == "contradicted"
