@@ -86,6 +86,13 @@ _SHOWN = re.compile(
     r"unmasked|not masked|present|available|open|shown)\b",
     re.IGNORECASE,
 )
+# a mask's hidden region as a thing lost or lacked, not a mask the model has
+_REGION = re.compile(r"\b(?:triangle|triangular|triu|half|region|part)\b", re.IGNORECASE)
+_LOST = re.compile(
+    r"\b(?:missing|miss(?:es)?|lacks?|lacking|los(?:es|t|ing)|without|deprived of|robbed of|"
+    r"no longer (?:has|have|gets?|sees?))\s+(?:(?:the|its|their|that|this|an?)\s+)?$",
+    re.IGNORECASE,
+)
 _ANY_POSITION = re.compile(r"\b(?:middle|anywhere)\b", re.IGNORECASE)
 
 
@@ -126,7 +133,13 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     ]
     # "trained with the triu part filled in": the region the mask would hide, shown (the
     # opposite of a causal mask)
-    cands += [h for h in ss.hits.get("causal_mask", []) if not _SHOWN.match(ss.sent.norm, h.end)]
+    # "is suddenly missing the upper triangle it relied on": the region taken away from it
+    cands += [
+        h
+        for h in ss.hits.get("causal_mask", [])
+        if not _SHOWN.match(ss.sent.norm, h.end)
+        and not (_REGION.search(h.text) and _LOST.search(ss.sent.norm, 0, h.start))
+    ]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
         if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(

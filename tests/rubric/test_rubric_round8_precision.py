@@ -184,3 +184,21 @@ def test_later_tokens_removed_in_an_experiment_are_no_claim_of_vision():
 def test_the_masked_model_ignoring_later_tokens_is_still_wrong():
     text = "BERT predicts a blank. When it does so, the later tokens are hidden from BERT."
     assert rules(text)["C1"] == "contradicted"
+
+
+# -- the masked region as a thing lost ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Once sampling starts, the encoder ends up missing the upper triangle its pretraining "
+        "always supplied.",
+        "A decoder keeps its triangular mask throughout. BERT, by contrast, is missing the upper "
+        "triangle that pretraining gave it.",
+    ],
+)
+def test_the_hidden_region_lost_at_generation_is_no_causal_mask_for_the_masked_model(text):
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_a_masked_model_with_a_triangular_mask_is_still_wrong():
+    assert rules("BERT is trained with the upper triangle masked out.")["C1"] == "contradicted"
