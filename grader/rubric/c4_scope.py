@@ -310,3 +310,18 @@ def never_met(an: Analysis) -> list[Claim]:
             continue
         out += [c for c in _of(f.kinds("relation_diff"), MLM) if c.strong][:1]
     return out
+
+
+# a model the sentence qualifies as imagined ("only the counterfactual BERT was trained for
+# that", "a hypothetical masked model trained on prefixes"): what is said of it is no claim
+# about the real one
+_IMAGINED = re.compile(
+    r"\b(?:counterfactual|hypothetical|imaginary|imagined|fictional|fictitious|pretend),?\s+"
+    r"(?:\w+\s+)?(?:bert|gpt|models?|masked|causal|encoders?|decoders?|versions?|twins?)\b",
+    re.IGNORECASE,
+)
+
+
+def imagined_model(an: Analysis, i: int) -> bool:
+    """Sentence `i` speaks of an imagined model."""
+    return bool(_IMAGINED.search(_facts(an, i).sentence.norm))

@@ -202,3 +202,17 @@ def test_the_hidden_region_lost_at_generation_is_no_causal_mask_for_the_masked_m
 
 def test_a_masked_model_with_a_triangular_mask_is_still_wrong():
     assert rules("BERT is trained with the upper triangle masked out.")["C1"] == "contradicted"
+
+
+# -- an imagined model ----------------------------------------------------------------------
+def test_what_an_imagined_masked_model_trained_for_is_no_claim_about_bert():
+    text = (
+        CLM_SIDE + " Writing removes the later words, which leaves the real BERT in the same "
+        "condition a hypothetical BERT trained on prefixes would have been trained for."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_the_real_masked_model_in_the_same_condition_is_still_wrong():
+    text = CLM_SIDE + " Writing leaves the real BERT in the same condition it was trained for."
+    assert rules(text)["C4"] == "contradicted"
