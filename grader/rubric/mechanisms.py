@@ -350,6 +350,28 @@ def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
+# an architecture illustrated by the other family's model: "encoders such as GPT",
+# "decoder-only models like BERT", "decoders (e.g. RoBERTa)"
+_FOR_EXAMPLE = r"(?:such as|like|e\.?\s?g\.?,?|for example,?|for instance,?|including)"
+_ARCH_EXAMPLE = re.compile(
+    r"\b(?P<arch>encoder|decoder)s?(?:[\s-]only)?(?:\s+(?:models?|networks?|transformers?))?"
+    r"\s*(?:,\s*)?(?:\(\s*(?:" + _FOR_EXAMPLE + r"\s*)?|" + _FOR_EXAMPLE + r"\s*)"
+    r"(?:the\s+)?(?P<model>gpt|bert|roberta|albert|distilbert)\b",
+    re.IGNORECASE,
+)
+
+
+def architecture_illustrated_by_other(ss: ParsedSentence) -> list[Claim]:
+    """An encoder exemplified by GPT, or a decoder by BERT, swaps the architectures (C5)."""
+    for m in _ARCH_EXAMPLE.finditer(ss.sent.norm):
+        gpt = m.group("model").lower() == "gpt"
+        if (m.group("arch").lower() == "encoder") != gpt or inside(m.start(), ss.unasserted):
+            continue
+        h = ss._hit("arch", m.start(), m.end())
+        return [Claim("wrong_arch_swap", CLM if gpt else MLM, ss.sent.index, True, False, h.text)]
+    return []
+
+
 def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
     """ "**GPT**" then "- encoder, ...": the other family's architecture label said of the
     heading's model (`ParsedSentence.topic_label`) swaps encoder and decoder."""
@@ -369,6 +391,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     clm_fills_blanks,
     label_swapped_under_heading,
     family_called_other_architecture,
+    architecture_illustrated_by_other,
 )
 
 

@@ -216,3 +216,20 @@ def test_what_an_imagined_masked_model_trained_for_is_no_claim_about_bert():
 def test_the_real_masked_model_in_the_same_condition_is_still_wrong():
     text = CLM_SIDE + " Writing leaves the real BERT in the same condition it was trained for."
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- an architecture illustrated by the other family's model (a true wrong claim) -------------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Chat assistants are built on encoder models like GPT, which write one token at a time.",
+        "Search engines rank pages with decoders (for example BERT) that read the whole query.",
+    ],
+)
+def test_an_encoder_exemplified_by_gpt_swaps_the_architectures(sentence):
+    assert rules(sentence)["C5"] == "contradicted"
+
+
+def test_the_right_examples_are_no_swap():
+    s = "Chat assistants use decoders like GPT, and search engines use encoders such as BERT."
+    assert rules(s)["C5"] != "contradicted"
