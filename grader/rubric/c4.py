@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
-from grader.rubric.c4_scope import denied_mismatch, handed_out, never_met, scoped
+from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
 from grader.rubric.c4_sides import (
     gone_at_use,
     lesser_mismatch,
@@ -138,6 +138,19 @@ def _at_generation(f: SentenceFacts) -> bool:
     return any(_STATED_ABSENCE.fullmatch(a.text.strip()) for a in f.hits.get("absent", []))
 
 
+def _not_consistency(an: Analysis, i: int) -> bool:
+    """Sentence `i` itself states the masked LM's mismatch: a difference said of it, a
+    condition it was never trained for, or the context it relies on set beside an absence
+    ("the continuation is gone, which removes exactly the context it depended on"): a
+    sameness word read there as the masked LM's emphasises or belongs to the other side."""
+    f = next(s for s in an.sentences if s.sentence.index == i)
+    if imagined_model(an, i) or any(
+        c.subject in (MLM, BOTH) for c in f.kinds("relation_diff") + f.kinds("never_trained")
+    ):
+        return True  # or it is said of an imagined model ("only a hypothetical BERT ...")
+    return bool(f.kinds("mlm_relies")) and (bool(f.kinds("future_absent")) or f.has("absent"))
+
+
 # -- C4: training condition vs generation condition -------------------------------------------
 def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
@@ -161,7 +174,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
-    contra_mlm = _of(same, MLM, BOTH)
+    contra_mlm = [c for c in _of(same, MLM, BOTH) if not _not_consistency(an, c.sentence)]
     dismissed = training_dismissed(an)
     contra_clm = [
         c

@@ -55,6 +55,15 @@ _EXPLETIVE = re.compile(
 )
 
 
+# an interrogative or free relative that leaves the model open: "the question is which
+# model's training matches", "it's whose training matched the job"
+_WHICH_ONE = re.compile(
+    r"(?:'s|\bis|\bwas|\bquestion|\basks?|\bdepends on|\bmatters|\bknow|\bsee)\s+"
+    r"(?:of\s+)?(?:whose|which (?:one|model|family)(?:'s)?|whichever)\b",
+    re.IGNORECASE,
+)
+
+
 def generic_referent(an: Analysis, c: Claim) -> bool:
     """The relation `c` is said of a generic referent: its sentence names no model and the
     first word that refers in it is a singular noun naming no family ("The issue is that
@@ -71,6 +80,9 @@ def generic_referent(an: Analysis, c: Claim) -> bool:
     x = _EXPLETIVE.search(norm)
     if x is not None and (at < 0 or x.start() < at):
         return True
+    q = _WHICH_ONE.search(norm)
+    if q is not None and 0 <= at and q.start() < at:
+        return True  # "it's whose training matched the job": which model, asked, not said
     g = _GENERIC_NOUN.search(norm)
     if g is None:
         return False
@@ -208,6 +220,10 @@ _UNLIKE_BEFORE = re.compile(
 )
 
 
+# a relative clause opened on the compared model: what follows is said of that model
+_RELATIVE_AFTER = re.compile(r"\W*(?:'s\s+\w+\s*)?,?\s*(?:whose|which|who|where)\b", re.I)
+
+
 def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     """ "Its training condition matches generation, unlike the masked LM's.": in a sentence
     whose subject is a pronoun (no model as its subject), a model named only after "unlike"
@@ -226,6 +242,9 @@ def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     h, code = hits[0]
     if not _UNLIKE_BEFORE.search(norm[: h.start]):
         return [c]
+    at = norm.find(c.text, h.end) if c.text else -1
+    if at >= 0 and _RELATIVE_AFTER.match(norm, h.end):
+        return [c]  # "..., unlike BERT, whose training is one generation never provides"
     other = "relation_diff" if c.kind == "relation_same" else "relation_same"
     return [replace(c, subject=_OTHER[code]), Claim(other, code, c.sentence, True, True, c.text)]
 
@@ -291,3 +310,18 @@ def never_met(an: Analysis) -> list[Claim]:
             continue
         out += [c for c in _of(f.kinds("relation_diff"), MLM) if c.strong][:1]
     return out
+
+
+# a model the sentence qualifies as imagined ("only the counterfactual BERT was trained for
+# that", "a hypothetical masked model trained on prefixes"): what is said of it is no claim
+# about the real one
+_IMAGINED = re.compile(
+    r"\b(?:counterfactual|hypothetical|imaginary|imagined|fictional|fictitious|pretend),?\s+"
+    r"(?:\w+\s+)?(?:bert|gpt|models?|masked|causal|encoders?|decoders?|versions?|twins?)\b",
+    re.IGNORECASE,
+)
+
+
+def imagined_model(an: Analysis, i: int) -> bool:
+    """Sentence `i` speaks of an imagined model."""
+    return bool(_IMAGINED.search(_facts(an, i).sentence.norm))

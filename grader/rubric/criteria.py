@@ -312,8 +312,14 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     # causal LM's restriction (named or pointed to, "when generating, it only sees", it is)
     support = [c for c in left if c.strong and (c.attributed or not c.gen_ctx)]
     # "GPT sees the whole sentence" contradicts; "trained with the full sentence" does not
+    # "conditioned only on the preceding tokens; the mask rules out any look-ahead": a later-
+    # token phrase in the sentence that states the causal restriction is what the restriction
+    # excludes, not a second claim that the causal LM sees it
+    restricts = {c.sentence for c in left if c.strong and c.subject == CLM and not c.gen_ctx}
     contra = [
-        c for c in _of(an.claims("see_both"), CLM, BOTH) if (c.strong or c.direct) and c.attributed
+        c
+        for c in _of(an.claims("see_both"), CLM, BOTH)
+        if (c.strong or c.direct) and c.attributed and c.sentence not in restricts
     ]
     if contra:
         return _contradicted(contra, "clm_sees_future", bool(support))

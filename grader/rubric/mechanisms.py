@@ -28,7 +28,7 @@ from collections.abc import Callable
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.uses import suited_time, unsuited
+from grader.rubric.uses import noun_complement, suited_time, unsuited
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -86,6 +86,13 @@ _SHOWN = re.compile(
     r"unmasked|not masked|present|available|open|shown)\b",
     re.IGNORECASE,
 )
+# a mask's hidden region as a thing lost or lacked, not a mask the model has
+_REGION = re.compile(r"\b(?:triangle|triangular|triu|half|region|part)\b", re.IGNORECASE)
+_LOST = re.compile(
+    r"\b(?:missing|miss(?:es)?|lacks?|lacking|los(?:es|t|ing)|without|deprived of|robbed of|"
+    r"no longer (?:has|have|gets?|sees?))\s+(?:(?:the|its|their|that|this|an?)\s+)?$",
+    re.IGNORECASE,
+)
 _ANY_POSITION = re.compile(r"\b(?:middle|anywhere)\b", re.IGNORECASE)
 
 
@@ -126,7 +133,13 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     ]
     # "trained with the triu part filled in": the region the mask would hide, shown (the
     # opposite of a causal mask)
-    cands += [h for h in ss.hits.get("causal_mask", []) if not _SHOWN.match(ss.sent.norm, h.end)]
+    # "is suddenly missing the upper triangle it relied on": the region taken away from it
+    cands += [
+        h
+        for h in ss.hits.get("causal_mask", [])
+        if not _SHOWN.match(ss.sent.norm, h.end)
+        and not (_REGION.search(h.text) and _LOST.search(ss.sent.norm, 0, h.start))
+    ]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
         if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(
@@ -233,6 +246,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             if u.end <= g.start and ss.same_clause(u, g) and g.tok - u.tok_end <= 4
             and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
             and not unsuited(ss.sent.norm, u)
+            and not noun_complement(ss.sent.norm, u)
         ]  # fmt: skip
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model
@@ -336,6 +350,28 @@ def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
+# an architecture illustrated by the other family's model: "encoders such as GPT",
+# "decoder-only models like BERT", "decoders (e.g. RoBERTa)"
+_FOR_EXAMPLE = r"(?:such as|like|e\.?\s?g\.?,?|for example,?|for instance,?|including)"
+_ARCH_EXAMPLE = re.compile(
+    r"\b(?P<arch>encoder|decoder)s?(?:[\s-]only)?(?:\s+(?:models?|networks?|transformers?))?"
+    r"\s*(?:,\s*)?(?:\(\s*(?:" + _FOR_EXAMPLE + r"\s*)?|" + _FOR_EXAMPLE + r"\s*)"
+    r"(?:the\s+)?(?P<model>gpt|bert|roberta|albert|distilbert)\b",
+    re.IGNORECASE,
+)
+
+
+def architecture_illustrated_by_other(ss: ParsedSentence) -> list[Claim]:
+    """An encoder exemplified by GPT, or a decoder by BERT, swaps the architectures (C5)."""
+    for m in _ARCH_EXAMPLE.finditer(ss.sent.norm):
+        gpt = m.group("model").lower() == "gpt"
+        if (m.group("arch").lower() == "encoder") != gpt or inside(m.start(), ss.unasserted):
+            continue
+        h = ss._hit("arch", m.start(), m.end())
+        return [Claim("wrong_arch_swap", CLM if gpt else MLM, ss.sent.index, True, False, h.text)]
+    return []
+
+
 def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
     """ "**GPT**" then "- encoder, ...": the other family's architecture label said of the
     heading's model (`ParsedSentence.topic_label`) swaps encoder and decoder."""
@@ -355,6 +391,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     clm_fills_blanks,
     label_swapped_under_heading,
     family_called_other_architecture,
+    architecture_illustrated_by_other,
 )
 
 

@@ -61,7 +61,8 @@ _REPORTED = re.compile(
     # "wrote" / "writes" report words only before what was written ("one writes that ...");
     # "one writes left to right" is the act of generating (issue-19 round 7)
     r"assume|assumes|assumed|expect|(?:wrote|writes)(?=\s*(?:that\b|[:,]?\s*\"))|argue|argues|"
-    r"argued|suggested)|"
+    r"argued|suggested|hears?(?=\s+(?:it\s+(?:said|claimed)\s+)?that\b)|"
+    r"heard(?=\s+(?:it\s+(?:said|claimed)\s+)?that\b))|"
     r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
     r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b",
     re.IGNORECASE,
@@ -105,7 +106,8 @@ _REJECT = (
 # "Nobody (seriously) thinks that", "It is false that", "It would be wrong to say that",
 # "Contrary to the popular belief that": everything after the frame is the denied view.
 _DENY_PREFIX = re.compile(
-    r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:\w+\s+)?"
+    # a relative clause may qualify the denier: "nobody who has read the paper believes"
+    r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:(?:who|that)\s+(?:[\w']+\s+){1,6}?|\w+\s+)?"
     r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think))"
     r"(?:\s+that)?|"
     r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?" + _REJECT + r"\s+"

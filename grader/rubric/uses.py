@@ -91,6 +91,23 @@ def unsuited(norm: str, use: Hit) -> bool:
     return bool(_UNSUITED_BEFORE.search(norm[max(0, use.start - 40) : use.start]))
 
 
+# a bare "for" completing a noun of cause or difficulty ("the reason for its poor writing",
+# "the problem for generation is that ..."): the noun's complement, not a use of the model
+_NOUN_FOR = re.compile(
+    r"\b(?:reasons?|causes?|explanations?|problems?|trouble|difficult(?:y|ies)|challenges?|"
+    r"obstacles?|hurdles?|consequences?|implications?|issues?|bottlenecks?|basis|grounds|"
+    r"blame)\s+$",
+    re.IGNORECASE,
+)
+
+
+def noun_complement(norm: str, use: Hit) -> bool:
+    """`use` is a bare "for" after a noun of cause or difficulty: no use is named."""
+    return use.text.lower() == "for" and bool(
+        _NOUN_FOR.search(norm[max(0, use.start - 30) : use.start])
+    )
+
+
 _SUITED_BEFORE = re.compile(
     r"\b(?:better|best|good|great|excellent|strong|stronger|ideal|worse|worst|bad|poor)\s+$", re.I
 )

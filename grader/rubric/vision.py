@@ -47,6 +47,12 @@ _TARGET = re.compile(
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
+# the passive of the hiding in a clause of time or condition ("once the later tokens were
+# removed", "when the words after it are deleted"): done to the input by the experimenter
+_DONE_TO_INPUT = re.compile(
+    r"\b(?:once|when|whenever|after|if|as soon as)\s+(?:(?:the|all|any|its|of)\s+)?$", re.I
+)
+_BY_AGENT = re.compile(r"\s+by\b", re.IGNORECASE)  # "... were hidden by the causal mask"
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
     "neighbors view access".split()
@@ -198,9 +204,14 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         # verb opens is the hiding itself, no negation of it
         prevented = any(_overlap(g, hide) and g.end <= h.start for g in ss.hits.get("negation", []))
         seen = _vision(c, h, ss.negated(h) == prevented, True)
-        if hide.start < h.start and _PERSON_AGENT.search(ss.sent.norm, 0, hide.start):
-            # "once I removed the tokens after t": an experiment on the input, not what the
-            # model sees; it may earn credit, never make a false claim
+        if (hide.start < h.start and _PERSON_AGENT.search(ss.sent.norm, 0, hide.start)) or (
+            hide.start > h.end
+            and _DONE_TO_INPUT.search(ss.sent.norm, 0, h.start)
+            and not _BY_AGENT.match(ss.sent.norm, hide.end)
+        ):
+            # "once I removed the tokens after t", "once the later tokens were removed": an
+            # experiment on the input, not what the model sees; it may earn credit, never make
+            # a false claim
             seen = [replace(x, attributed=False) for x in seen]
         out += seen
     elif (
