@@ -28,10 +28,37 @@ def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT is used for classification / understanding"."""
     ss = c.ss
     return [
-        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
+        Claim(
+            "used_understanding",
+            ss.subject_at(u.start) or _fronted_family(ss, u),
+            c.idx, True, False, u.text,
+        )
         for u in ss.hits.get("understanding", [])
         if not ss.negated(u)
-    ]
+    ]  # fmt: skip
+
+
+def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
+    """ "Where a task supplies the whole input (classification, NER), the encoder is
+    preferred": a use named in a fronted condition or aside, before the sentence names any
+    model, belongs to the first family named after it in its (strong) clause, when a word of
+    choice follows that family there ("is preferred", "is the standard")."""
+    if any(h.start < u.start for h, _, _ in ss.subj):
+        return None
+    stop = _PART_END.search(ss.sent.norm, u.end)
+    end = stop.start() if stop else len(ss.sent.norm)
+    after = [(h, x) for h, x, k in ss.subj if not k and u.end <= h.start < end]
+    if not after or after[0][1] not in (MLM, CLM):
+        return None
+    h, code = after[0]
+    chosen = [
+        x for x in ss.hits.get("usage", [])
+        if h.end <= x.start < end and not ss.negated(x) and not unsuited(ss.sent.norm, x)
+    ]  # fmt: skip
+    return code if chosen else None
+
+
+_PART_END = re.compile(r"[;:.!?]|\b(?:but|whereas|while|whilst)\b")
 
 
 def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -1,0 +1,78 @@
+"""Credit levels of C1, C3 and C5 in round 8 (track c1): the consequence and the two models'
+views said in journalistic, legal, philosophical and hedged voices, and the near misses that
+must stay where they are.
+
+- C5: a family chosen for a use in other verbs ("dominate", "the ones deployed", "the ones we
+  turn to", "assistants are built on decoders"), writing as drafting, composing or conversation,
+  the job named in the passive ("whenever text must be produced"); a use named in a fronted
+  condition before any model belongs to the family chosen right after it;
+- near misses: an exam analogy's "answering questions", "built on having ...", an unfit choice,
+  a use that is the question restated.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+
+# -- C5: the consequence in other verbs -----------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Encoders like BERT handle sentiment classification and retrieval. Decoder models "
+        "such as GPT now dominate text generation.",
+        "BERT-style encoders are kept for entity recognition. Decoders are the ones deployed "
+        "when the job is to produce text.",
+        "Encoders serve search ranking. For chatbots we turn to GPT-like decoders.",
+        "BERT-type encoders serve classification, and most writing assistants are built on "
+        "GPT-style decoders.",
+        "Firms keep BERT-type encoders for tagging, and GPT-type decoders for drafting text.",
+        "The encoder reviews and classifies a finished contract, and the decoder drafts it.",
+        "BERT is for understanding, GPT is for talking.",
+    ],
+)
+def test_the_split_in_other_verbs_is_met(text: str) -> None:
+    assert rules(text)["C5"] == "met"
+
+
+def test_a_use_in_a_fronted_condition_belongs_to_the_family_chosen_after_it() -> None:
+    text = (
+        "Where the whole input is handed over at once (classification, retrieval), the "
+        "bidirectional encoder is preferred; for open-ended generation the GPT-style decoder "
+        "is the default."
+    )
+    assert rules(text)["C5"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the family named after the fronted use is judged unfit: no use claimed for it
+        "For classification tasks, GPT is a poor choice.",
+        # the fronted use and a family that only reads, with no word of choice
+        "For classification tasks, BERT reads the whole input.",
+    ],
+)
+def test_a_fronted_use_without_a_choice_earns_nothing(text: str) -> None:
+    assert rules(text)["C5"] == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an exam analogy: "answering questions" is no understanding task, "built on having"
+        # no choice of a family
+        "BERT's skill was built on having the right half; take it away and it is answering "
+        "questions it never practised.",
+        # talking about a model is no conversation use
+        "When talking about GPT, people mean a decoder that predicts the next token.",
+    ],
+)
+def test_near_misses_of_the_new_uses_earn_nothing(text: str) -> None:
+    assert rules(text)["C5"] == "missing"
+
+
+def test_one_half_in_the_new_verbs_stays_partial() -> None:
+    assert rules("In short, GPT-style systems dominate text generation.")["C5"] == "partial"
