@@ -76,3 +76,45 @@ def test_near_misses_of_the_new_uses_earn_nothing(text: str) -> None:
 
 def test_one_half_in_the_new_verbs_stays_partial() -> None:
     assert rules("In short, GPT-style systems dominate text generation.")["C5"] == "partial"
+
+
+# -- C1: both sides in other constructions ---------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the later side coordinated with the earlier side shares its verb
+        "BERT guesses each hidden word conditioned on the earlier words and on the later words.",
+        "The masked objective models p(x_k | rest): x_k is conditioned on x_1..x_{k-1} and "
+        "on x_{k+1}..x_n.",
+        # the two sides as relative clauses of "precede" and "follow", in either order
+        "A masked model restores each blank by weighing both the words that precede it and "
+        "those that follow it.",
+        "BERT fills a hidden slot from the tokens that follow it as well as those that precede it.",
+        # both flanks of the gap
+        "During pretraining BERT always had words on both flanks of every blank it filled.",
+    ],
+)
+def test_both_sides_in_other_constructions_is_met(text: str) -> None:
+    assert rules(text)["C1"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # one side denied between the two: the causal LM's restriction, no both-sides view
+        "GPT reads the words that precede the current one and never those that follow.",
+        "GPT is conditioned on the earlier tokens and never on the later tokens.",
+    ],
+)
+def test_a_side_denied_between_the_two_is_not_both_sides(text: str) -> None:
+    v = rules(text)
+    assert v["C1"] != "met"
+    assert v["C3"] != "contradicted"
+
+
+def test_the_masked_lm_given_one_side_and_denied_the_other_stays_a_false_claim() -> None:
+    text = (
+        "BERT hides some words. It uses the words that precede a blank and not the ones "
+        "that follow it."
+    )
+    assert rules(text)["C1"] == "contradicted"
