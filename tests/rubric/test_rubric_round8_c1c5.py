@@ -118,3 +118,36 @@ def test_the_masked_lm_given_one_side_and_denied_the_other_stays_a_false_claim()
         "that follow it."
     )
     assert rules(text)["C1"] == "contradicted"
+
+
+# -- polarity: the student's own first-person rejection ---------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I am not persuaded by the view that BERT reads the words after a blank as well as "
+        "the words before it.",
+        "I remain unconvinced that the masked model uses both sides of each gap.",
+        "I reject the idea that BERT draws on the tokens on both sides of the mask.",
+    ],
+)
+def test_a_rejected_view_earns_no_credit(text: str) -> None:
+    assert rules(text)["C1"] == "missing"
+
+
+def test_a_rejected_false_claim_is_not_the_students_claim() -> None:
+    text = "Nor do I accept that GPT sees the whole sentence when it predicts a word."
+    assert rules(text)["C3"] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # accepting or being persuaded is the student's own claim
+        "I accept that BERT draws on the words after the blank as well as those before it.",
+        "I am persuaded that BERT uses the words on both sides of each blank.",
+        # the rejection ends at the clause that returns to the student's view
+        "I doubt that BERT sees only the left; it uses the words on both sides of each gap.",
+    ],
+)
+def test_an_accepted_view_still_earns_credit(text: str) -> None:
+    assert rules(text)["C1"] == "met"
