@@ -47,7 +47,16 @@ def noncommittal(text: str) -> bool:
     polarity reader already takes nothing from it as asserted, and an answer to it may follow."""
     if text.rstrip().endswith("?"):
         return False
-    return _BOTH_WAYS.search(text) is not None
+    # "whether the later text exists or not", "whether or not it does": the alternative is a
+    # condition set aside (regardless of which), not the student's hedge
+    return any(
+        not _WHETHER.search(text, max(0, m.start() - WHETHER_CHARS), m.start())
+        for m in _BOTH_WAYS.finditer(text)
+    )
+
+
+WHETHER_CHARS = 80  # how far back a "whether" governs an "or not"
+_WHETHER = re.compile(r"\bwhether\b[^.;:!?]*$", re.IGNORECASE)
 
 
 def noncommittal_sentences(sentences: list[Sentence]) -> set[int]:

@@ -151,3 +151,29 @@ def test_a_rejected_false_claim_is_not_the_students_claim() -> None:
 )
 def test_an_accepted_view_still_earns_credit(text: str) -> None:
     assert rules(text)["C1"] == "met"
+
+
+# -- C3: the restriction said of one later position, and a condition set aside ------------------
+def test_a_mask_keeping_it_from_any_later_token_is_the_restriction() -> None:
+    text = (
+        "GPT guesses each next word, and its causal mask keeps it from reading any word after it."
+    )
+    assert rules(text)["C3"] == "met"
+
+
+def test_seeing_any_later_token_is_still_the_false_claim() -> None:
+    text = "GPT predicts the next token, and in training it may look at any token after it."
+    assert rules(text)["C3"] == "contradicted"
+
+
+def test_whether_or_not_is_a_condition_set_aside_not_a_hedge() -> None:
+    text = (
+        "The causal model only ever conditions on the earlier tokens, whether the later text "
+        "has been written or not."
+    )
+    assert rules(text)["C3"] == "met"
+
+
+def test_a_claim_offered_with_its_alternative_still_earns_nothing() -> None:
+    text = "The causal model only ever conditions on the earlier tokens, or maybe it does not."
+    assert rules(text)["C3"] == "missing"
