@@ -91,6 +91,9 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
         usage = [u for u in usage if not unsuited(ss.sent.norm, u)]
+        if not usage and (fam := _fronted_family(ss, g)) is not None:
+            # "Where text must be produced, decoders have become the standard choice"
+            subj, usage = fam, [g]
         usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
@@ -98,8 +101,22 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         # next to an understanding use, a generation word is the other half of the split,
         # unless its clause says how the model works ("GPT was trained to generate")
         if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
-            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
+            # "GPT is better at writing": a comparison with no choice named restates the
+            # question; it counts only beside an understanding use (`criteria._c5`)
+            compared = bool(usage) and all(_compared(ss.sent.norm, u) for u in usage)
+            kind = "compared_generation" if compared and subj == CLM else "used_generation"
+            out.append(Claim(kind, subj, c.idx, True, True, g.text))
     return out
+
+
+_COMPARED = re.compile(r"^(?:better|more|worse)\b", re.IGNORECASE)
+_COMPARED_BEFORE = re.compile(r"\b(?:better|more|worse|less)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def _compared(norm: str, u: Hit) -> bool:
+    """The use word `u` is a comparison ("better at", "better suited to", "more suitable")."""
+    before = norm[max(0, u.start - 24) : u.start]
+    return bool(_COMPARED.match(u.text) or _COMPARED_BEFORE.search(before))
 
 
 # a use judged unfit: "weird for generating", "the wrong formula for writing", "a poor fit for

@@ -177,3 +177,37 @@ def test_whether_or_not_is_a_condition_set_aside_not_a_hedge() -> None:
 def test_a_claim_offered_with_its_alternative_still_earns_nothing() -> None:
     text = "The causal model only ever conditions on the earlier tokens, or maybe it does not."
     assert rules(text)["C3"] == "missing"
+
+
+# -- C5: a fronted job and a comparison ---------------------------------------------------------
+def test_a_job_in_a_fronted_condition_is_a_use_of_the_family_chosen_after_it() -> None:
+    text = (
+        "Encoders are preferred for sentiment analysis. Wherever prose has to be written, "
+        "GPT-style decoders have become the usual choice."
+    )
+    assert rules(text)["C5"] == "met"
+
+
+def test_a_fronted_job_with_no_choice_is_no_use() -> None:
+    text = "Whenever text must be generated, the decoder only ever attends to earlier tokens."
+    assert rules(text)["C5"] == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Decoders are simply better at producing text.",
+        "So it seems the causal model is better suited to writing stories.",
+    ],
+)
+def test_a_comparison_alone_restates_the_question(text: str) -> None:
+    assert rules(text)["C5"] == "missing"
+
+
+def test_a_comparison_beside_an_understanding_use_is_the_other_half() -> None:
+    text = "Encoders are used for retrieval and tagging; decoders are better at producing text."
+    assert rules(text)["C5"] == "met"
+
+
+def test_a_choice_without_a_comparison_still_earns_its_half() -> None:
+    assert rules("Decoders are the standard choice for text generation.")["C5"] == "partial"
