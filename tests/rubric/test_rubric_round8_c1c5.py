@@ -211,3 +211,12 @@ def test_a_comparison_beside_an_understanding_use_is_the_other_half() -> None:
 
 def test_a_choice_without_a_comparison_still_earns_its_half() -> None:
     assert rules("Decoders are the standard choice for text generation.")["C5"] == "partial"
+
+
+# -- C1: a label without its mechanism stays partial ---------------------------------------
+def test_a_bidirectional_view_is_the_label_not_what_it_uses() -> None:
+    assert rules("BERT's bidirectional view gives it a firm grip on meaning.")["C1"] == "partial"
+
+
+def test_bidirectional_context_of_a_blank_is_still_what_it_uses() -> None:
+    assert rules("BERT fills each blank from bidirectional context.")["C1"] == "met"
