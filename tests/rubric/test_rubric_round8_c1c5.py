@@ -220,3 +220,15 @@ def test_a_bidirectional_view_is_the_label_not_what_it_uses() -> None:
 
 def test_bidirectional_context_of_a_blank_is_still_what_it_uses() -> None:
     assert rules("BERT fills each blank from bidirectional context.")["C1"] == "met"
+
+
+def test_a_trailing_mask_token_is_the_generation_hack_not_the_objective() -> None:
+    text = "Adding a trailing [MASK] to the prompt does not make BERT a storyteller."
+    assert rules(text)["C1"] == "missing"
+
+
+def test_mask_tokens_in_the_training_input_are_still_the_objective() -> None:
+    text = (
+        "During pretraining BERT sees sentences where some words became [MASK] and restores them."
+    )
+    assert rules(text)["C1"] == "partial"
