@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from grader.rubric.extractor import ClaimContext, Extractor
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
-from grader.rubric.mechanisms import wrong_mechanisms
+from grader.rubric.mechanisms import trailing_mask, wrong_mechanisms
 from grader.rubric.relation_senses import (
     inherited_wrong_side,
     not_a_relation,
@@ -90,9 +90,11 @@ def mentions(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """What a model predicts or uses, named without the restriction ("predicts the next
     word", "uses a causal mask", "from the previous words")."""
     ss, out = c.ss, []
+    # "a trailing [MASK]", "append a [MASK] at the end": the generation hack, not the objective
+    trailing = trailing_mask(ss)
     for key, kind in _MENTIONS:
         for h in ss.hits.get(key, []):
-            if ss.negated(h) or _tautology(ss, h):
+            if ss.negated(h) or _tautology(ss, h) or h == trailing:
                 continue
             out.append(Claim(kind, ss.subject_at(h.start), c.idx, True, c.gen_ctx(h), h.text))
     return out

@@ -392,6 +392,9 @@ def _c5(an: Analysis) -> Judgement:
         # understanding half (this sentence or the one before) carries to the generation half
         halves = {u.sentence for u in a} | {u.sentence + 1 for u in a}
         b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
+        # "BERT is used for tagging; GPT is better at writing": beside an understanding use
+        # a comparison names the other half of the split (alone it restates the question)
+        b = b or _of(an.claims("compared_generation"), CLM)
     if contra:
         return _contradicted(contra, "mlm_generation", bool(a and b))
     # both halves given to the wrong family ("encoders are the ones that write text, decoders

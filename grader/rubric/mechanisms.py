@@ -124,7 +124,7 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     at_gen = bool(ss.hits.get("generation_time")) or bool(ss.hits.get("generation"))
     # "append a [MASK] at the end and BERT predicts the next word" is the trailing-[MASK]
     # family (C2), whether it is claimed to work or not: no claim about BERT's objective
-    trailing = _trailing_mask(ss) is not None
+    trailing = trailing_mask(ss) is not None
     cands = [
         h
         for h in ss.hits.get("predict_next", [])
@@ -265,7 +265,7 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     """A trailing [MASK] presented as a working next-word generator (no failure stated in the
     sentence; `criteria` also looks at the next sentence)."""
     s = ss.sent.norm
-    mask = _trailing_mask(ss)
+    mask = trailing_mask(ss)
     if mask is None or not _TRAIL_GOOD.search(s):
         return []
     # "People say it can't, but actually you simply append a [MASK]": a failure said before
@@ -276,7 +276,7 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
 
-def _trailing_mask(ss: ParsedSentence) -> Hit | None:
+def trailing_mask(ss: ParsedSentence) -> Hit | None:
     """The sentence puts a [MASK] at the end of the text (the mask nearest the phrase that
     puts it there: "looks at both sides of a [MASK], but put the [MASK] at the end"), else
     None."""

@@ -116,6 +116,20 @@ _DENY_PREFIX = re.compile(
     r"(?:belief|claim|idea|view|myth|assumption|intuition)s?(?:\s+that)?)",
     re.IGNORECASE,
 )
+# The student's own first-person rejection of a view (the philosophical and hedged voices):
+# "I am not persuaded by the claim that", "Nor do I accept that", "I reject the idea that",
+# "I doubt that": the rest of the clause is the rejected view. ("I accept that" and "I am
+# persuaded that" are the student's own claims and stay asserted.)
+_OWN_REJECTION = re.compile(
+    r"\b(?:i(?:'m|\s+am|\s+remain|\s+was)\s+(?:still\s+|simply\s+|frankly\s+)?"
+    r"(?:not|un)\s*(?:persuaded|convinced)|"
+    r"(?:i\s+(?:do not|don't|cannot|can't|could not|couldn't)|nor\s+(?:do|can|would)\s+i)\s+"
+    r"(?:\w+\s+)?(?:accept|believe|grant|buy|concede|agree with)|"
+    r"i\s+(?:\w+ly\s+)?(?:reject|dispute|deny|doubt))\b"
+    r"(?:\s+(?:by|of|with)?\s*(?:the|this|that|any)\s+(?:\w+\s+)?"
+    r"(?:claim|idea|view|thesis|suggestion|notion|assertion|contention)s?)?",
+    re.IGNORECASE,
+)
 # "The claim that X is wrong": the span between "that" and the rejection is denied.
 # Denial frames with a modal or a verb of concluding ("Nobody should conclude from this that",
 # "No one would seriously argue that", "Don't assume that", "This does not mean that"): the
@@ -262,7 +276,10 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
     guess = search(_GUESS, s, f) if stripped.endswith("?") else None
     if guess is not None:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
-    frames = (_REPORTED, _DENY_PREFIX, _DENY_MODAL, _VIEW_FRAME, _SUPPOSE, _SUPPOSE_CLAUSE)
+    frames = (
+        _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
+        _SUPPOSE_CLAUSE,
+    )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
             if pat is _REPORTED and _AGREED.search(s, m.end()):

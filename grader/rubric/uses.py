@@ -28,10 +28,37 @@ def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT is used for classification / understanding"."""
     ss = c.ss
     return [
-        Claim("used_understanding", ss.subject_at(u.start), c.idx, True, False, u.text)
+        Claim(
+            "used_understanding",
+            ss.subject_at(u.start) or _fronted_family(ss, u),
+            c.idx, True, False, u.text,
+        )
         for u in ss.hits.get("understanding", [])
         if not ss.negated(u)
-    ]
+    ]  # fmt: skip
+
+
+def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
+    """ "Where a task supplies the whole input (classification, NER), the encoder is
+    preferred": a use named in a fronted condition or aside, before the sentence names any
+    model, belongs to the first family named after it in its (strong) clause, when a word of
+    choice follows that family there ("is preferred", "is the standard")."""
+    if any(h.start < u.start for h, _, _ in ss.subj):
+        return None
+    stop = _PART_END.search(ss.sent.norm, u.end)
+    end = stop.start() if stop else len(ss.sent.norm)
+    after = [(h, x) for h, x, k in ss.subj if not k and u.end <= h.start < end]
+    if not after or after[0][1] not in (MLM, CLM):
+        return None
+    h, code = after[0]
+    chosen = [
+        x for x in ss.hits.get("usage", [])
+        if h.end <= x.start < end and not ss.negated(x) and not unsuited(ss.sent.norm, x)
+    ]  # fmt: skip
+    return code if chosen else None
+
+
+_PART_END = re.compile(r"[;:.!?]|\b(?:but|whereas|while|whilst)\b")
 
 
 def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -64,6 +91,9 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
         usage = [u for u in usage if not unsuited(ss.sent.norm, u)]
+        if not usage and (fam := _fronted_family(ss, g)) is not None:
+            # "Where text must be produced, decoders have become the standard choice"
+            subj, usage = fam, [g]
         usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
         if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
@@ -71,8 +101,22 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         # next to an understanding use, a generation word is the other half of the split,
         # unless its clause says how the model works ("GPT was trained to generate")
         if usage or (has_understanding and not _process_clause(ss, g) and not _able(ss, g)):
-            out.append(Claim("used_generation", subj, c.idx, True, True, g.text))
+            # "GPT is better at writing": a comparison with no choice named restates the
+            # question; it counts only beside an understanding use (`criteria._c5`)
+            compared = bool(usage) and all(_compared(ss.sent.norm, u) for u in usage)
+            kind = "compared_generation" if compared and subj == CLM else "used_generation"
+            out.append(Claim(kind, subj, c.idx, True, True, g.text))
     return out
+
+
+_COMPARED = re.compile(r"^(?:better|more|worse)\b", re.IGNORECASE)
+_COMPARED_BEFORE = re.compile(r"\b(?:better|more|worse|less)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def _compared(norm: str, u: Hit) -> bool:
+    """The use word `u` is a comparison ("better at", "better suited to", "more suitable")."""
+    before = norm[max(0, u.start - 24) : u.start]
+    return bool(_COMPARED.match(u.text) or _COMPARED_BEFORE.search(before))
 
 
 # a use judged unfit: "weird for generating", "the wrong formula for writing", "a poor fit for

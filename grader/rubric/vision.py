@@ -55,7 +55,7 @@ _DONE_TO_INPUT = re.compile(
 _BY_AGENT = re.compile(r"\s+by\b", re.IGNORECASE)  # "... were hidden by the causal mask"
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
-    "neighbors view access".split()
+    "neighbors access".split()
 )
 
 
@@ -228,7 +228,26 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     elif view is not None:
         perceptual = bool(_PERCEPTION.match(view.text))
         out += _vision(c, h, ss.negated(view) or ss.negated(h), strong, perceptual)
+    elif strong and (joined := _joined_earlier_view(ss, h)) is not None:
+        # "conditioned on the earlier tokens and on the later ones": the later side shares
+        # the verb of the earlier side it is coordinated with, both sides together
+        out += _vision(c, h, False, True, bool(_PERCEPTION.match(joined.text)))
     return out + _available(c, h)
+
+
+def _joined_earlier_view(ss: ParsedSentence, h: Hit) -> Hit | None:
+    """The (un-negated) verb of seeing or using that governs an earlier-context phrase joined
+    to the later-context phrase `h` by a bare coordinator ("the earlier tokens and on the
+    later tokens", "x_1..x_{i-1} and x_{i+1}..x_n"); None when `h` or the verb is negated,
+    restricted ("only"), or nothing joins them."""
+    if ss.negated(h) or ss.hits.get("only"):
+        return None
+    for e in ss.hits.get("earlier_ref", []):
+        if e.end <= h.start and _BOTH_JOIN.match(_between(ss, e, h)):
+            view = ss.near_before("view_verb", e, VIEW_WINDOW)
+            if view is not None and not ss.negated(view) and not ss.negated(e):
+                return view
+    return None
 
 
 def sees_only_earlier(c: ClaimContext, found: list[Claim]) -> list[Claim]:
@@ -264,7 +283,11 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 
 # "x_<i and x_>i", "x_<i, x_>i": the two sides joined, nothing else in between
-_BOTH_JOIN = re.compile(r"^\W*(?:and|as well as|plus|&|\+|,)\W*(?:(?:the|its|all|also)\s+)?$", re.I)
+_BOTH_JOIN = re.compile(
+    r"^\W*(?:and|as well as|plus|&|\+|,)\W*(?:also\s+)?(?:(?:on|to|from|with|at)\s+)?"
+    r"(?:(?:the|its|all|also)\s+)?$",
+    re.I,
+)
 
 
 def _between(ss: ParsedSentence, a: Hit, b: Hit) -> str:

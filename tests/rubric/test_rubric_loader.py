@@ -80,10 +80,10 @@ def test_missing_file_is_a_rubric_error(tmp_path):
 
 
 def test_instructor_can_add_a_synonym_without_code(tmp_path):
-    text = "Masked LM uses the context on both flanks of the blank."
+    text = "Masked LM uses the context on both wings of the blank."
     assert score_explanation(text).criteria[0].verdict != "met"
     extended = BASE.replace(
-        '  "bi ?directional(?:ly)?",', '  "both flanks", "bi ?directional(?:ly)?",'
+        '  "bi ?directional(?:ly)?",', '  "both wings", "bi ?directional(?:ly)?",'
     )
     rubric = load_rubric(write(tmp_path, extended))
     assert score_explanation(text, rubric).criteria[0].verdict == "met"
