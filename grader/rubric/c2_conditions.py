@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import Claim, SentenceFacts
+from grader.rubric.facts import BOTH, MLM, Analysis, Claim, SentenceFacts
 
+# "BERT is bidirectional": the family's label, not what it relies on
+BARE_LABEL = re.compile(r"^\s*bi ?directional(?:ly|ity)?\s*$", re.IGNORECASE)
 _AFTER = 80  # characters after the availability phrase in which its condition is named
 _TIME = re.compile(r"\b(?:during|while|in|at)\s+\w+", re.IGNORECASE)
 
@@ -50,3 +52,29 @@ def available_elsewhere(f: SentenceFacts, c: Claim) -> bool:
         if negs and h.start > negs[0]
     ]
     return bool(negs and gens)
+
+
+def reliance_claims(an: Analysis) -> list[Claim]:
+    """What the masked LM is said to rely on: its two-sided view (not the bare label
+    "bidirectional"), "relies on / needs", "never trained without them"."""
+    return (
+        [
+            c
+            for c in an.claims("see_both")
+            if c.subject in (MLM, BOTH) and (c.strong or not BARE_LABEL.match(c.text))
+        ]
+        + an.claims("mlm_relies")
+        + [c for c in an.claims("never_trained") if c.subject in (MLM, BOTH)]
+    )
+
+
+def one_half_only(an: Analysis) -> bool:
+    """The answer says at most one half of the C2 link anywhere: no absence of the later tokens
+    at generation, or nothing at all about what the masked LM does with its context (no view,
+    reliance, training gap or blank-filling of its). Then no reading of the answer, however
+    well its words co-occur, can find the whole link ("BERT needs the whole sentence, so it
+    cannot generate" has no generation condition; "when writing, the future does not exist
+    yet" said beside the causal LM alone has no masked side)."""
+    kinds = ("see_both", "mlm_relies", "never_trained", "predicts_masked")
+    masked_side = any(an.claims(k) for k in kinds)
+    return not an.claims("future_absent") or not masked_side

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
-from grader.rubric.c2_conditions import available_elsewhere
+from grader.rubric.c2_conditions import BARE_LABEL, available_elsewhere, reliance_claims
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.facts import SentenceFacts
 from grader.rubric.judgement import (
@@ -81,7 +81,7 @@ def _c1(an: Analysis) -> Judgement:
     return _missing(an, ("masked_model", "both_sides"))
 
 
-_BARE_LABEL = re.compile(r"^\s*bi ?directional(?:ly|ity)?\s*$", re.IGNORECASE)
+_BARE_LABEL = BARE_LABEL
 _PER_POSITION = re.compile(
     r"\b(?:each|every) (?:masked |hidden )?(?:token|position|word|blank)", re.I
 )
@@ -145,15 +145,7 @@ def _c2(an: Analysis) -> Judgement:
     absent = an.claims("future_absent")
     # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
     # label without its mechanism), so it links no generation condition to the masked LM
-    reliance = (
-        [
-            c
-            for c in _of(an.claims("see_both"), MLM, BOTH)
-            if c.strong or not _BARE_LABEL.match(c.text)
-        ]
-        + an.claims("mlm_relies")
-        + _of(an.claims("never_trained"), MLM, BOTH)
-    )
+    reliance = reliance_claims(an)
     rel_idx = {c.sentence for c in reliance}
     explicit = {c.sentence for c in reliance if c.kind in ("mlm_relies", "never_trained")}
     link: tuple[int, ...] = ()

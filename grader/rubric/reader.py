@@ -174,6 +174,7 @@ def second_read(
     op: Opinion | None,
     weights: dict | None = None,
     false_premise: bool = False,
+    one_half: bool = False,
 ) -> Judgement:
     """Combine a rule judgement with the reader's opinion.
 
@@ -185,6 +186,9 @@ def second_read(
     (`false_premise`: C1 or C3 contradicted); a partial verdict is raised only when the weights
     allow it (`raise_partial`): there the rules did find the relation and judged it one-sided.
     Criteria in `no_raise` (default `NO_RAISE`) are never raised; the reader still doubts them.
+    C2 is raised at most to partial when the answer states only one half of its link anywhere
+    (`one_half`: no absence at generation, or no reliance of the masked LM): the whole link
+    needs both, and a half said at length co-occurs with the words of the whole.
     """
     if op is None or j.verdict == "contradicted" or not op.evidence:
         return j
@@ -202,7 +206,9 @@ def second_read(
         target = 2
     elif r == 0 and op.p_partial >= raise_at:
         target = 1
-    if target == r:
+    if one_half and cid == "C2" and r == 1:
+        target = r
+    if target <= r:
         return j
     conf = op.p_met if target == 2 else op.p_partial
     return Judgement(_LEVEL_NAMES[target], op.evidence, round(conf, 3))  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from dataclasses import replace
 from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
+from grader.rubric.c2_conditions import one_half_only
 from grader.rubric.certainty import settle
 from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
@@ -76,10 +77,11 @@ def score_explanation(
     ops = reader.opinions(an, judgements, reader_weights)
     rule = {c: j.verdict for c, j in judgements.items()}
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
+    half = one_half_only(an)
     for cid, op in ops.items():
         if cid in judgements:
             judgements[cid] = reader.second_read(
-                cid, judgements[cid], op, reader_weights, false_premise=premise
+                cid, judgements[cid], op, reader_weights, false_premise=premise, one_half=half
             )
     credit = any(j.verdict in ("met", "partial") for j in judgements.values())
     guards = assess(
