@@ -107,6 +107,10 @@ FLOORS = {
     "dev12": ({"C1": 0.95, "C2": 0.94, "C3": 0.89, "C4": 0.86, "C5": 0.97}, 0.4, 0.65),
     "dev13": ({"C1": 0.89, "C2": 0.93, "C3": 0.87, "C4": 0.87, "C5": 0.92}, 0.4, 0.65),
     "dev14": ({"C1": 0.87, "C2": 0.79, "C3": 0.95, "C4": 0.82, "C5": 0.9}, 0.5, 0.75),
+    # the eighth round's held-out sets (three new authors, frozen at 12e53af), at its end
+    "heldout17": ({"C1": 0.75, "C2": 0.84, "C3": 0.9, "C4": 0.95, "C5": 0.92}, 0.65, 0.9),
+    "heldout18": ({"C1": 0.83, "C2": 0.72, "C3": 0.7, "C4": 0.84, "C5": 0.83}, 1.0, 1.2),
+    "heldout19": ({"C1": 0.77, "C2": 0.69, "C3": 0.86, "C4": 0.81, "C5": 0.9}, 1.0, 1.22),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -136,6 +140,9 @@ FALSE_CONTRADICTIONS = {
     "dev12": 1,  # 3 before
     "dev13": 1,  # 6 before
     "dev14": 0,  # 5 before
+    "heldout17": 1,
+    "heldout18": 2,
+    "heldout19": 7,  # the notebook voice's measurements and code, read as claims
 }
 
 
