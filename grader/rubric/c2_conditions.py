@@ -76,5 +76,9 @@ def one_half_only(an: Analysis) -> bool:
     cannot generate" has no generation condition; "when writing, the future does not exist
     yet" said beside the causal LM alone has no masked side)."""
     kinds = ("see_both", "mlm_relies", "never_trained", "predicts_masked")
-    masked_side = any(an.claims(k) for k in kinds)
+    masked_side = any(an.claims(k) for k in kinds) or any(
+        MLM in f.mentions and any(not BARE_LABEL.match(h.text) for h in f.hits.get(k, []))
+        for f in an.sentences
+        for k in ("both_sides", "whole_seq")
+    )  # a note's "BERT: both sides" says the view without a claim's grammar
     return not an.claims("future_absent") or not masked_side

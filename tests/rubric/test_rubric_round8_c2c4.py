@@ -88,6 +88,15 @@ def test_one_half_only_is_read_from_the_whole_answer() -> None:
     )
 
 
+def test_a_note_naming_the_masked_view_is_its_half() -> None:
+    # "BERT: both sides" in note form says the view without a claim's grammar
+    assert not one_half_only(
+        _an("BERT: words on both sides. Writing: the later words are not there yet.")
+    )
+    # the bare label names the family, not its view
+    assert one_half_only(_an("BERT: bidirectional. Writing: the later words are not there yet."))
+
+
 def test_the_reader_raises_a_partial_c2_only_when_both_halves_are_said() -> None:
     op = Opinion(0.99, 0.99, 2, (0,))
     j = Judgement("partial", (0,), 0.7)
