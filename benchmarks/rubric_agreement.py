@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 ... dev19 | heldout | heldout2 ... heldout19 | both | seen | all
+    SPLIT: dev | dev2 ... dev23 | heldout | heldout2 ... heldout23 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -40,7 +40,8 @@ SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "hel
           "dev7", "dev8", "heldout10", "heldout11", "heldout12", "heldout13", "dev9",
           "dev10", "heldout14", "heldout15", "heldout16", "dev11", "dev12", "dev13",
           "dev14", "dev15", "dev16", "heldout17", "heldout18", "heldout19", "dev17", "dev18",
-          "dev19")  # fmt: skip
+          "dev19", "heldout20", "heldout21", "heldout22", "heldout23", "dev20", "dev21",
+          "dev22", "dev23")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
