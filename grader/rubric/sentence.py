@@ -111,6 +111,7 @@ class ParsedSentence:
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
                 self.hits[key] = _dedupe(self.hits.get(key, []) + extra)
+        _drop_non_causal(s, self.hits)
         for key in frame:  # zero-width: sets the condition, quotes nothing
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
@@ -459,6 +460,20 @@ class ParsedSentence:
 
     def clause_has(self, key: str, h: Hit) -> bool:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))
+
+
+# "non-causal" / "non causal": the prefix denies the word (round 9, signal-processing voice)
+_NON_PREFIX = re.compile(r"\bnon[\s-]*$", re.IGNORECASE)
+_CAUSAL_KEYS = ("causal_model", "causal_mask", "one_direction", "left_to_right")
+
+
+def _drop_non_causal(s: str, hits: dict[str, list[Hit]]) -> None:
+    """A "causal ..." hit right after "non-" names the non-causal (masked) side: no mention
+    of the causal model, its mask or its direction ("a masked LM is non-causal: ...")."""
+    for key in _CAUSAL_KEYS:
+        found = hits.get(key)
+        if found:
+            hits[key] = [h for h in found if not _NON_PREFIX.search(s, 0, h.start)]
 
 
 def _drop_expletive(s: str) -> str:

@@ -44,7 +44,8 @@ _TARGET = re.compile(
     r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
     re.IGNORECASE,
 )
-_LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
+_LABEL = re.compile(r"^(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?$", re.IGNORECASE)
+_NON_CAUSAL = re.compile(r"^non[\s-]*causal", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 # the passive of the hiding in a clause of time or condition ("once the later tokens were
@@ -143,6 +144,12 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     ss, out = c.ss, []
     for h in ss.hits.get("both_sides", []):
         if _placed_at_end(ss, h):
+            continue
+        if _NON_CAUSAL.match(h.text):
+            # the engineers' label of the masked side earns credit only: denied or in a
+            # contrast ("cannot run a non-causal filter in real time") it is no view (round 9)
+            if not ss.negated(h):
+                out += _vision(c, h, False, not _bare_label(ss, h))
             continue
         out += _available(c, h)
         if c.absent_in_clause(h):

@@ -2,6 +2,12 @@
 signal-processing engineers and a community-college class, and the near misses that must stay
 where they are.
 
+- "non-causal" is the masked side, never a mention of the causal model: "a masked LM is
+  non-causal: it uses ..." is said of the masked LM; "BERT is non-causal" alone is its label
+  (C1 partial), and a "GPT is causal" after it repeats no word;
+- the engineers' and teachers' words for the two sides: past samples, "x[0..n-1]",
+  (earlier), "in front and behind",
+  "on every side" (both sides), and "predicts what's next";
 - C3: "GPT trains the way it is used" implies the causal restriction only when the answer's
   absence of the later tokens at generation is stated close by, or the sameness names the
   condition itself ("the same conditions"); "different from the way it is used" is no
@@ -11,6 +17,7 @@ Sentences written for these tests."""
 
 from __future__ import annotations
 
+import pytest
 from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
 # -- C3: the implied restriction needs its premises together ---------------------------------
@@ -37,3 +44,45 @@ def test_different_from_the_way_they_are_used_is_no_sameness() -> None:
         "not exist yet."
     )
     assert rules(text)["C3"] == "partial"
+
+
+# -- "non-causal" names the masked side ------------------------------------------------------
+def test_a_non_causal_masked_lm_is_the_subject_of_its_two_sided_view() -> None:
+    text = (
+        "A masked LM is non-causal: for each blank it draws on the samples before the blank "
+        "and the samples after it, the way an offline smoother does."
+    )
+    v = rules(text)
+    assert v["C1"] == "met" and v["C3"] != "contradicted"
+
+
+def test_a_non_causal_label_alone_is_partial_and_causal_after_it_is_no_repetition() -> None:
+    v = rules("Think of filters here. BERT is non-causal while GPT is causal.")
+    assert v["C1"] == "partial" and v["C3"] == "partial"
+
+
+# -- the two sides in engineers' and teachers' words -----------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT behaves like a causal predictor: it only takes in past samples.",
+        "For GPT, the estimate of x[n] is built only from x[0..n-1].",
+    ],
+)
+def test_the_causal_restriction_in_other_notations_is_met(text: str) -> None:
+    assert rules(text)["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT works out a covered word from the words in front and behind.",
+        "BERT fills the hole by looking at the pieces around it on every side.",
+    ],
+)
+def test_both_sides_in_everyday_words_is_met(text: str) -> None:
+    assert rules(text)["C1"] == "met"
+
+
+def test_predicting_whats_next_is_the_causal_objective() -> None:
+    assert rules("Causal models such as GPT predict what's next in a sentence.")["C3"] == "partial"
