@@ -24,6 +24,7 @@ from grader.rubric.reference import (
     generic_spans,
     opens_with_label,
 )
+from grader.rubric.sentence_cues import drop_non_causal, own_exercise
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -111,7 +112,7 @@ class ParsedSentence:
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
                 self.hits[key] = _dedupe(self.hits.get(key, []) + extra)
-        _drop_non_causal(s, self.hits)
+        drop_non_causal(s, self.hits)
         for key in frame:  # zero-width: sets the condition, quotes nothing
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
@@ -354,7 +355,10 @@ class ParsedSentence:
                 for h in self.hits.get("predict_next", [])
             )
         )
-        masked = bool(self.hits.get("predict_masked"))
+        # "I had to predict a hidden word": the student's own exercise, no model (round 9)
+        masked = any(
+            not own_exercise(self.sent.norm, h) for h in self.hits.get("predict_masked", [])
+        )
         if causal != masked:
             return CLM if causal else MLM
         return None
@@ -460,20 +464,6 @@ class ParsedSentence:
 
     def clause_has(self, key: str, h: Hit) -> bool:
         return any(self.same_clause(g, h) for g in self.hits.get(key, []))
-
-
-# "non-causal" / "non causal": the prefix denies the word (round 9, signal-processing voice)
-_NON_PREFIX = re.compile(r"\bnon[\s-]*$", re.IGNORECASE)
-_CAUSAL_KEYS = ("causal_model", "causal_mask", "one_direction", "left_to_right")
-
-
-def _drop_non_causal(s: str, hits: dict[str, list[Hit]]) -> None:
-    """A "causal ..." hit right after "non-" names the non-causal (masked) side: no mention
-    of the causal model, its mask or its direction ("a masked LM is non-causal: ...")."""
-    for key in _CAUSAL_KEYS:
-        found = hits.get(key)
-        if found:
-            hits[key] = [h for h in found if not _NON_PREFIX.search(s, 0, h.start)]
 
 
 def _drop_expletive(s: str) -> str:

@@ -54,6 +54,12 @@ _DONE_TO_INPUT = re.compile(
     r"\b(?:once|when|whenever|after|if|as soon as)\s+(?:(?:the|all|any|its|of)\s+)?$", re.I
 )
 _BY_AGENT = re.compile(r"\s+by\b", re.IGNORECASE)  # "... were hidden by the causal mask"
+# a hiding verb after the context phrase that governs another noun ("the whole page with a few
+# words covered up", "the entire sentence apart from the hidden tokens"): the context itself
+# is what the model has (round 9)
+_OTHER_HIDDEN = re.compile(
+    r"\b(?:with|apart from|except|but|minus|other than|save|besides|barring)\b", re.IGNORECASE
+)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
     "neighbors access".split()
@@ -194,6 +200,8 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
         return []
     hide = ss.near_after("hide_verb", h, 4)
+    if hide is not None and _OTHER_HIDDEN.search(ss.sent.norm, h.end, hide.start):
+        hide = None  # "the whole page with a few words covered": the hiding is of other words
     active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
     if hide is None and active is not None and not ss.negated(active):
         hide = active

@@ -8,6 +8,10 @@ where they are.
 - the engineers' and teachers' words for the two sides: past samples, "x[0..n-1]",
   (earlier), "in front and behind",
   "on every side" (both sides), and "predicts what's next";
+- C1 false contradictions: "the whole passage with a few words hidden" (the hiding is of other
+  words: the passage is the context), "has never once had to ..." (an emphatic never: the
+  condition it was never trained under), "I had to predict a hidden word ... with only the
+  words before it" (the student's own exercise, no model);
 - C3: "GPT trains the way it is used" implies the causal restriction only when the answer's
   absence of the later tokens at generation is stated close by, or the sameness names the
   condition itself ("the same conditions"); "different from the way it is used" is no
@@ -86,3 +90,33 @@ def test_both_sides_in_everyday_words_is_met(text: str) -> None:
 
 def test_predicting_whats_next_is_the_causal_objective() -> None:
     assert rules("Causal models such as GPT predict what's next in a sentence.")["C3"] == "partial"
+
+
+# -- C1: what reads as a false claim and is not -----------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT is handed the whole paragraph with a few words covered, and it uses the words "
+        "on both sides of each blank.",
+        "For every blank, BERT reads the full text apart from the hidden words, which means "
+        "the words before and after the blank.",
+    ],
+)
+def test_the_whole_text_with_some_words_hidden_is_no_left_only_claim(text: str) -> None:
+    assert rules(text)["C1"] == "met"
+
+
+def test_never_once_trained_without_the_later_words_is_the_generation_condition() -> None:
+    text = (
+        "BERT fills each blank from the words on either side of it. It has never once had "
+        "to guess without the words after the blank, so writing trips it up."
+    )
+    assert rules(text)["C1"] == "met"
+
+
+def test_the_students_own_guessing_exercise_is_no_claim_about_the_model() -> None:
+    text = (
+        "In class I had to predict a hidden word twice: first with the full sentence, then "
+        "with only the words before it. BERT learns with the words on both sides."
+    )
+    assert rules(text)["C1"] == "met"
