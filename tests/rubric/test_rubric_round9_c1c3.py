@@ -12,6 +12,9 @@ where they are.
   words: the passage is the context), "has never once had to ..." (an emphatic never: the
   condition it was never trained under), "I had to predict a hidden word ... with only the
   words before it" (the student's own exercise, no model);
+- C1 false claims that were missed: "Then again, BERT only reads left to right" after a
+  sentence set at generation turns to another point (no "then" of the scenario going on);
+  "if you think about it, BERT only looks at the left" reports no one's view;
 - C3: "GPT trains the way it is used" implies the causal restriction only when the answer's
   absence of the later tokens at generation is stated close by, or the sameness names the
   condition itself ("the same conditions"); "different from the way it is used" is no
@@ -120,3 +123,20 @@ def test_the_students_own_guessing_exercise_is_no_claim_about_the_model() -> Non
         "with only the words before it. BERT learns with the words on both sides."
     )
     assert rules(text)["C1"] == "met"
+
+
+# -- C1: false claims after a discourse marker ----------------------------------------------
+def test_then_again_opens_a_new_point_not_the_generation_scene() -> None:
+    text = (
+        "When generating, the words that come later are not there yet. Then again, BERT "
+        "only reads from left to right and never uses the later words."
+    )
+    assert rules(text)["C1"] == "contradicted"
+
+
+def test_if_you_think_about_it_reports_no_view() -> None:
+    text = (
+        "Honestly, if you think about it in circuit terms, BERT only looks at the words to "
+        "the left of the blank."
+    )
+    assert rules(text)["C1"] == "contradicted"
