@@ -14,7 +14,9 @@ import re
 from grader.rubric.facts import BOTH, MLM, Analysis, Claim, SentenceFacts
 
 # "BERT is bidirectional": the family's label, not what it relies on
-BARE_LABEL = re.compile(r"^\s*bi ?directional(?:ly|ity)?\s*$", re.IGNORECASE)
+BARE_LABEL = re.compile(
+    r"^\s*(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?\s*$", re.IGNORECASE
+)
 _AFTER = 80  # characters after the availability phrase in which its condition is named
 _TIME = re.compile(r"\b(?:during|while|in|at)\s+\w+", re.IGNORECASE)
 

@@ -26,6 +26,7 @@ from grader.rubric.c4_sides import (
 )
 from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
+from grader.rubric.implied_restriction import premises_together
 from grader.rubric.judgement import (
     CONF_MET_LINKED,
     CONF_MET_SAME,
@@ -55,6 +56,7 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
         if _framed(an, c) and not _POINTS_BACK.search(c.text) and re.search(r"\w", c.text)
         and not _TASK.search(c.text)
     ]  # fmt: skip
+    same = [c for c in same if premises_together(an, c)]  # round 9: implied_restriction.py
     return same[0] if same else None
 
 

@@ -491,4 +491,6 @@ def _tautology(ss: ParsedSentence, h: Hit) -> bool:
     if m is None:
         return False
     before = ss.sent.norm[max(0, h.start - 40) : h.start].lower()
-    return m.group(1).lower() in before
+    # "BERT is non-causal, GPT is causal": the denied word is another word, no repetition
+    word = re.escape(m.group(1).lower())
+    return re.search(rf"(?<!non)(?<!non-)(?<!non ){word}", before) is not None

@@ -312,6 +312,7 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         c
         for c in _of(an.claims("see_both"), CLM, BOTH)
         if (c.strong or c.direct) and c.attributed and c.sentence not in restricts
+        and not _NON_CAUSAL.match(c.text)
     ]
     if contra:
         return _contradicted(contra, "clm_sees_future", bool(support))
@@ -336,6 +337,12 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("causal_model", "causal_mask"))
+
+
+# "non-causal" is read as the masked side's label for credit only: it turns up in contrasts
+# ("causal rather than non-causal") that no negation cue marks, so it never makes C3
+# contradicted (round 9)
+_NON_CAUSAL = re.compile(r"\s*non[\s-]*causal", re.IGNORECASE)
 
 
 def _mask_restricts(an: Analysis) -> tuple[int, ...]:

@@ -212,7 +212,10 @@ def question_frame(question: Sentence, answer: Sentence, rubric: Rubric) -> tupl
 
 
 _GOES_ON = re.compile(
-    r"^\W*(?:so|then|thus|hence|therefore|that means|this means)\b|\b(?:would|'d)\b", re.I
+    # "Then again, ..." turns to another point (round 9): it goes on with no scenario
+    r"^\W*(?:so|then(?!\s+again\b)|thus|hence|therefore|that means|this means)\b"
+    r"|\b(?:would|'d)\b",
+    re.I,
 )
 
 

@@ -24,6 +24,7 @@ from grader.rubric.reference import (
     generic_spans,
     opens_with_label,
 )
+from grader.rubric.sentence_cues import drop_non_causal, own_exercise
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
@@ -111,6 +112,7 @@ class ParsedSentence:
             extra = [self._hit(key, m.start(), m.end()) for p in pats for m in p.finditer(s)]
             if extra:
                 self.hits[key] = _dedupe(self.hits.get(key, []) + extra)
+        drop_non_causal(s, self.hits)
         for key in frame:  # zero-width: sets the condition, quotes nothing
             self.hits[key] = [*self.hits.get(key, []), Hit(key, 0, 0, 0, 0, "")]
         self._add_contraction_negations()
@@ -353,7 +355,10 @@ class ParsedSentence:
                 for h in self.hits.get("predict_next", [])
             )
         )
-        masked = bool(self.hits.get("predict_masked"))
+        # "I had to predict a hidden word": the student's own exercise, no model (round 9)
+        masked = any(
+            not own_exercise(self.sent.norm, h) for h in self.hits.get("predict_masked", [])
+        )
         if causal != masked:
             return CLM if causal else MLM
         return None

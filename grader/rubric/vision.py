@@ -44,7 +44,8 @@ _TARGET = re.compile(
     r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
     re.IGNORECASE,
 )
-_LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
+_LABEL = re.compile(r"^(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?$", re.IGNORECASE)
+_NON_CAUSAL = re.compile(r"^non[\s-]*causal", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 # the passive of the hiding in a clause of time or condition ("once the later tokens were
@@ -53,6 +54,12 @@ _DONE_TO_INPUT = re.compile(
     r"\b(?:once|when|whenever|after|if|as soon as)\s+(?:(?:the|all|any|its|of)\s+)?$", re.I
 )
 _BY_AGENT = re.compile(r"\s+by\b", re.IGNORECASE)  # "... were hidden by the causal mask"
+# a hiding verb after the context phrase that governs another noun ("the whole page with a few
+# words covered up", "the entire sentence apart from the hidden tokens"): the context itself
+# is what the model has (round 9)
+_OTHER_HIDDEN = re.compile(
+    r"\b(?:with|apart from|except|but|minus|other than|save|besides|barring)\b", re.IGNORECASE
+)
 _CONTEXT_NOUN = frozenset(
     "context contexts attention self information conditioning tokens words neighbours "
     "neighbors access".split()
@@ -144,6 +151,12 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     for h in ss.hits.get("both_sides", []):
         if _placed_at_end(ss, h):
             continue
+        if _NON_CAUSAL.match(h.text):
+            # the engineers' label of the masked side earns credit only: denied or in a
+            # contrast ("cannot run a non-causal filter in real time") it is no view (round 9)
+            if not ss.negated(h):
+                out += _vision(c, h, False, not _bare_label(ss, h))
+            continue
         out += _available(c, h)
         if c.absent_in_clause(h):
             out += _relies(c, h)
@@ -187,6 +200,8 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
         return []
     hide = ss.near_after("hide_verb", h, 4)
+    if hide is not None and _OTHER_HIDDEN.search(ss.sent.norm, h.end, hide.start):
+        hide = None  # "the whole page with a few words covered": the hiding is of other words
     active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
     if hide is None and active is not None and not ss.negated(active):
         hide = active
