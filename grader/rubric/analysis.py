@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from grader.rubric.claims import sentence_claims, telegraphic_claims
 from grader.rubric.discourse import aliases, carried_frame, question_frame
+from grader.rubric.experiment import unattributed_conditions
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
 from grader.rubric.judgement import SHORT_LINK_WORDS
 from grader.rubric.model import Rubric
@@ -120,6 +121,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             inherited = None
         f.primary = inherited
         f.claims = sentence_claims(ss, prev_train) if not f.list_like else telegraphic_claims(ss)
+        f.claims = unattributed_conditions(ss, f.claims)  # a drill's or a trial's input
         # the condition a relation in the next sentence compares generation with: training,
         # the causal mask (the training condition as a device: "the mask puts -inf on every
         # later position. That's also all it has when it generates.") or the only-earlier

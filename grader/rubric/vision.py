@@ -44,6 +44,10 @@ _TARGET = re.compile(
     r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
     re.IGNORECASE,
 )
+# between a whole-sequence phrase and a hiding verb: the hidden thing is a part of the whole
+_PART_HIDDEN = re.compile(
+    r"\b(?:with|apart from|except(?: for)?|other than|minus|save for)\b", re.I
+)
 _LABEL = re.compile(r"^bi ?directional(?:ly|ity)?$", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
@@ -141,9 +145,13 @@ _NOT_YET = re.compile(r"\b(?:before|until|till)\s+(?:[\w{}+_-]+\s+){0,4}$", re.I
 def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT sees both sides / bidirectional context" (negated: only one side)."""
     ss, out = c.ss, []
+    seen: list[Hit] = []
     for h in ss.hits.get("both_sides", []):
         if _placed_at_end(ss, h):
             continue
+        if any(_overlap(h, p) and ss.negated(h) != ss.negated(p) for p in seen):
+            continue  # one phrase read twice ("words after the" / "after the gap"): one polarity
+        seen.append(h)
         out += _available(c, h)
         if c.absent_in_clause(h):
             out += _relies(c, h)
@@ -187,6 +195,10 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     if any(_overlap(h, b) for b in ss.hits.get("both_sides", [])):
         return []
     hide = ss.near_after("hide_verb", h, 4)
+    if hide is not None and not strong and _PART_HIDDEN.search(ss.sent.norm, h.end, hide.start):
+        # "the whole page with a few words covered up", "the entire sentence apart from the
+        # hidden tokens": the blanks are hidden inside the whole, which is still seen
+        hide = None
     active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
     if hide is None and active is not None and not ss.negated(active):
         hide = active

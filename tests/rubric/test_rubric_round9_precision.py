@@ -4,6 +4,13 @@ claims near it must still be found.
 
 - a family word negated by its prefix ("non-causal") names no causal model: what the sentence
   says of the masked LM is not said of the causal LM;
+- a whole text with its blanks covered ("the whole page with a few words covered up") is still
+  seen whole;
+- the input of a drill a person did ("I had to guess it once with only the earlier words") or
+  of a measurement ("with only the prefix it fell to 0.19") is no claim about a model
+  (`experiment.py`);
+- one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
+  words after the gap");
 
 Sentences written for these tests."""
 
@@ -27,3 +34,40 @@ def test_non_causal_said_of_the_masked_model_is_no_claim_about_the_causal_model(
         rules("A causal LM uses the tokens before and the tokens after each position.")["C3"]
         == "contradicted"
     )
+
+
+# -- a blank hidden inside the whole is not the whole hidden --------------------------------
+def test_the_whole_text_with_its_blanks_covered_is_still_seen_whole() -> None:
+    for text in (
+        "A masked model is handed the complete passage with two words covered, and fills "
+        "them in from what surrounds them.",
+        "BERT reads the entire paragraph apart from the hidden words and has to restore them.",
+    ):
+        assert rules(text)["C1"] != "contradicted", text
+    assert rules("BERT only reads the words to the left of the blank.")["C1"] == "contradicted"
+
+
+# -- a drill's or an experiment's input is no claim about a model ----------------------------
+def test_what_a_person_was_given_in_a_drill_is_no_claim_about_the_masked_model() -> None:
+    text = (
+        "In class I had to fill in a masked word twice, once with the full text and once with "
+        "only the earlier words. BERT trains on the first version: it uses the "
+        "words on both sides of the blank."
+    )
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_the_input_of_a_measurement_is_no_claim_about_the_masked_model() -> None:
+    text = (
+        "For the masked model the top-1 accuracy was 0.64 with the whole sequence, but it fell "
+        "to 0.22 with only the left context. It was trained with the words on both sides."
+    )
+    assert rules(text)["C1"] != "contradicted"
+    # the same restriction asserted of the model stays a false claim
+    assert rules("The masked model only uses the left context.")["C1"] == "contradicted"
+
+
+# -- one phrase, one polarity ----------------------------------------------------------------
+def test_never_without_the_later_words_is_one_claim_that_it_had_them() -> None:
+    text = "The masked model never once had to predict without the words after the blank."
+    assert rules(text)["C1"] != "contradicted"
