@@ -115,7 +115,15 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and not _framed(ss, h)
         and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
         and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
+        and not _COMPARED.search(ss.sent.norm[max(0, h.start - 30) : h.start])
     )
+
+
+# "harder than filling a blank", "instead of predicting the next word": the comparison object
+_COMPARED = re.compile(
+    r"\b(?:than|instead of|as opposed to|compared (?:to|with))\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
 
 
 def mlm_causal(ss: ParsedSentence) -> list[Claim]:

@@ -9,6 +9,9 @@ claims near it must still be found.
 - the input of a drill a person did ("I had to guess it once with only the earlier words") or
   of a measurement ("with only the prefix it fell to 0.19") is no claim about a model
   (`experiment.py`);
+- relation words and tasks in another role: "the words in front of the gap" (a place, the
+  blank), "this difference in difficulty" (a measure of two tasks), "harder than filling a
+  blank" (a task named as the comparison object);
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -71,3 +74,30 @@ def test_the_input_of_a_measurement_is_no_claim_about_the_masked_model() -> None
 def test_never_without_the_later_words_is_one_claim_that_it_had_them() -> None:
     text = "The masked model never once had to predict without the words after the blank."
     assert rules(text)["C1"] != "contradicted"
+
+
+# -- relation words and tasks in another role ------------------------------------------------
+def test_the_gap_as_a_place_in_the_sentence_is_no_mismatch_of_the_causal_model() -> None:
+    text = (
+        "GPT is only allowed the words in front of the gap, because its causal mask hides "
+        "everything later, in training and in generation alike."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_a_difference_in_difficulty_is_no_mismatch_between_training_and_use() -> None:
+    text = (
+        "I suspect this difference in difficulty is why the causal model generates better: it "
+        "learned the harder task."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_a_task_named_after_than_is_not_what_the_causal_model_does() -> None:
+    text = (
+        "The causal model's loss stays higher, since guessing the next word is harder than "
+        "filling a blank."
+    )
+    assert rules(text)["C3"] != "contradicted"
+    guard = "GPT predicts the masked words in the middle of the sentence."
+    assert rules(guard)["C3"] == "contradicted"
