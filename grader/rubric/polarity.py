@@ -103,6 +103,15 @@ _REJECT = (
     r"(?:false|untrue|not true|wrong|incorrect|mistaken|a myth|a misconception|a mistake|"
     r"misleading|nonsense|not (?:right|correct|the case))"
 )
+# a wrong belief named as such: "misconception", "myth"; a "mistake" / "error" only as a
+# frequent one or a learner's ("a classic mistake", "a common student error"), since "the
+# error BERT makes is that ..." states the student's own reason
+_ERROR_NOUN = (
+    r"(?:(?:\w+\s+){0,2}?(?:misconception|myth|fallacy|misunderstanding|misbelief)|"
+    r"(?:\w+\s+)?(?:common|frequent|typical|classic|usual|popular|widespread|standard|"
+    r"student|pupil|learner|beginner)(?:s'|'s)?\s+(?:\w+\s+)?(?:mistake|error|confusion|trap|"
+    r"pitfall))"
+)
 # "Nobody (seriously) thinks that", "It is false that", "It would be wrong to say that",
 # "Contrary to the popular belief that": everything after the frame is the denied view.
 _DENY_PREFIX = re.compile(
@@ -110,7 +119,8 @@ _DENY_PREFIX = re.compile(
     r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:(?:who|that)\s+(?:[\w']+\s+){1,6}?|\w+\s+)?"
     r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think))"
     r"(?:\s+that)?|"
-    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?" + _REJECT + r"\s+"
+    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?"
+    r"(?:" + _REJECT + r"|an?\s+" + _ERROR_NOUN + r")\s+"
     r"(?:to\s+(?:say|think|claim|believe|assume)\s+)?(?:that\b)?|"
     r"contrary\s+to\s+(?:the\s+|a\s+)?(?:popular\s+|common\s+|widespread\s+)?"
     r"(?:belief|claim|idea|view|myth|assumption|intuition)s?(?:\s+that)?)",
@@ -171,13 +181,29 @@ _POOR = re.compile(
     re.IGNORECASE,
 )
 _CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
+# What a group of learners wrongly believes, reported by their teacher: "pupils often think
+# that", "my Year 9 class tend to say that", "many learners assume". ("say" only before what
+# is said: "the children say the next word aloud" is the analogy's game.)
+_LEARNERS = re.compile(
+    r"\b(?:(?:my|the|our|many|most|some|a lot of|lots of|weaker|younger|new)\s+)?"
+    r"(?:(?:year\s*\d+|new|younger|weaker|first[- ]year|older)\s+)?"
+    r"(?:pupils|learners|children|kids|students|class|classes|trainees|beginners|newcomers)\s+"
+    r"(?:(?:often|usually|typically|frequently|commonly|sometimes|always|still|tend to|will|"
+    r"may|might|regularly|initially|at first|come in|arrive)\s+)*"
+    r"(?:think|thinks|thinking|believe|believes|assume|assumes|imagine|imagines|expect|"
+    r"claim|claims|insist|conclude|suppose|are convinced|get the idea|"
+    r"(?:say|says|said|write|wrote)(?=\s+(?:that\b|[:,]?\s*\")))\b(?!\s+(?:about|of)\b)"
+    r"(?:\s+that\b)?",
+    re.IGNORECASE,
+)
 # A view introduced to be set aside: "It's tempting to think that ...", "You'd think ...", "A
 # common misconception is that ...": the rest of the clause is that view.
 _VIEW_FRAME = re.compile(
     r"\b(?:it(?:'s|\s+is|\s+was|\s+would\s+be|\s+seems)\s+(?:\w+\s+)?(?:tempting|natural|"
     r"intuitive|understandable)\s+to\s+" + _COGNITION + r"|"
-    r"(?:a|one|the|another)\s+(?:\w+\s+)?(?:misconception|myth|fallacy|misunderstanding)\s+"
-    r"(?:\w+\s+){0,3}?(?:is|was)(?=\s+that\b|\s*:))(?:\s+that\b)?",
+    r"(?:(?:a|one|the|another|my|our)\s+|^\W*)" + _ERROR_NOUN + r"s?"
+    r"(?:\s+(?:[\w']+\s+){0,6}?(?:is|was)(?:\s+to\s+" + _COGNITION + r")?(?=\s+that\b|\s*:|\s+\w)"
+    r"|(?=\s*:)))(?:\s+that\b|\s*:)?",
     re.IGNORECASE,
 )
 # "You'd think ..., but": an expectation the sentence then corrects (only with the correction)
@@ -278,11 +304,11 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE,
+        _SUPPOSE_CLAUSE, _LEARNERS,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
-            if pat is _REPORTED and _AGREED.search(s, m.end()):
+            if pat in (_REPORTED, _LEARNERS) and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:

@@ -12,6 +12,9 @@ claims near it must still be found.
 - relation words and tasks in another role: "the words in front of the gap" (a place, the
   blank), "this difference in difficulty" (a measure of two tasks), "harder than filling a
   blank" (a task named as the comparison object);
+- a teacher reporting what learners wrongly believe ("pupils often think that ...", "a typical
+  misconception among my class is that ...", "it's a classic mistake to think that ...", "a
+  common beginner error: ...") states no claim of the teacher's in that clause;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -101,3 +104,38 @@ def test_a_task_named_after_than_is_not_what_the_causal_model_does() -> None:
     assert rules(text)["C3"] != "contradicted"
     guard = "GPT predicts the masked words in the middle of the sentence."
     assert rules(guard)["C3"] == "contradicted"
+
+
+# -- a teacher reporting what learners wrongly believe ---------------------------------------
+def test_what_learners_are_reported_to_believe_is_not_the_teachers_claim() -> None:
+    for text, cid in (
+        (
+            "Learners often think that BERT scans a sentence left to right, as they do. I "
+            "correct it with a covered word: BERT uses the words on both sides of it.",
+            "C1",
+        ),
+        (
+            "My year 10 class tend to say that the masked model only uses the words to the "
+            "left. That is wrong: it sees both sides of the blank.",
+            "C1",
+        ),
+        (
+            "The most frequent misconception among the new trainees is that GPT can peek at "
+            "the end of the sentence. I show them that it only attends to the earlier tokens.",
+            "C3",
+        ),
+        (
+            "It's a classic mistake to think that the masked model reads only the left "
+            "context. In fact it uses both sides.",
+            "C1",
+        ),
+        (
+            "A typical beginner error: believing that the causal LM attends to the later "
+            "tokens in training. It never does; the causal mask blocks them.",
+            "C3",
+        ),
+    ):
+        assert rules(text)[cid] != "contradicted", text
+    # the teacher's own statement next to a learners' frame stays the teacher's
+    own = "Pupils often find this hard. The masked model only reads the words to the left."
+    assert rules(own)["C1"] == "contradicted"
