@@ -181,6 +181,12 @@ _POOR = re.compile(
     re.IGNORECASE,
 )
 _CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
+# A pasted error message or traceback ("RuntimeError: ...", "UserWarning: ...", "Traceback
+# (most recent call last):"): what the program printed, no claim of the student's (to the end
+# of the line). The exception's name is written in CamelCase, so "a student error: ..." is none.
+_ERROR_MESSAGE = re.compile(
+    r"\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b\s*:|\bTraceback \(most recent call last\)"
+)
 # What a group of learners wrongly believes, reported by their teacher: "pupils often think
 # that", "my Year 9 class tend to say that", "many learners assume". ("say" only before what
 # is said: "the children say the next word aloud" is the analogy's game.)
@@ -314,6 +320,9 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
+    err = _ERROR_MESSAGE.search(s)
+    if err is not None:
+        spans.append((err.start(), len(s)))  # a pasted error message: the program's words
     for m in finditer(_UNKNOWN, s, f):
         comma = _UNKNOWN_END.search(s, m.end())
         end = _scope_end(s, m.end())

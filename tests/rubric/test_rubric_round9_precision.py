@@ -15,6 +15,9 @@ claims near it must still be found.
 - a teacher reporting what learners wrongly believe ("pupils often think that ...", "a typical
   misconception among my class is that ...", "it's a classic mistake to think that ...", "a
   common beginner error: ...") states no claim of the teacher's in that clause;
+- a pasted error message ("ValueError: ...") is what a program printed, while a code comment is
+  the student's claim; an instructor's false-claim pattern matched across a denial ("BERT
+  cannot serve as a decoder") is no false claim;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -139,3 +142,24 @@ def test_what_learners_are_reported_to_believe_is_not_the_teachers_claim() -> No
     # the teacher's own statement next to a learners' frame stays the teacher's
     own = "Pupils often find this hard. The masked model only reads the words to the left."
     assert rules(own)["C1"] == "contradicted"
+
+
+# -- what a program printed is not the student's claim ---------------------------------------
+def test_a_pasted_error_message_is_not_the_students_claim() -> None:
+    text = (
+        "```python\n"
+        "seq = encoder.generate(prompt_ids)  # ValueError: GPT sees the whole sequence here\n"
+        "```\n"
+        "So the library refuses, and rightly: GPT predicts each token from only the earlier "
+        "ones."
+    )
+    assert rules(text)["C3"] != "contradicted"
+    # the student's own comment in the code is their claim
+    own = "```python\nlogits = gpt(ids).logits  # GPT sees the whole sequence here\n```"
+    assert rules(own)["C3"] == "contradicted"
+
+
+def test_a_denied_architecture_swap_is_no_false_claim() -> None:
+    text = "BERT cannot serve as a decoder; encoders like it are used for classification."
+    assert rules(text)["C5"] != "contradicted"
+    assert rules("BERT works as a decoder, just like GPT.")["C5"] == "contradicted"
