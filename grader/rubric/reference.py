@@ -18,6 +18,12 @@ _GENERIC = re.compile(
     r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
     r"(?:(?:language|neural|transformer|pretrained|pre-trained)\s+)?"
     r"(?:models|networks|architectures|lms|llms)\b|"
+    # "a model does well on the conditions it was optimised for": a singular that states a
+    # principle of any model (not a predicate, "BERT is a model that ...", nor an example
+    # given, "a model like BERT")
+    r"(?<!\bis )(?<!\bas )(?<!\bwas )(?<!\bbe )(?<!\bare )"
+    r"\b(?:a|any|every|each)\s+(?:(?:language|neural|single|given|trained)\s+)?"
+    r"(?:model|network|system|lm)\b(?!\s+(?:like|such as|called|named|of)\b)|"
     # "one model ... and the other does not": one of two, unnamed
     r"\bone (?:model|network|of them|of the (?:two|models))\b|"
     # "that is why one writes coherently and the other does not": a bare "one" as the subject

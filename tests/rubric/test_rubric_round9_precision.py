@@ -18,6 +18,8 @@ claims near it must still be found.
 - a pasted error message ("ValueError: ...") is what a program printed, while a code comment is
   the student's claim; an instructor's false-claim pattern matched across a denial ("BERT
   cannot serve as a decoder") is no false claim;
+- a singular generic subject stating a principle ("a model does well on the conditions it was
+  optimised for") is neither model, like "the models";
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -163,3 +165,16 @@ def test_a_denied_architecture_swap_is_no_false_claim() -> None:
     text = "BERT cannot serve as a decoder; encoders like it are used for classification."
     assert rules(text)["C5"] != "contradicted"
     assert rules("BERT works as a decoder, just like GPT.")["C5"] == "contradicted"
+
+
+# -- a principle stated of any model ---------------------------------------------------------
+def test_a_principle_about_any_model_is_not_said_of_the_masked_model() -> None:
+    text = (
+        "For BERT, writing is a situation it never met in training. That is why the tie "
+        "between training and generation matters: a model does well on the conditions it was "
+        "optimised for."
+    )
+    assert rules(text)["C4"] != "contradicted"
+    assert rules("BERT is trained under the same conditions it generates under.")["C4"] == (
+        "contradicted"
+    )
