@@ -59,6 +59,17 @@ _TRAIL_GOOD = re.compile(
     r"generat\w*|becomes?|turns? (?:it )?into|gives?)\b",
     re.IGNORECASE,
 )
+# an attempt reported ("my first attempt", "I tried", "we experimented with"): the trailing
+# [MASK] is claimed to work only when the sentence says that it worked
+_TRIED = re.compile(
+    r"\b(?:attempts?|attempted|tr(?:y|ies|ied|ying)|experiment(?:ed|ing)?)\b",
+    re.IGNORECASE,
+)
+_TRAIL_WORKS = re.compile(
+    r"\b(?:works?|worked|fine|no (?:real )?problem|like gpt|as gpt|well|coherent\w*|"
+    r"successfully|succeed\w*)\b",
+    re.IGNORECASE,
+)
 _TRAIL_BAD = re.compile(
     r"\b(?:but|however|never|not|no longer|poor\w*|bad\w*|badly|incoherent\w*|garbage|fail\w*|"
     r"struggl\w*|nonsense|weird|wrong|worse|unreliable|mismatch\w*|only works|doesn't|don't|"
@@ -276,6 +287,8 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     mask = trailing_mask(ss)
     if mask is None or not _TRAIL_GOOD.search(s):
         return []
+    if _TRIED.search(s) and not _TRAIL_WORKS.search(s):
+        return []  # "my first attempt to generate by putting a [MASK] at the end": tried, no more
     # "People say it can't, but actually you simply append a [MASK]": a failure said before
     # the last "but" ahead of the mask is what the experiment answers, not its outcome
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]

@@ -20,6 +20,8 @@ claims near it must still be found.
   cannot serve as a decoder") is no false claim;
 - a singular generic subject stating a principle ("a model does well on the conditions it was
   optimised for") is neither model, like "the models";
+- a trailing [MASK] reported as an attempt ("my first try ... was to add a [MASK] at the end")
+  is no claim that it works unless the sentence says it worked;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -178,3 +180,14 @@ def test_a_principle_about_any_model_is_not_said_of_the_masked_model() -> None:
     assert rules("BERT is trained under the same conditions it generates under.")["C4"] == (
         "contradicted"
     )
+
+
+# -- an attempt reported is no claim that it worked ------------------------------------------
+def test_a_trailing_mask_reported_as_an_attempt_is_no_claim_that_it_works() -> None:
+    text = (
+        "My first try at generating with BERT was to add a [MASK] at the end of the prompt. "
+        "It only ever predicted a full stop."
+    )
+    assert rules(text)["C2"] != "contradicted"
+    worked = "We tried putting a [MASK] at the end, and BERT then works fine, like GPT."
+    assert rules(worked)["C2"] == "contradicted"
