@@ -186,6 +186,8 @@ def sees_later_tokens(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     ss = c.ss
+    if _placed_at_end(ss, h):
+        return []  # "you are at the end of what exists": a position, not context seen
     if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
         return []
     if _TARGET.search(ss.sent.norm[max(0, h.start - 30) : h.start]):

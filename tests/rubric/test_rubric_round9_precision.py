@@ -22,6 +22,7 @@ claims near it must still be found.
   optimised for") is neither model, like "the models";
 - a trailing [MASK] reported as an attempt ("my first try ... was to add a [MASK] at the end")
   is no claim that it works unless the sentence says it worked;
+- being "at the end of what exists" is a position, not later context available;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -191,3 +192,14 @@ def test_a_trailing_mask_reported_as_an_attempt_is_no_claim_that_it_works() -> N
     assert rules(text)["C2"] != "contradicted"
     worked = "We tried putting a [MASK] at the end, and BERT then works fine, like GPT."
     assert rules(worked)["C2"] == "contradicted"
+
+
+# -- a position is not context seen ----------------------------------------------------------
+def test_standing_at_the_end_of_the_text_is_no_later_context_available() -> None:
+    text = (
+        "GPT was trained on the earlier tokens only. While sampling, it is always at the end "
+        "of what exists so far."
+    )
+    assert rules(text)["C2"] != "contradicted"
+    seen = "At generation time BERT can still see the end of the sentence."
+    assert rules(seen)["C2"] == "contradicted"
