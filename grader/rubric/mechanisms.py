@@ -45,8 +45,9 @@ _READ_VERB = re.compile(
     re.IGNORECASE,
 )
 _GOOD = re.compile(
-    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|well|coherently|perfectly|nicely|easily|"
-    r"without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|great)\b",
+    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|nicely|"
+    r"easily|without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|"
+    r"great)\b",
     re.IGNORECASE,
 )
 _TRAIL = re.compile(

@@ -23,6 +23,7 @@ claims near it must still be found.
 - a trailing [MASK] reported as an attempt ("my first try ... was to add a [MASK] at the end")
   is no claim that it works unless the sentence says it worked;
 - being "at the end of what exists" is a position, not later context available;
+- "generation as well" is "also", not a claim that the masked LM generates well;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -203,3 +204,13 @@ def test_standing_at_the_end_of_the_text_is_no_later_context_available() -> None
     assert rules(text)["C2"] != "contradicted"
     seen = "At generation time BERT can still see the end of the sentence."
     assert rules(seen)["C2"] == "contradicted"
+
+
+# -- "as well" is "also", not "well" ---------------------------------------------------------
+def test_generation_as_well_is_no_claim_that_the_masked_model_generates_well() -> None:
+    text = (
+        "The masked model is trained for left-to-right generation as well, since its blanks "
+        "are filled in order."
+    )
+    assert rules(text)["C5"] != "contradicted"
+    assert rules("BERT can generate text well.")["C5"] == "contradicted"
