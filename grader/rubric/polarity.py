@@ -187,6 +187,17 @@ _CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
 _ERROR_MESSAGE = re.compile(
     r"\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b\s*:|\bTraceback \(most recent call last\)"
 )
+# The answer announcing the topics it covers ("I have covered all five points of the rubric:
+# bidirectional masked LM, causal mask, ...", "My answer addresses: ..."): a list of topic
+# names after the colon, which asserts none of them
+_TOPICS_LISTED = re.compile(
+    r"\b(?:(?:i|we)(?:\s+have|'ve)?(?:\s+\w+ly)?|(?:my|this|the) (?:answer|essay|submission))\s+"
+    r"(?:covered|cover|covers|discussed|discusses|addressed|addresses|mentioned|explained|"
+    r"included|includes|listed|touched on|answered|went through)\b[^:.;]{0,40}?"
+    r"\b(?:points?|topics?|criteria|criterion|aspects?|items?|parts|concepts|ideas|rubric|"
+    r"requirements?)\b[^:.;]{0,30}:",
+    re.IGNORECASE,
+)
 # What a group of learners wrongly believes, reported by their teacher: "pupils often think
 # that", "my Year 9 class tend to say that", "many learners assume". ("say" only before what
 # is said: "the children say the next word aloud" is the analogy's game.)
@@ -323,6 +334,8 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
     err = _ERROR_MESSAGE.search(s)
     if err is not None:
         spans.append((err.start(), len(s)))  # a pasted error message: the program's words
+    for m in finditer(_TOPICS_LISTED, s, f):
+        spans.append((m.start(), len(s)))  # "I have covered the points: A, B, C": topic names
     for m in finditer(_UNKNOWN, s, f):
         comma = _UNKNOWN_END.search(s, m.end())
         end = _scope_end(s, m.end())

@@ -24,6 +24,8 @@ claims near it must still be found.
   is no claim that it works unless the sentence says it worked;
 - being "at the end of what exists" is a position, not later context available;
 - "generation as well" is "also", not a claim that the masked LM generates well;
+- the answer announcing the topics it covers ("I have addressed every rubric point: A, B, C")
+  lists topic names and asserts none of them;
 - one phrase read twice by overlapping lexicon entries has one polarity ("never ... without the
   words after the gap");
 
@@ -214,3 +216,16 @@ def test_generation_as_well_is_no_claim_that_the_masked_model_generates_well() -
     )
     assert rules(text)["C5"] != "contradicted"
     assert rules("BERT can generate text well.")["C5"] == "contradicted"
+
+
+# -- the answer announcing its topics --------------------------------------------------------
+def test_a_list_of_topics_the_answer_claims_to_cover_asserts_none_of_them() -> None:
+    text = (
+        "To the marker: I have addressed every rubric point here: masked LM with both sides, "
+        "the causal mask, consistency between training and generation, encoders vs decoders."
+    )
+    v = rules(text)
+    assert "contradicted" not in v.values(), v
+    # a claim after a colon that announces no topic list stays the student's
+    own = "I explained it in the lab: BERT only reads the words to the left of the blank."
+    assert rules(own)["C1"] == "contradicted"
