@@ -60,10 +60,12 @@ _TRAIL_GOOD = re.compile(
     r"generat\w*|becomes?|turns? (?:it )?into|gives?)\b",
     re.IGNORECASE,
 )
-# an attempt reported ("my first attempt", "I tried", "we experimented with"): the trailing
-# [MASK] is claimed to work only when the sentence says that it worked
+# an attempt reported ("my first attempt", "I tried", "we experimented with"; not the
+# imperative "try appending a [MASK]", which offers it as a method): the trailing [MASK] is
+# claimed to work only when the sentence says that it worked
 _TRIED = re.compile(
-    r"\b(?:attempts?|attempted|tr(?:y|ies|ied|ying)|experiment(?:ed|ing)?)\b",
+    r"\b(?:(?:my|our|a|the|first|one)\s+(?:\w+\s+)?(?:attempts?|try)|attempted|tried|"
+    r"experimented)\b",
     re.IGNORECASE,
 )
 _TRAIL_WORKS = re.compile(

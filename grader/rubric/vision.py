@@ -165,6 +165,13 @@ _AT_END = re.compile(r"\b(?:at|on|to)\s+$", re.I)
 _SEEN_UP_TO = re.compile(r"\b(?:look\w*|glanc\w*|peek\w*|up|way|right)\s+(?:at|to)\s+$", re.I)
 
 
+# being at the end ("you are at the end of", "it always sits at the end of"), not "access to"
+_STANDS_AT = re.compile(
+    r"\b(?:am|is|are|was|were|be|being|stands?|sits?|stays?|'re|'s)\s+(?:\w+\s+)?at\s+$",
+    re.IGNORECASE,
+)
+
+
 def _placed_at_end(ss: ParsedSentence, h: Hit) -> bool:
     """ "a [MASK] at the end of the sentence" is where a token is put, not context the model
     uses (unlike "it looks at / sees up to the end of the sentence")."""
@@ -186,7 +193,7 @@ def sees_later_tokens(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     ss = c.ss
-    if _placed_at_end(ss, h):
+    if h.text.lower().startswith("the end") and _STANDS_AT.search(ss.sent.norm, 0, h.start):
         return []  # "you are at the end of what exists": a position, not context seen
     if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
         return []
