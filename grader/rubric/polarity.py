@@ -198,6 +198,9 @@ _TOPICS_LISTED = re.compile(
     r"requirements?)\b[^:.;]{0,30}:",
     re.IGNORECASE,
 )
+_GROUP = (
+    r"(?:pupils|learners|children|kids|students|class|classes|trainees|beginners|newcomers|people)"
+)
 # What a group of learners wrongly believes, reported by their teacher: "pupils often think
 # that", "my Year 9 class tend to say that", "many learners assume". ("say" only before what
 # is said: "the children say the next word aloud" is the analogy's game.)
@@ -205,12 +208,23 @@ _LEARNERS = re.compile(
     r"\b(?:(?:my|the|our|many|most|some|a lot of|lots of|weaker|younger|new)\s+)?"
     r"(?:(?:year\s*\d+|new|younger|weaker|first[- ]year|older)\s+)?"
     r"(?:pupils|learners|children|kids|students|class|classes|trainees|beginners|newcomers)\s+"
+    r"(?:(?:who|that)\s+)?"
     r"(?:(?:often|usually|typically|frequently|commonly|sometimes|always|still|tend to|will|"
     r"may|might|regularly|initially|at first|come in|arrive)\s+)*"
     r"(?:think|thinks|thinking|believe|believes|assume|assumes|imagine|imagines|expect|"
     r"claim|claims|insist|conclude|suppose|are convinced|get the idea|"
     r"(?:say|says|said|write|wrote)(?=\s+(?:that\b|[:,]?\s*\")))\b(?!\s+(?:about|of)\b)"
     r"(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# the belief named as the learners' ("the idea many pupils have, that ...") or their error
+# announced ("what students get wrong: ...")
+_LEARNERS_BELIEF = re.compile(
+    r"\b(?:(?:idea|belief|notion|view|assumption|impression|picture)s?\s+(?:(?:that|which)\s+)?"
+    r"(?:(?:many|most|some|my|the|our|a lot of)\s+)?(?:\w+\s+)?" + _GROUP + r"\s+(?:often\s+|"
+    r"usually\s+|typically\s+)?(?:have|hold|bring|share|get|form|start with)\b,?\s*(?:that\b)?|"
+    r"(?:what|where)\s+(?:(?:many|most|some|my|the)\s+)?" + _GROUP + r"\s+(?:often\s+|usually\s+|"
+    r"typically\s+)?(?:get wrong|misunderstand|confuse|trip up on)\s*:)",
     re.IGNORECASE,
 )
 # A view introduced to be set aside: "It's tempting to think that ...", "You'd think ...", "A
@@ -321,7 +335,7 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE, _LEARNERS,
+        _SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):

@@ -14,7 +14,9 @@ claims near it must still be found.
   blank" (a task named as the comparison object);
 - a teacher reporting what learners wrongly believe ("pupils often think that ...", "a typical
   misconception among my class is that ...", "it's a classic mistake to think that ...", "a
-  common beginner error: ...") states no claim of the teacher's in that clause;
+  common beginner error: ...", "learners who assume that ...", "the picture most beginners start
+  with, that ...", "what my pupils get wrong: ...") states no claim of the teacher's in that
+  clause;
 - a pasted error message ("ValueError: ...") is what a program printed, while a code comment is
   the student's claim; an instructor's false-claim pattern matched across a denial ("BERT
   cannot serve as a decoder") is no false claim;
@@ -229,3 +231,24 @@ def test_a_list_of_topics_the_answer_claims_to_cover_asserts_none_of_them() -> N
     # a claim after a colon that announces no topic list stays the student's
     own = "I explained it in the lab: BERT only reads the words to the left of the blank."
     assert rules(own)["C1"] == "contradicted"
+
+
+def test_a_belief_owned_by_learners_is_reported_in_other_shapes_too() -> None:
+    for text, cid in (
+        (
+            "Learners who assume that GPT can peek at later tokens soon drop it once they see "
+            "the mask.",
+            "C3",
+        ),
+        (
+            "The picture most beginners start with, that the masked model only reads to the "
+            "left, comes from how they read themselves.",
+            "C1",
+        ),
+        (
+            "What my pupils usually get wrong: they think the masked LM only uses the earlier "
+            "words.",
+            "C1",
+        ),
+    ):
+        assert rules(text)[cid] != "contradicted", text
