@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from grader.rubric.claims import sentence_claims, telegraphic_claims
 from grader.rubric.discourse import aliases, carried_frame, question_frame
+from grader.rubric.experiment import unattributed_conditions
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Analysis, Claim, Hit, SentenceFacts, Subject
 from grader.rubric.judgement import SHORT_LINK_WORDS
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import affirms, blank
-from grader.rubric.reference import code_names, is_heading
+from grader.rubric.reference import GENERIC_SINGULAR, code_names, is_heading
 from grader.rubric.retraction import withdraws_previous
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.text import Sentence, is_list_like, word_count
@@ -120,6 +122,9 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             inherited = None
         f.primary = inherited
         f.claims = sentence_claims(ss, prev_train) if not f.list_like else telegraphic_claims(ss)
+        f.claims = unattributed_conditions(ss, f.claims)  # a drill's or a trial's input
+        if not f.mentions and GENERIC_SINGULAR.search(sent.norm):
+            f.claims = [replace(c, attributed=False) for c in f.claims]  # "a model does ..."
         # the condition a relation in the next sentence compares generation with: training,
         # the causal mask (the training condition as a device: "the mask puts -inf on every
         # later position. That's also all it has when it generates.") or the only-earlier

@@ -176,7 +176,8 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     )
     mlm_side = _of(diff, MLM) + gone_at_use(an) + unlike_the_masked_training(an)
     general = _of(same + diff, None)
-    contra_mlm = [c for c in _of(same, MLM, BOTH) if not _not_consistency(an, c.sentence)]
+    asserted = [c for c in _of(same, MLM, BOTH) if c.attributed]  # not "a model does ..."
+    contra_mlm = [c for c in asserted if not _not_consistency(an, c.sentence)]
     dismissed = training_dismissed(an)
     contra_clm = [
         c

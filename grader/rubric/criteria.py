@@ -451,11 +451,17 @@ def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) ->
             continue
         for s in an.sentences:
             # what the student reports, quotes, asks or takes back is no claim of theirs
-            if fc.pattern.search(s.asserted or s.sentence.norm):
+            m = fc.pattern.search(s.asserted or s.sentence.norm)
+            if m and not (_DENIED.search(m.group(0)) and not _DENIED.search(fc.pattern.pattern)):
+                # ("BERT cannot be used as a decoder" denies what the pattern claims, unless
+                # the pattern is itself a denial)
                 supported = j.verdict in ("met", "partial")
                 conf = CONF_CONFLICTED if supported else CONF_CONTRADICTED
                 return Judgement("contradicted", (s.sentence.index,), conf, fc.claim, supported)
     return j
+
+
+_DENIED = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
 
 
 # Terms that, found in list-like sentences, show the student knows the vocabulary of a

@@ -45,8 +45,9 @@ _READ_VERB = re.compile(
     re.IGNORECASE,
 )
 _GOOD = re.compile(
-    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|well|coherently|perfectly|nicely|easily|"
-    r"without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|great)\b",
+    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|nicely|"
+    r"easily|without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|"
+    r"great)\b",
     re.IGNORECASE,
 )
 _TRAIL = re.compile(
@@ -57,6 +58,19 @@ _TRAIL = re.compile(
 _TRAIL_GOOD = re.compile(
     r"\b(?:next (?:word|token)|like gpt|as gpt|works?|fine|no (?:real )?problem|"
     r"generat\w*|becomes?|turns? (?:it )?into|gives?)\b",
+    re.IGNORECASE,
+)
+# an attempt reported ("my first attempt", "I tried", "we experimented with"; not the
+# imperative "try appending a [MASK]", which offers it as a method): the trailing [MASK] is
+# claimed to work only when the sentence says that it worked
+_TRIED = re.compile(
+    r"\b(?:(?:my|our|a|the|first|one)\s+(?:\w+\s+)?(?:attempts?|try)|attempted|tried|"
+    r"experimented)\b",
+    re.IGNORECASE,
+)
+_TRAIL_WORKS = re.compile(
+    r"\b(?:works?|worked|fine|no (?:real )?problem|like gpt|as gpt|well|coherent\w*|"
+    r"successfully|succeed\w*)\b",
     re.IGNORECASE,
 )
 _TRAIL_BAD = re.compile(
@@ -115,7 +129,15 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and not _framed(ss, h)
         and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
         and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
+        and not _COMPARED.search(ss.sent.norm[max(0, h.start - 30) : h.start])
     )
+
+
+# "harder than filling a blank", "instead of predicting the next word": the comparison object
+_COMPARED = re.compile(
+    r"\b(?:than|instead of|as opposed to|compared (?:to|with))\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
 
 
 def mlm_causal(ss: ParsedSentence) -> list[Claim]:
@@ -268,6 +290,8 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     mask = trailing_mask(ss)
     if mask is None or not _TRAIL_GOOD.search(s):
         return []
+    if _TRIED.search(s) and not _TRAIL_WORKS.search(s):
+        return []  # "my first attempt to generate by putting a [MASK] at the end": tried, no more
     # "People say it can't, but actually you simply append a [MASK]": a failure said before
     # the last "but" ahead of the mask is what the experiment answers, not its outcome
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]

@@ -105,6 +105,15 @@ _REJECT = (
     r"(?:false|untrue|not true|wrong|incorrect|mistaken|a myth|a misconception|a mistake|"
     r"misleading|nonsense|not (?:right|correct|the case))"
 )
+# a wrong belief named as such: "misconception", "myth"; a "mistake" / "error" only as a
+# frequent one or a learner's ("a classic mistake", "a common student error"), since "the
+# error BERT makes is that ..." states the student's own reason
+_ERROR_NOUN = (
+    r"(?:(?:\w+\s+){0,2}?(?:misconception|myth|fallacy|misunderstanding|misbelief)|"
+    r"(?:\w+\s+)?(?:common|frequent|typical|classic|usual|popular|widespread|standard|"
+    r"student|pupil|learner|beginner)(?:s'|'s)?\s+(?:\w+\s+)?(?:mistake|error|confusion|trap|"
+    r"pitfall))"
+)
 # "Nobody (seriously) thinks that", "It is false that", "It would be wrong to say that",
 # "Contrary to the popular belief that": everything after the frame is the denied view.
 _DENY_PREFIX = re.compile(
@@ -112,7 +121,8 @@ _DENY_PREFIX = re.compile(
     r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:(?:who|that)\s+(?:[\w']+\s+){1,6}?|\w+\s+)?"
     r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think))"
     r"(?:\s+that)?|"
-    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?" + _REJECT + r"\s+"
+    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?"
+    r"(?:" + _REJECT + r"|an?\s+" + _ERROR_NOUN + r")\s+"
     r"(?:to\s+(?:say|think|claim|believe|assume)\s+)?(?:that\b)?|"
     r"contrary\s+to\s+(?:the\s+|a\s+)?(?:popular\s+|common\s+|widespread\s+)?"
     r"(?:belief|claim|idea|view|myth|assumption|intuition)s?(?:\s+that)?)",
@@ -173,13 +183,60 @@ _POOR = re.compile(
     re.IGNORECASE,
 )
 _CONCEDE_REACH = 80  # characters after the "but" that the verdict must fall in
+# A pasted error message or traceback ("RuntimeError: ...", "UserWarning: ...", "Traceback
+# (most recent call last):"): what the program printed, no claim of the student's (to the end
+# of the line). The exception's name is written in CamelCase, so "a student error: ..." is none.
+_ERROR_MESSAGE = re.compile(
+    r"\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b\s*:|\bTraceback \(most recent call last\)"
+)
+# The answer announcing the topics it covers ("I have covered all five points of the rubric:
+# bidirectional masked LM, causal mask, ...", "My answer addresses: ..."): a list of topic
+# names after the colon, which asserts none of them
+_TOPICS_LISTED = re.compile(
+    r"\b(?:(?:i|we)(?:\s+have|'ve)?(?:\s+\w+ly)?|(?:my|this|the) (?:answer|essay|submission))\s+"
+    r"(?:covered|cover|covers|discussed|discusses|addressed|addresses|mentioned|explained|"
+    r"included|includes|listed|touched on|answered|went through)\b[^:.;]{0,40}?"
+    r"\b(?:points?|topics?|criteria|criterion|aspects?|items?|parts|concepts|ideas|rubric|"
+    r"requirements?)\b[^:.;]{0,30}:",
+    re.IGNORECASE,
+)
+_GROUP = (
+    r"(?:pupils|learners|children|kids|students|class|classes|trainees|beginners|newcomers|people)"
+)
+# What a group of learners wrongly believes, reported by their teacher: "pupils often think
+# that", "my Year 9 class tend to say that", "many learners assume". ("say" only before what
+# is said: "the children say the next word aloud" is the analogy's game.)
+_LEARNERS = re.compile(
+    r"\b(?:(?:my|the|our|many|most|some|a lot of|lots of|weaker|younger|new)\s+)?"
+    r"(?:(?:year\s*\d+|new|younger|weaker|first[- ]year|older)\s+)?"
+    r"(?:pupils|learners|children|kids|students|class|classes|trainees|beginners|newcomers)\s+"
+    r"(?:(?:who|that)\s+)?"
+    r"(?:(?:often|usually|typically|frequently|commonly|sometimes|always|still|tend to|will|"
+    r"may|might|regularly|initially|at first|come in|arrive)\s+)*"
+    r"(?:think|thinks|thinking|believe|believes|assume|assumes|imagine|imagines|expect|"
+    r"claim|claims|insist|conclude|suppose|are convinced|get the idea|"
+    r"(?:say|says|said|write|wrote)(?=\s+(?:that\b|[:,]?\s*\")))\b(?!\s+(?:about|of)\b)"
+    r"(?:\s+that\b)?",
+    re.IGNORECASE,
+)
+# the belief named as the learners' ("the idea many pupils have, that ...") or their error
+# announced ("what students get wrong: ...")
+_LEARNERS_BELIEF = re.compile(
+    r"\b(?:(?:idea|belief|notion|view|assumption|impression|picture)s?\s+(?:(?:that|which)\s+)?"
+    r"(?:(?:many|most|some|my|the|our|a lot of)\s+)?(?:\w+\s+)?" + _GROUP + r"\s+(?:often\s+|"
+    r"usually\s+|typically\s+)?(?:have|hold|bring|share|get|form|start with)\b,?\s*(?:that\b)?|"
+    r"(?:what|where)\s+(?:(?:many|most|some|my|the)\s+)?" + _GROUP + r"\s+(?:often\s+|usually\s+|"
+    r"typically\s+)?(?:get wrong|misunderstand|confuse|trip up on)\s*:)",
+    re.IGNORECASE,
+)
 # A view introduced to be set aside: "It's tempting to think that ...", "You'd think ...", "A
 # common misconception is that ...": the rest of the clause is that view.
 _VIEW_FRAME = re.compile(
     r"\b(?:it(?:'s|\s+is|\s+was|\s+would\s+be|\s+seems)\s+(?:\w+\s+)?(?:tempting|natural|"
     r"intuitive|understandable)\s+to\s+" + _COGNITION + r"|"
-    r"(?:a|one|the|another)\s+(?:\w+\s+)?(?:misconception|myth|fallacy|misunderstanding)\s+"
-    r"(?:\w+\s+){0,3}?(?:is|was)(?=\s+that\b|\s*:))(?:\s+that\b)?",
+    r"(?:(?:a|one|the|another|my|our)\s+|^\W*)" + _ERROR_NOUN + r"s?"
+    r"(?:\s+(?:[\w']+\s+){0,6}?(?:is|was)(?:\s+to\s+" + _COGNITION + r")?(?=\s+that\b|\s*:|\s+\w)"
+    r"|(?=\s*:)))(?:\s+that\b|\s*:)?",
     re.IGNORECASE,
 )
 # "You'd think ..., but": an expectation the sentence then corrects (only with the correction)
@@ -280,16 +337,21 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE,
+        _SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
-            if pat is _REPORTED and _AGREED.search(s, m.end()):
+            if pat in (_REPORTED, _LEARNERS) and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
+    err = _ERROR_MESSAGE.search(s)
+    if err is not None:
+        spans.append((err.start(), len(s)))  # a pasted error message: the program's words
+    for m in finditer(_TOPICS_LISTED, s, f):
+        spans.append((m.start(), len(s)))  # "I have covered the points: A, B, C": topic names
     for m in finditer(_UNKNOWN, s, f):
         comma = _UNKNOWN_END.search(s, m.end())
         end = _scope_end(s, m.end())

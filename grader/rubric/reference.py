@@ -27,6 +27,16 @@ _GENERIC = re.compile(
     r"does|doesn't|did|didn't|is|isn't|has|hasn't|can|cannot|can't|only|never|not)\b)",
     re.IGNORECASE,
 )
+# "a model does well on the conditions it was optimised for": a singular stating a principle
+# of any model (not a predicate, "BERT is a model that ...", nor an example, "a model like
+# BERT"). In a sentence naming no family, what it says may earn credit for the model carried
+# over, but it is no false claim about that model (`analysis`: `Claim.attributed`).
+GENERIC_SINGULAR = re.compile(
+    r"(?<!\bis )(?<!\bas )(?<!\bwas )(?<!\bbe )(?<!\bare )"
+    r"\b(?:a|any|every|each)\s+(?:(?:language|neural|single|given|trained)\s+)?"
+    r"(?:model|network|system|lm)\b(?!\s+(?:like|such as|called|named|of)\b)",
+    re.IGNORECASE,
+)
 _MODIFIER = re.compile(r"^(?:'s)?[\s-]*(?:type|style|like|based|family|class)?[\s-]*$", re.I)
 PLURAL_REFS = frozenset({"they", "their", "them", "theirs"})
 # nouns a "like X" gives an example of ("models like BERT", "decoders like GPT")

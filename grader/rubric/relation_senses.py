@@ -41,6 +41,18 @@ _BLANK_AFTER = re.compile(
     r"sides?|words?|tokens?)\b",
     re.IGNORECASE,
 )
+# "the words in front of the gap", "the tokens behind the gap": the gap as a place (the blank)
+_PLACE_BEFORE = re.compile(
+    r"\b(?:in front of|behind|before|after|around|either side of|both sides of|next to|"
+    r"beside|into|in|inside|to the (?:left|right) of)\s+(?:the|a|each|every)\s+$",
+    re.IGNORECASE,
+)
+# "the difference in difficulty / loss": a measure of two tasks differs, not training and use
+_QUANTITY_AFTER = re.compile(
+    r"^\s+(?:in|of)\s+(?:the\s+)?(?:difficulty|loss|losses|accuracy|perplexity|scores?|"
+    r"speed|size|length|numbers?|values?)\b",
+    re.IGNORECASE,
+)
 # a difference noun measured as nothing: "a zero gap", "the gap was exactly 0", "a gap of 0.00"
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0(?:\.0+)?|nil)\W+(?:\w+\W+)?$", re.IGNORECASE)
 _ZERO_AFTER = re.compile(
@@ -68,6 +80,10 @@ def not_a_relation(norm: str, r: Hit) -> bool:
     word = r.text.lower()
     if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):
         return True  # "a gap that has nothing after it": the blank, placed in its context
+    if word in ("gap", "gaps", "blank") and _PLACE_BEFORE.search(norm[: r.start]):
+        return True  # "the words in front of the gap": a place in the sentence, the blank
+    if word.startswith("differ") and _QUANTITY_AFTER.match(norm[r.end :]):
+        return True  # "this difference in difficulty": two tasks' measures, not train vs use
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
     if word in ("match", "matches"):

@@ -148,9 +148,13 @@ _NOT_YET = re.compile(r"\b(?:before|until|till)\s+(?:[\w{}+_-]+\s+){0,4}$", re.I
 def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "BERT sees both sides / bidirectional context" (negated: only one side)."""
     ss, out = c.ss, []
+    seen: list[Hit] = []
     for h in ss.hits.get("both_sides", []):
         if _placed_at_end(ss, h):
             continue
+        if any(_overlap(h, p) and ss.negated(h) != ss.negated(p) for p in seen):
+            continue  # one phrase read twice ("words after the" / "after the gap"): one polarity
+        seen.append(h)
         if _NON_CAUSAL.match(h.text):
             # the engineers' label of the masked side earns credit only: denied or in a
             # contrast ("cannot run a non-causal filter in real time") it is no view (round 9)
@@ -168,6 +172,13 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 _AT_END = re.compile(r"\b(?:at|on|to)\s+$", re.I)
 _SEEN_UP_TO = re.compile(r"\b(?:look\w*|glanc\w*|peek\w*|up|way|right)\s+(?:at|to)\s+$", re.I)
+
+
+# being at the end ("you are at the end of", "it always sits at the end of"), not "access to"
+_STANDS_AT = re.compile(
+    r"\b(?:am|is|are|was|were|be|being|stands?|sits?|stays?|'re|'s)\s+(?:\w+\s+)?at\s+$",
+    re.IGNORECASE,
+)
 
 
 def _placed_at_end(ss: ParsedSentence, h: Hit) -> bool:
@@ -191,6 +202,8 @@ def sees_later_tokens(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     ss = c.ss
+    if h.text.lower().startswith("the end") and _STANDS_AT.search(ss.sent.norm, 0, h.start):
+        return []  # "you are at the end of what exists": a position, not context seen
     if any(_overlap(h, p) for p in ss.hits.get("predict_next", [])):
         return []
     if _TARGET.search(ss.sent.norm[max(0, h.start - 30) : h.start]):
