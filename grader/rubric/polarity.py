@@ -229,6 +229,21 @@ _SUPPOSE_CLAUSE = re.compile(
 )
 
 
+# round 9: a supposition opening its sentence ("Suppose the masked LM only ever looked at the
+# left."), which needs no modal: the imperative alone supposes (not "I suppose", an opinion)
+_SUPPOSE_OPEN = re.compile(r"^\W*(?:suppose|supposing|what if)\b(?!,?\s+(?:that\s+)?i\b)", re.I)
+
+# round 9: an experiment the student means or wishes to run, asked as an indirect question
+# ("I'd like to see whether BERT with a causal mask would ...", "worth testing if ..."): the
+# "whether" / "if" clause is asked, not claimed, to the end of its clause ("but", ";")
+_WONDER = re.compile(
+    r"\b(?:see|seeing|know|check|checking|test|testing|find(?:ing)? out|wonder|wondering|"
+    r"investigate|investigating|tell)\s+"
+    r"(?:whether|if)\b",
+    re.I,
+)
+
+
 # issue-19 round 7 (R6): what the student says they do not know ("I'm not sure how exactly
 # causal LMs are trained", "I don't remember what the mask does", "no idea why"): an indirect
 # question, asked and not answered, to the end of its clause (a comma, or `_RETURN`); what
@@ -278,14 +293,14 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE,
+        _SUPPOSE_CLAUSE, _SUPPOSE_OPEN, _WONDER,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
             if pat is _REPORTED and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
-            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
+            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE or pat is _SUPPOSE_OPEN:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
     for m in finditer(_UNKNOWN, s, f):

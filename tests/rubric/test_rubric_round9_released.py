@@ -28,3 +28,65 @@ def test_both_halves_of_the_split_are_read(text):
 
 def test_one_half_with_brackets_stays_partial():
     assert rules("Encoders (BERT, ALBERT) -> tagging.")["C5"] == "partial"
+
+
+# -- wrong-claim precision: what a notebook reports is not always what the student asserts ---
+CLM_OK = (
+    "GPT predicts each token from the earlier tokens only, because its causal mask hides "
+    "the rest."
+)
+MLM_OK = "BERT fills each blank from the words on both sides of it."
+
+
+def test_a_supposition_opening_its_sentence_needs_no_modal():
+    # "Suppose" as an imperative supposes; nothing in the sentence is asserted
+    text = "Suppose BERT only saw the tokens before each blank. " + MLM_OK + " " + CLM_OK
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_an_opinion_with_i_suppose_is_still_a_claim():
+    text = "I suppose BERT only sees the tokens before each blank, like GPT. " + CLM_OK
+    assert rules(text)["C1"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "Next week I want to check whether",
+        "It would be worth finding out if",
+        "I wonder whether",
+    ],
+)
+def test_an_experiment_still_to_run_is_asked_not_claimed(frame):
+    text = (
+        MLM_OK + " " + frame + " a BERT given a causal mask, so that it sees only the left "
+        "context, behaves like GPT, but there was no time. " + CLM_OK
+    )
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_a_bare_if_clause_with_a_causal_mask_is_still_read():
+    text = "BERT has a causal mask, so if it predicts a blank it sees only the left. " + CLM_OK
+    assert rules(text)["C1"] == "contradicted"
+
+
+C4_OK = (
+    "GPT is trained in exactly the situation it generates in, while BERT trains with a right "
+    "side that generation never gives it."
+)
+
+
+def test_a_measured_gap_for_the_causal_model_is_no_mismatch_claim():
+    text = (
+        MLM_OK + " " + CLM_OK + " " + C4_OK + " In exercise 5 my prefix-consistency gap was "
+        "0.02 for the causal model and 1.6 for the masked model."
+    )
+    assert rules(text)["C4"] == "met"
+
+
+def test_a_mismatch_said_of_the_causal_model_in_words_is_still_wrong():
+    text = (
+        MLM_OK + " " + CLM_OK + " GPT has a big gap between how it is trained and how it "
+        "generates."
+    )
+    assert rules(text)["C4"] == "contradicted"
