@@ -195,6 +195,13 @@ _NOT_THIS = re.compile(
 
 # "something generation can never supply", "what generation gives": the generation word
 # is the subject of its own clause, not the object of a use
+# round 9: the use named as what training is compared with ("the training of BERT and its use
+# for generation do not match"): the comparand of a relation, not a choice of the model
+_PAIRED_WITH_TRAINING = re.compile(
+    r"\btrain(?:ing|ed|s)?\b[^.;:]{0,40}?\b(?:and|vs\.?|versus|from|with|to)\s+"
+    r"(?:(?:its|their|the)\s+|how\s+(?:\S+\s+){0,2}?)(?:use\s+|usage\s+)?$",
+    re.I,
+)
 _HEADS_CLAUSE = re.compile(
     r"\s+(?:can(?:not|'t)?|could(?:n't)?|will|won't|would|never|always|gives?|provides?|"
     r"supplies|offers?|has|hands?|feeds?|does(?:n't)?)\b",
@@ -248,6 +255,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             and not unsuited(ss.sent.norm, u)
             and not noun_complement(ss.sent.norm, u)
         ]  # fmt: skip
+        if any(_PAIRED_WITH_TRAINING.search(norm[: u.start]) for u in used):
+            continue  # "its training and its use for generation differ": a compared term
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model
         if (

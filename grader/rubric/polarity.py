@@ -244,6 +244,33 @@ _WONDER = re.compile(
 )
 
 
+# round 9: the notebook's experiments. A bug the student reports ("Our bug used tril instead
+# of triu, so the model saw the future", "with the leaky mask ...") describes the broken
+# model, not the causal LM, to the end of its clause; an ablation ("removing the right half
+# dropped accuracy to 18%") names what the experiment did to the input, up to its result verb
+_BUG = re.compile(
+    r"\b(?:(?:our|my|a|the|this|that|one)\s+(?:\w+\s+)?bug|buggy|bugged|leaky|leaked|leaking|"
+    r"by mistake|accidentally|mistakenly)\b",
+    re.I,
+)
+# ("instead of triu" inside a bug report is part of it, not a return to fact)
+_BUG_END = re.compile(
+    r"[;:]|\b(?:but|however|which is why|that is why|that's why|this is why)\b", re.I
+)
+_ABLATION = re.compile(
+    r"\b(?:removing|deleting|dropping|hiding|cutting(?: off)?|masking(?: out)?|blanking(?: out)?|"
+    r"zeroing(?: out)?|truncating)\b(?=[^,;:.]{0,40}?\b(?:dropped|drops|reduced|reduces|"
+    r"lowered|lowers|hurt|hurts|raised|raises|increased|increases|halved|halves|changed|"
+    r"changes|broke|breaks|ruined|ruins|tanked|pushed|sent|cut)\b)",
+    re.I,
+)
+_ABLATION_END = re.compile(
+    r"\b(?:dropped|drops|reduced|reduces|lowered|lowers|hurt|hurts|raised|raises|increased|"
+    r"increases|halved|halves|changed|changes|broke|breaks|ruined|ruins|tanked|pushed|sent|cut)\b",
+    re.I,
+)
+
+
 # issue-19 round 7 (R6): what the student says they do not know ("I'm not sure how exactly
 # causal LMs are trained", "I don't remember what the mask does", "no idea why"): an indirect
 # question, asked and not answered, to the end of its clause (a comma, or `_RETURN`); what
@@ -303,6 +330,12 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE or pat is _SUPPOSE_OPEN:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
+    for m in finditer(_BUG, s, f):
+        stop = _BUG_END.search(s, m.end())
+        spans.append((m.start(), stop.start() if stop else len(s)))
+    for m in finditer(_ABLATION, s, f):
+        stop = _ABLATION_END.search(s, m.end())
+        spans.append((m.start(), stop.start() if stop else m.end()))
     for m in finditer(_UNKNOWN, s, f):
         comma = _UNKNOWN_END.search(s, m.end())
         end = _scope_end(s, m.end())

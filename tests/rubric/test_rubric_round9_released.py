@@ -90,3 +90,68 @@ def test_a_mismatch_said_of_the_causal_model_in_words_is_still_wrong():
         "generates."
     )
     assert rules(text)["C4"] == "contradicted"
+
+
+# -- more of the notebook's experiments: bugs, ablations, failed loops; analogies' "both" ----
+def test_a_reported_bug_is_the_broken_model_not_the_causal_lm():
+    text = (
+        MLM_OK + " In the drill my bug swapped triu for tril, so the network attended to "
+        "the future and the loss fell to zero."
+    )
+    assert rules(text)["C3"] != "contradicted"
+
+
+def test_the_causal_lm_said_to_see_the_future_is_still_wrong():
+    text = MLM_OK + " GPT attends to the future tokens as well as the past ones."
+    assert rules(text)["C3"] == "contradicted"
+
+
+def test_an_ablation_names_what_was_done_to_the_input():
+    text = (
+        "BERT learns to rely on the later words: in my test, removing the right half lowered "
+        "its accuracy from 70% to 25%. " + CLM_OK
+    )
+    assert rules(text)["C1"] != "contradicted"
+
+
+def test_a_trailing_mask_loop_whose_output_fails_is_an_experiment():
+    text = (
+        MLM_OK + "\n\nNext I tried a loop that appends a [MASK] and takes the argmax, as a "
+        "next-word generator:\n\n```\nthe , , . the .\n```\n\nThe trouble is that the words "
+        "to the right never exist while writing. " + CLM_OK
+    )
+    assert rules(text)["C2"] != "contradicted"
+
+
+def test_a_trailing_mask_loop_said_to_work_is_still_wrong():
+    text = (
+        MLM_OK + " Appending a [MASK] at the end turns BERT into a next-word generator that "
+        "works fine. " + CLM_OK
+    )
+    assert rules(text)["C2"] == "contradicted"
+
+
+def test_a_use_compared_with_training_is_not_a_choice_of_the_model():
+    text = (
+        MLM_OK + " " + CLM_OK + " So the training of BERT and its use for writing text do "
+        "not match. BERT serves classification and GPT is used for chatbots."
+    )
+    assert rules(text)["C5"] == "met"
+
+
+def test_bert_chosen_for_writing_is_still_wrong():
+    text = MLM_OK + " " + CLM_OK + " In practice BERT is used for text generation."
+    assert rules(text)["C5"] == "contradicted"
+
+
+def test_a_floating_both_after_a_pronoun_is_not_both_models():
+    text = (
+        "A cloze model fills the blank from both sides: the words before it and the words "
+        "after it both get a say. " + CLM_OK
+    )
+    assert rules(text)["C3"] != "contradicted"
+
+
+def test_a_bare_both_opening_the_sentence_is_still_both_models():
+    text = MLM_OK + " Both see the words after the current position. "
+    assert rules(text)["C3"] == "contradicted"
