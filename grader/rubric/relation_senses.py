@@ -60,9 +60,15 @@ _VALUE_AFTER = re.compile(
 _VALUE_BEFORE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\W+(?:\w+\W+)?$")
 
 
+_BETWEEN_TRAINING = re.compile(r"\b(?:between|train\w*|test\w*)\b", re.I)
+
+
 def measured(norm: str, r: Hit) -> bool:
-    """The difference noun `r` ("gap", "difference") is given a number: a measurement."""
+    """The difference noun `r` ("gap", "difference") is given a number: a measurement, unless
+    the sentence says what it lies between ("a gap of 0.3 between training and generation")."""
     if r.key != "diff_relation" or not r.text.lower().startswith(("gap", "difference", "discrep")):
+        return False
+    if _BETWEEN_TRAINING.search(norm):
         return False
     return bool(_VALUE_AFTER.match(norm[r.end :]) or _VALUE_BEFORE.search(norm[: r.start]))
 
