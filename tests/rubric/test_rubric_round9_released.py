@@ -155,3 +155,23 @@ def test_a_floating_both_after_a_pronoun_is_not_both_models():
 def test_a_bare_both_opening_the_sentence_is_still_both_models():
     text = MLM_OK + " Both see the words after the current position. "
     assert rules(text)["C3"] == "contradicted"
+
+
+# -- C4: the causal LM's fit with generation in a classroom's words (one side: partial) ------
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Writing goes one word at a time, so GPT fits the task.",
+        "When a story is written word by word, for GPT that is only natural.",
+        "Writing is guessing the next word again and again, so GPT is just doing its job.",
+        "Writing goes word by word, and for GPT what it practised is what it does.",
+    ],
+)
+def test_the_causal_fit_in_plain_words_is_one_side(sentence):
+    text = MLM_OK + " " + CLM_OK + " " + sentence
+    assert rules(text)["C4"] == "partial"
+
+
+def test_the_masked_lm_doing_its_job_is_no_causal_fit():
+    text = MLM_OK + " " + CLM_OK + " For tagging, BERT is just doing its job."
+    assert rules(text)["C4"] == "missing"
