@@ -175,3 +175,12 @@ def test_the_causal_fit_in_plain_words_is_one_side(sentence):
 def test_the_masked_lm_doing_its_job_is_no_causal_fit():
     text = MLM_OK + " " + CLM_OK + " For tagging, BERT is just doing its job."
     assert rules(text)["C4"] == "missing"
+
+
+# -- C3: the question's family word given to a model is no mechanism -------------------------
+def test_a_model_called_causal_earns_nothing_for_c3():
+    assert rules("GPT-2 is causal, so it writes well.")["C3"] == "missing"
+
+
+def test_causal_attention_in_the_copula_is_still_the_mechanism():
+    assert rules("In GPT the attention is causal.")["C3"] == "partial"
