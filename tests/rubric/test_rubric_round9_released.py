@@ -184,3 +184,15 @@ def test_a_model_called_causal_earns_nothing_for_c3():
 
 def test_causal_attention_in_the_copula_is_still_the_mechanism():
     assert rules("In GPT the attention is causal.")["C3"] == "partial"
+
+
+# -- C1: a teacher's wording of the masked LM ------------------------------------------------
+def test_a_bracketed_example_of_a_kind_is_its_subject():
+    text = "The gap-guessing type (like BERT) peeks at the words on both sides of each hole."
+    assert rules(text)["C1"] == "met"
+
+
+def test_in_front_of_and_behind_the_gap_is_both_sides():
+    text = "BERT guesses each covered word from the words in front of it and the words behind it."
+    assert rules(text)["C1"] == "met"
+
