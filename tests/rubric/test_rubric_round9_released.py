@@ -196,3 +196,12 @@ def test_in_front_of_and_behind_the_gap_is_both_sides():
     text = "BERT guesses each covered word from the words in front of it and the words behind it."
     assert rules(text)["C1"] == "met"
 
+
+
+# -- C2: the notebook's generate loop is the generation scene --------------------------------
+def test_inside_the_loop_the_missing_later_words_are_the_generation_condition():
+    text = (
+        MLM_OK + " " + CLM_OK + " In my loop the right-hand part is never there, and BERT "
+        "was never trained for that."
+    )
+    assert rules(text)["C2"] == "met"
