@@ -28,6 +28,7 @@ from grader.rubric.uses import parallel_use, used_for_generation, used_for_under
 from grader.rubric.vision import (
     causal_mask_hides,
     elided_contrast,
+    later_tokens_said_available,
     sees_a_range,
     sees_both_sides,
     sees_later_tokens,
@@ -393,6 +394,7 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
 EXTRACTORS: tuple[Extractor, ...] = (
     sees_both_sides,
     sees_later_tokens,
+    later_tokens_said_available,
     sees_only_earlier,
     sees_a_range,
     sees_one_direction,

@@ -205,3 +205,19 @@ def test_inside_the_loop_the_missing_later_words_are_the_generation_condition():
         "was never trained for that."
     )
     assert rules(text)["C2"] == "met"
+
+
+def test_the_later_words_pointed_to_and_said_available_at_generation_are_wrong():
+    text = (
+        MLM_OK + " To write, BERT needs the following words as well, and at generation time "
+        "these are there too. " + CLM_OK
+    )
+    assert rules(text)["C2"] == "contradicted"
+
+
+def test_the_later_words_pointed_to_and_said_missing_are_the_condition():
+    text = (
+        MLM_OK + " To write, BERT needs the following words as well, but at generation time "
+        "these are not there yet. " + CLM_OK
+    )
+    assert rules(text)["C2"] != "contradicted"
