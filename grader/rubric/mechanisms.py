@@ -169,11 +169,24 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     return out
 
 
+# round 9: "so both of them can generate; GPT is just more popular": both families said able
+_BOTH_CAN = re.compile(r"\bcan\s+(?:\w+\s+)?$", re.I)
+_BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\w*)\b", re.I)
+
+
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
-    """The masked LM generates fine / well / coherently."""
+    """The masked LM generates fine / well / coherently (or both families can generate)."""
     for g in ss.hits.get("generation", []):
         if not g.text.lower().startswith(("generat", "writ", "produc")):
             continue
+        if (
+            ss.subject_at(g.start) == BOTH
+            and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
+            and not ss.negated(g)
+            and not _BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
+            and not inside(g.start, ss.unasserted)
+        ):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
         if not _GOOD.match(ss.sent.norm[g.end : g.end + 60]):
             continue
         if _blamed(ss, g, MLM):

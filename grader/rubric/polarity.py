@@ -80,6 +80,8 @@ _SPEECH_VERB = (
 )
 _SPEAKER = re.compile(
     r"\b(?:my|a|an|one|another|some|his|her|their|our|your)\s+"
+    # (round 9: not the student's own evidence, "my results say ...": theirs to assert)
+    r"(?!(?:results?|runs?|experiments?|numbers|data|outputs?|plots?|notebook|samples)\b)"
     r"(?:(?!(?:that|which|who|it|is|are|was|were|and|but|or|not)\b)[a-z][\w-]*\s+){0,2}?"
     r"(?:(?:might|may|would|often|usually|sometimes|once|also|even|actually|always)\s+)?"
     + _SPEECH_VERB

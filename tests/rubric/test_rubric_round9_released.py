@@ -221,3 +221,24 @@ def test_the_later_words_pointed_to_and_said_missing_are_the_condition():
         "these are not there yet. " + CLM_OK
     )
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- C5 false claims a notebook makes from its own runs --------------------------------------
+def test_both_families_said_able_to_generate_is_the_c5_false_claim():
+    text = MLM_OK + " " + CLM_OK + " So both of them can write text; GPT is merely faster."
+    assert rules(text)["C5"] == "contradicted"
+
+
+def test_both_can_generate_but_only_one_well_is_no_false_claim():
+    text = MLM_OK + " " + CLM_OK + " Both of them can generate, but only GPT does it well."
+    assert rules(text)["C5"] != "contradicted"
+
+
+def test_the_students_own_results_are_their_claim():
+    text = MLM_OK + " " + CLM_OK + " My runs say BERT can generate fine."
+    assert rules(text)["C5"] == "contradicted"
+
+
+def test_a_friend_saying_it_is_still_reported():
+    text = MLM_OK + " " + CLM_OK + " My flatmate says BERT can generate fine, but it cannot."
+    assert rules(text)["C5"] != "contradicted"
