@@ -322,7 +322,15 @@ _TASK_MATCH = re.compile(
     r"\bmatch(?:es)? (?:the|this|that) (?:task|job|use)\b|"
     # "... guesses the next word, that's literally how it writes too" (apostrophe optional)
     r"\b(?:which|that|this)(?: is|'s|s) (?:\w+ )?how (?:it|they) (?:\w+ )?"
-    r"(?:writes?|generates?|produces? text|is used)\b",
+    r"(?:writes?|generates?|produces? text|is used)\b|"
+    # round 9, the classroom's words for the same fit: "so GPT fits generation", "for GPT this
+    # is natural", "the causal LM is simply doing its job", "business as usual", "what it
+    # practised is what it does"
+    r"\bfits? (?:text )?(?:generation|generating|writing|it|that|the task|the job)\b|"
+    r"\b(?:this|that|it|generation|writing)(?: is|'s) (?:\w+ )?natural\b|"
+    r"\bdoing (?:its|their) (?:\w+ )?(?:job|thing|task)\b|\bbusiness as usual\b|"
+    r"\bwhat (?:it|they) (?:practi[sc]ed|learned|learnt|trained (?:on|for)) is (?:exactly )?"
+    r"what (?:it|they) (?:does|do)\b",
     re.IGNORECASE,
 )
 

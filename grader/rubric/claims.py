@@ -28,6 +28,7 @@ from grader.rubric.uses import parallel_use, used_for_generation, used_for_under
 from grader.rubric.vision import (
     causal_mask_hides,
     elided_contrast,
+    later_tokens_said_available,
     sees_a_range,
     sees_both_sides,
     sees_later_tokens,
@@ -393,6 +394,7 @@ def same_restriction_in_both(c: ClaimContext, found: list[Claim]) -> list[Claim]
 EXTRACTORS: tuple[Extractor, ...] = (
     sees_both_sides,
     sees_later_tokens,
+    later_tokens_said_available,
     sees_only_earlier,
     sees_a_range,
     sees_one_direction,
@@ -491,6 +493,8 @@ def _tautology(ss: ParsedSentence, h: Hit) -> bool:
     if m is None:
         return False
     before = ss.sent.norm[max(0, h.start - 40) : h.start].lower()
-    # "BERT is non-causal, GPT is causal": the denied word is another word, no repetition
+    # "BERT is non-causal, GPT is causal": the denied word is another word, no repetition;
+    # round 9: "GPT is causal" names the question's family for the model, no mechanism
     word = re.escape(m.group(1).lower())
-    return re.search(rf"(?<!non)(?<!non-)(?<!non ){word}", before) is not None
+    named = any(0 <= h.start - g.end <= 1 for g in ss.hits.get("causal_model", []))
+    return re.search(rf"(?<!non)(?<!non-)(?<!non ){word}", before) is not None or named

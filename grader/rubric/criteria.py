@@ -421,6 +421,12 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_arch_swap": ("C5", "arch_swap"),
 }
 _RETRACT = re.compile(r"^\W*(?:but|however|yet|except|unfortunately|sadly|in practice)\b", re.I)
+# round 9: after a pasted output ("the . . , , the"), the sentence that names the experiment's
+# failure ("The problem is that ...") retracts the loop as well
+_FAILURE_NAMED = re.compile(
+    r"^\W*(?:the|one|my|our)\s+(?:\w+\s+)?(?:problem|trouble|issue|catch)\s+(?:is|was)\b", re.I
+)
+_WORD3 = re.compile(r"[A-Za-z]{3,}")
 
 
 def _apply_wrong_mechanisms(cid: str, j: Judgement, an: Analysis) -> Judgement:
@@ -434,14 +440,23 @@ def _apply_wrong_mechanisms(cid: str, j: Judgement, an: Analysis) -> Judgement:
         for c in s.claims:
             if _WRONG.get(c.kind, ("", ""))[0] != cid:
                 continue
-            if c.kind == "wrong_mlm_trailing_mask" and _RETRACT.match(
-                opens.get(c.sentence + 1, "")
-            ):
+            if c.kind == "wrong_mlm_trailing_mask" and _retracted(c.sentence, opens):
                 continue
             supported = j.verdict in ("met", "partial")
             conf = CONF_CONFLICTED if supported else CONF_CONTRADICTED
             return Judgement("contradicted", (c.sentence,), conf, _WRONG[c.kind][1], supported)
     return j
+
+
+def _retracted(k: int, opens: dict[int, str]) -> bool:
+    """The sentence after `k` retracts it, or, past a pasted output of a few words, the one
+    after that retracts it or names the failure."""
+    if _RETRACT.match(opens.get(k + 1, "")):
+        return True
+    if k + 1 not in opens or len(_WORD3.findall(opens[k + 1])) >= 3:
+        return False
+    after = opens.get(k + 2, "")
+    return bool(_RETRACT.match(after) or _FAILURE_NAMED.match(after))
 
 
 def _apply_false_claims(cid: str, j: Judgement, an: Analysis, rubric: Rubric) -> Judgement:

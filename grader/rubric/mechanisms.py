@@ -191,11 +191,24 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     return out
 
 
+# round 9: "so both of them can generate; GPT is just more popular": both families said able
+_BOTH_CAN = re.compile(r"\bcan\s+(?:\w+\s+)?$", re.I)
+_BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\w*)\b", re.I)
+
+
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
-    """The masked LM generates fine / well / coherently."""
+    """The masked LM generates fine / well / coherently (or both families can generate)."""
     for g in ss.hits.get("generation", []):
         if not g.text.lower().startswith(("generat", "writ", "produc")):
             continue
+        if (
+            ss.subject_at(g.start) == BOTH
+            and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
+            and not ss.negated(g)
+            and not _BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
+            and not inside(g.start, ss.unasserted)
+        ):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
         if not _GOOD.match(ss.sent.norm[g.end : g.end + 60]):
             continue
         if _blamed(ss, g, MLM):
@@ -217,6 +230,13 @@ _NOT_THIS = re.compile(
 
 # "something generation can never supply", "what generation gives": the generation word
 # is the subject of its own clause, not the object of a use
+# round 9: the use named as what training is compared with ("the training of BERT and its use
+# for generation do not match"): the comparand of a relation, not a choice of the model
+_PAIRED_WITH_TRAINING = re.compile(
+    r"\btrain(?:ing|ed|s)?\b[^.;:]{0,40}?\b(?:and|vs\.?|versus|from|with|to)\s+"
+    r"(?:(?:its|their|the)\s+|how\s+(?:\S+\s+){0,2}?)(?:use\s+|usage\s+)?$",
+    re.I,
+)
 _HEADS_CLAUSE = re.compile(
     r"\s+(?:can(?:not|'t)?|could(?:n't)?|will|won't|would|never|always|gives?|provides?|"
     r"supplies|offers?|has|hands?|feeds?|does(?:n't)?)\b",
@@ -270,6 +290,8 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             and not unsuited(ss.sent.norm, u)
             and not noun_complement(ss.sent.norm, u)
         ]  # fmt: skip
+        if any(_PAIRED_WITH_TRAINING.search(norm[: u.start]) for u in used):
+            continue  # "its training and its use for generation differ": a compared term
         if any(0 <= u.tok - t.tok_end <= 1 for t in timed for u in used):
             continue  # "at inference time for generation": a time, not a use of the model
         if (

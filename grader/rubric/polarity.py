@@ -82,6 +82,8 @@ _SPEECH_VERB = (
 )
 _SPEAKER = re.compile(
     r"\b(?:my|a|an|one|another|some|his|her|their|our|your)\s+"
+    # (round 9: not the student's own evidence, "my results say ...": theirs to assert)
+    r"(?!(?:results?|runs?|experiments?|numbers|data|outputs?|plots?|notebook|samples)\b)"
     r"(?:(?!(?:that|which|who|it|is|are|was|were|and|but|or|not)\b)[a-z][\w-]*\s+){0,2}?"
     r"(?:(?:might|may|would|often|usually|sometimes|once|also|even|actually|always)\s+)?"
     + _SPEECH_VERB
@@ -288,6 +290,48 @@ _SUPPOSE_CLAUSE = re.compile(
 )
 
 
+# round 9: a supposition opening its sentence ("Suppose the masked LM only ever looked at the
+# left."), which needs no modal: the imperative alone supposes (not "I suppose", an opinion)
+_SUPPOSE_OPEN = re.compile(r"^\W*(?:suppose|supposing|what if)\b(?!,?\s+(?:that\s+)?i\b)", re.I)
+
+# round 9: an experiment the student means or wishes to run, asked as an indirect question
+# ("I'd like to see whether BERT with a causal mask would ...", "worth testing if ..."): the
+# "whether" / "if" clause is asked, not claimed, to the end of its clause ("but", ";")
+_WONDER = re.compile(
+    r"\b(?:see|seeing|know|check|checking|test|testing|find(?:ing)? out|wonder|wondering|"
+    r"investigate|investigating|tell)\s+"
+    r"(?:whether|if)\b",
+    re.I,
+)
+
+
+# round 9: the notebook's experiments. A bug the student reports ("Our bug used tril instead
+# of triu, so the model saw the future", "with the leaky mask ...") describes the broken
+# model, not the causal LM, to the end of its clause; an ablation ("removing the right half
+# dropped accuracy to 18%") names what the experiment did to the input, up to its result verb
+_BUG = re.compile(
+    r"\b(?:(?:our|my|a|the|this|that|one)\s+(?:\w+\s+)?bug|buggy|bugged|leaky|leaked|leaking|"
+    r"by mistake|accidentally|mistakenly)\b",
+    re.I,
+)
+# ("instead of triu" inside a bug report is part of it, not a return to fact)
+_BUG_END = re.compile(
+    r"[;:]|\b(?:but|however|which is why|that is why|that's why|this is why)\b", re.I
+)
+_ABLATION = re.compile(
+    r"\b(?:removing|deleting|dropping|hiding|cutting(?: off)?|masking(?: out)?|blanking(?: out)?|"
+    r"zeroing(?: out)?|truncating)\b(?=[^,;:.]{0,40}?\b(?:dropped|drops|reduced|reduces|"
+    r"lowered|lowers|hurt|hurts|raised|raises|increased|increases|halved|halves|changed|"
+    r"changes|broke|breaks|ruined|ruins|tanked|pushed|sent|cut)\b)",
+    re.I,
+)
+_ABLATION_END = re.compile(
+    r"\b(?:dropped|drops|reduced|reduces|lowered|lowers|hurt|hurts|raised|raises|increased|"
+    r"increases|halved|halves|changed|changes|broke|breaks|ruined|ruins|tanked|pushed|sent|cut)\b",
+    re.I,
+)
+
+
 # issue-19 round 7 (R6): what the student says they do not know ("I'm not sure how exactly
 # causal LMs are trained", "I don't remember what the mask does", "no idea why"): an indirect
 # question, asked and not answered, to the end of its clause (a comma, or `_RETURN`); what
@@ -337,14 +381,14 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF,
+        _SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF, _SUPPOSE_OPEN, _WONDER,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
             if pat in (_REPORTED, _LEARNERS) and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
-            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE:
+            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE or pat is _SUPPOSE_OPEN:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
     err = _ERROR_MESSAGE.search(s)
@@ -352,6 +396,12 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((err.start(), len(s)))  # a pasted error message: the program's words
     for m in finditer(_TOPICS_LISTED, s, f):
         spans.append((m.start(), len(s)))  # "I have covered the points: A, B, C": topic names
+    for m in finditer(_BUG, s, f):
+        stop = _BUG_END.search(s, m.end())
+        spans.append((m.start(), stop.start() if stop else len(s)))
+    for m in finditer(_ABLATION, s, f):
+        stop = _ABLATION_END.search(s, m.end())
+        spans.append((m.start(), stop.start() if stop else m.end()))
     for m in finditer(_UNKNOWN, s, f):
         comma = _UNKNOWN_END.search(s, m.end())
         end = _scope_end(s, m.end())

@@ -63,6 +63,28 @@ _ZERO_AFTER = re.compile(
 )
 
 
+# round 9: a difference noun given a measured value ("my consistency gap was 0.03 for the causal
+# model and 1.41 for the MLM", "a gap of 1.2"): a metric read off an experiment, which names
+# no relation between a model's training and its use (the student argues it in words)
+_VALUE_AFTER = re.compile(
+    r"^\W+(?:\w+\W+){0,5}?(?:is|was|of|=|equals?|came out at|at)\W+(?:\w+\W+)?\d", re.I
+)
+_VALUE_BEFORE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\W+(?:\w+\W+)?$")
+
+
+_BETWEEN_TRAINING = re.compile(r"\b(?:between|train\w*|test\w*)\b", re.I)
+
+
+def measured(norm: str, r: Hit) -> bool:
+    """The difference noun `r` ("gap", "difference") is given a number: a measurement, unless
+    the sentence says what it lies between ("a gap of 0.3 between training and generation")."""
+    if r.key != "diff_relation" or not r.text.lower().startswith(("gap", "difference", "discrep")):
+        return False
+    if _BETWEEN_TRAINING.search(norm):
+        return False
+    return bool(_VALUE_AFTER.match(norm[r.end :]) or _VALUE_BEFORE.search(norm[: r.start]))
+
+
 def measured_zero(norm: str, r: Hit) -> bool:
     """The difference word `r` is measured as nothing ("GPT's zero gap", "the gap was exactly
     0"): no difference is stated (the sameness, when meant, is said in other words)."""
@@ -75,7 +97,7 @@ def not_a_relation(norm: str, r: Hit) -> bool:
     """The relation hit `r` in `norm` is no relation between training and use: a game
     ("sent into a real match"), a different objective with no comparand, or a difference
     measured as zero."""
-    if measured_zero(norm, r):
+    if measured_zero(norm, r) or measured(norm, r):
         return True
     word = r.text.lower()
     if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):

@@ -28,6 +28,8 @@ from grader.rubric.sentence_cues import drop_non_causal, own_exercise
 from grader.rubric.text import Sentence, clause_bounds, tokens
 
 NEGATION_WINDOW = 6  # words between a negation cue and the phrase it negates
+# nouns a bracketed "(like BERT)" gives an example of (a kind, a tool)
+_EXAMPLED = KIND_NOUNS | {"kind", "kinds", "type", "types", "sort", "sorts", "tool", "tools"}
 # "it is interesting that", "it's worth ...": expletive "it", which points back to nothing.
 _EXPLETIVE = re.compile(
     r"\bit(?:'s| is| was)\s+(?:\w+\s+){0,2}?(?:that|to|worth|why|because)\b", re.I
@@ -257,6 +259,8 @@ class ParsedSentence:
                     continue  # "unlike BERT, GPT ...": only BERT is the comparison object
                 if c.text.lower() == "like":
                     prev = self.toks[c.tok - 1][2] if c.tok > 0 else ""
+                    if prev == "(" and c.tok > 1 and self.toks[c.tok - 2][2] in _EXAMPLED:
+                        continue  # round 9: "the 'checking' kind (like BERT)": an example
                     # "models like BERT": an example of the kind; "BERT uses a causal mask
                     # like GPT": the comparison object of a clause about another model
                     if prev not in {"", ",", ";", ":", "and", "just", "(", "-"} and (

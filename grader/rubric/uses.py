@@ -21,7 +21,8 @@ from grader.rubric.sentence import ParsedSentence, _overlap
 _NOT_A_CHOICE = re.compile(
     r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
 )
-_ATTACH = re.compile(r"\s*(?::|->|=>|=|→)\s*$")
+# the model may carry its examples in brackets before the arrow: "Decoders (GPT) -> generation"
+_ATTACH = re.compile(r"\s*(?:\([^()]*\))?\)?\s*(?::|->|=>|=|→)\s*$")
 
 
 def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -170,6 +170,29 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     return out
 
 
+# round 9: "it would need the later words, and during generation those are available too": a
+# demonstrative standing for the later tokens named before it in the sentence, right before
+# an availability verb, at generation time
+_ANAPHOR = re.compile(r"\b(?:those|these|they)\s+$", re.I)
+
+
+def later_tokens_said_available(c: ClaimContext, found: list[Claim]) -> list[Claim]:
+    """The later tokens, named earlier in the sentence and then pointed to, said to be
+    available at generation (the C2 false claim)."""
+    ss = c.ss
+    if any(f.kind == "future_available" for f in found):
+        return []
+    refs = ss.hits.get("future_ref", []) + ss.hits.get("both_sides", [])
+    for v in ss.hits.get("available_verb", []):
+        if not _ANAPHOR.search(ss.sent.norm[max(0, v.start - 12) : v.start]) or ss.negated(v):
+            continue
+        ref = [r for r in refs if r.end <= v.start]
+        if ref and (ss.clause_has("generation_time", v) or ss.leading_time(v)):
+            subj = ss.subject_at(ref[-1].start)
+            return [Claim("future_available", subj, c.idx, True, True, v.text)]
+    return []
+
+
 _AT_END = re.compile(r"\b(?:at|on|to)\s+$", re.I)
 _SEEN_UP_TO = re.compile(r"\b(?:look\w*|glanc\w*|peek\w*|up|way|right)\s+(?:at|to)\s+$", re.I)
 

@@ -63,9 +63,11 @@ def test_a_non_causal_masked_lm_is_the_subject_of_its_two_sided_view() -> None:
     assert v["C1"] == "met" and v["C3"] != "contradicted"
 
 
-def test_a_non_causal_label_alone_is_partial_and_causal_after_it_is_no_repetition() -> None:
+def test_a_non_causal_label_alone_is_partial_and_causal_after_it_no_false_claim() -> None:
+    # "GPT is causal" only names the question's family (no restriction stated): it earns
+    # nothing for C3, and the masked side's label beside it is no causal-model mention
     v = rules("Think of filters here. BERT is non-causal while GPT is causal.")
-    assert v["C1"] == "partial" and v["C3"] == "partial"
+    assert v["C1"] == "partial" and v["C3"] == "missing"
 
 
 # -- the two sides in engineers' and teachers' words -----------------------------------------
