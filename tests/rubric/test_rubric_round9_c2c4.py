@@ -1,0 +1,29 @@
+"""C2 and C4 credit levels of issue-19 round 9 (track C2/C4).
+
+- C2 partial: the masked LM's inability said as a purpose it lacks ("isn't built for that",
+  "not what it's made for", "isn't meant to generate") next to its reliance, and an inability
+  whose reason names the context ("because it expects the entire sentence");
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+
+# -- C2: the inability as a purpose the masked LM lacks ------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A masked model really depends on the entire passage, so producing a story is not "
+        "what it was made for.",
+        "BERT needs every word of the sentence. Writing a paragraph means putting down one "
+        "word and then the next, and BERT is not designed for that.",
+        "BERT relies on the whole sequence; it just isn't meant to generate.",
+        "The masked model cannot write stories because it always expects the entire "
+        "sentence.",
+    ],
+)
+def test_inability_with_its_reliance_is_one_half(text: str) -> None:
+    assert rules(text)["C2"] == "partial"
