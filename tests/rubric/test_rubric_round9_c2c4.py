@@ -27,3 +27,19 @@ from rule_verdicts import rules  # the rules alone (a helper beside this file)
 )
 def test_inability_with_its_reliance_is_one_half(text: str) -> None:
     assert rules(text)["C2"] == "partial"
+
+
+# -- C2: "there is no" + the later context; "never once had to" -----------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT leans on the context to the right of the blank. When we sample a reply word by "
+        "word, at position k there just are no tokens k+1 and beyond.",
+        "A masked model has always relied on the words after the gap. When it writes, there "
+        "is no text after the word it is writing yet.",
+        "BERT uses the words on both sides of a hidden word. While generating, there are no "
+        "words to the right, and BERT has never once had to predict without them.",
+    ],
+)
+def test_there_is_no_later_context_at_generation_links(text: str) -> None:
+    assert rules(text)["C2"] == "met"
