@@ -51,6 +51,27 @@ _ZERO_AFTER = re.compile(
 )
 
 
+# round 9 (C4): "gap" as the blank by where it is or what is done to it: "the words in front of
+# the gap", "behind the gap", "either side of the gap", "fill in the gap"; not "the gap between
+# training and use" (a difference, whatever comes before it). ("gap-filling" is left to the
+# relation reading: measured, it takes away credit a grader gives.)
+_GAP_PLACE_BEFORE = re.compile(
+    r"\b(?:before|after|behind|beyond|around|beside|across|into|inside|in front of|(?:sides?|"
+    r"end|edge|left|right|middle) of|fill(?:s|ed|ing)?(?:\s+in)?|plug(?:s|ged|ging)?|"
+    r"guess(?:es|ed|ing)?)\s+(?:the\s+|a\s+|an\s+|each\s+|every\s+|that\s+|this\s+|its\s+)?$",
+    re.IGNORECASE,
+)
+_GAP_BETWEEN = re.compile(r"^\s+(?:between|in (?:what|how)|from)\b", re.IGNORECASE)
+
+
+def blank_gap(norm: str, r: Hit) -> bool:
+    """The word "gap" at `r` is the masked objective's blank, by a place word or a filling
+    verb right before it, and no "between" after it."""
+    if _GAP_BETWEEN.match(norm[r.end :]):
+        return False
+    return bool(_GAP_PLACE_BEFORE.search(norm[: r.start]))
+
+
 def measured_zero(norm: str, r: Hit) -> bool:
     """The difference word `r` is measured as nothing ("GPT's zero gap", "the gap was exactly
     0"): no difference is stated (the sameness, when meant, is said in other words)."""
@@ -68,6 +89,8 @@ def not_a_relation(norm: str, r: Hit) -> bool:
     word = r.text.lower()
     if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):
         return True  # "a gap that has nothing after it": the blank, placed in its context
+    if word in ("gap", "gaps") and blank_gap(norm, r):
+        return True  # "the words behind the gap", "fill the gap"
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
     if word in ("match", "matches"):

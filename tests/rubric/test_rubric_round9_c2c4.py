@@ -43,3 +43,27 @@ def test_inability_with_its_reliance_is_one_half(text: str) -> None:
 )
 def test_there_is_no_later_context_at_generation_links(text: str) -> None:
     assert rules(text)["C2"] == "met"
+
+
+# -- C4: "gap" as the blank is no difference between training and use ----------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the causal LM is not charged with a mismatch for the words before the gap
+        "In class the pupils fill the gap in a worksheet. GPT is trained on predicting the "
+        "next word and it only reads the words in front of the gap, so it is trained as it "
+        "writes.",
+        "GPT, trained to predict the next word, only reads the words before the gap; it is "
+        "trained exactly as it generates, while BERT trained with words generation never gives.",
+    ],
+)
+def test_the_blank_called_gap_is_no_mismatch(text: str) -> None:
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_words_before_the_gap_are_no_masked_side_of_c4() -> None:
+    text = (
+        "BERT fills in a word from the words before the gap when it is trained, and it cannot "
+        "write well."
+    )
+    assert rules(text)["C4"] == "missing"
