@@ -41,7 +41,7 @@ _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
 # it is presented as following from something.
 _CONNECTIVE = re.compile(
     r"\b(?:because|so|therefore|thus|hence|since|that's why|this is why|which is why|as a result|"
-    r"consequently|due to|because of)\b",
+    r"consequently|due to|because of|the reason\b[^.;]*?\b(?:is|was) that)\b",
     re.IGNORECASE,
 )
 _DATA = re.compile(

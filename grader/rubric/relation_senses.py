@@ -72,6 +72,38 @@ def blank_gap(norm: str, r: Hit) -> bool:
     return bool(_GAP_PLACE_BEFORE.search(norm[: r.start]))
 
 
+# round 9 (C4): a difference between the two models, not between training and use: its
+# comparand is the other model ("different from the other", "differs from BERT"), it is a
+# property of theirs ("this difference in difficulty"), or it is predicated of a model with no
+# comparand at all ("GPT is different: ...")
+_MODEL_WORD = (
+    r"(?:the other(?: one| model| family)?|each other|one another|bert|gpt(?:-?\d)?|"
+    r"(?:the )?(?:masked|causal|encoder|decoder)(?: lms?| models?| ones?| language models?)?|"
+    r"encoders?|decoders?|mlms?|clms?)"
+)
+_COMPARAND_MODEL = re.compile(rf"^\s+(?:from|than|to)\s+{_MODEL_WORD}\b", re.IGNORECASE)
+_PROPERTY = re.compile(
+    r"^\s+in\s+(?:the\s+|their\s+|its\s+)?(?:difficulty|size|loss(?:es)?|architecture|"
+    r"objectives?|speed|quality|performance|accuracy|parameters?|layers?|capacity|perplexity|"
+    r"hardness)\b",
+    re.IGNORECASE,
+)
+_MODEL_IS = re.compile(
+    rf"\b(?:{_MODEL_WORD}|it|they)\s+(?:is|are|was|were|'s|looks?|seems?)\s+"
+    r"(?:(?:very|quite|completely|totally|fundamentally|really|so)\s+)?$",
+    re.IGNORECASE,
+)
+_NO_COMPARAND = re.compile(r"^\s*(?:[:;.!]|,\s+(?:because|since|as)\b|$)", re.IGNORECASE)
+
+
+def models_compared(norm: str, r: Hit) -> bool:
+    """The difference word `r` compares the two models, not training with use."""
+    after = norm[r.end :]
+    if _COMPARAND_MODEL.match(after) or _PROPERTY.match(after):
+        return True
+    return bool(_MODEL_IS.search(norm[: r.start]) and _NO_COMPARAND.match(after))
+
+
 def measured_zero(norm: str, r: Hit) -> bool:
     """The difference word `r` is measured as nothing ("GPT's zero gap", "the gap was exactly
     0"): no difference is stated (the sameness, when meant, is said in other words)."""
@@ -93,6 +125,8 @@ def not_a_relation(norm: str, r: Hit) -> bool:
         return True  # "the words behind the gap", "fill the gap"
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
+    if word.startswith("differ") and models_compared(norm, r):
+        return True  # "GPT is different:", "trained differently from the other"
     if word in ("match", "matches"):
         if _IN_THE_GAME.search(norm[: r.start]):
             return True  # "in the match with no one shouting": a place one is in, an event

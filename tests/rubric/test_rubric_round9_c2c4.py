@@ -67,3 +67,35 @@ def test_words_before_the_gap_are_no_masked_side_of_c4() -> None:
         "write well."
     )
     assert rules(text)["C4"] == "missing"
+
+
+# -- C4: a difference between the two models is no training/use difference -----------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT fills blanks from both sides. GPT is different: in training it is shown the "
+        "whole text at once, and it is trained to write the words in order, which is why it "
+        "can generate.",
+        "The causal model's loss was higher. I think this difference in difficulty is why "
+        "the causal model generates better, since it was trained on the harder task.",
+    ],
+)
+def test_models_compared_is_no_causal_mismatch(text: str) -> None:
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_different_from_the_other_is_no_one_and_the_other() -> None:
+    text = (
+        "BERT fills blanks and GPT predicts the next word. The way each one is trained is "
+        "different from the other, and that matters when they are used to generate."
+    )
+    assert rules(text)["C4"] != "met"
+
+
+# -- negation: a predicate clause after "is that" is not under the negation -------------------
+def test_the_reason_it_cannot_generate_is_that_it_needs_the_whole_sentence() -> None:
+    text = (
+        "BERT is trained to recover hidden words from the words on both sides. The reason BERT "
+        "cannot write is that it needs the entire sentence."
+    )
+    assert rules(text)["C2"] == "partial"
