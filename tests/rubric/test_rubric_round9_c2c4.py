@@ -99,3 +99,15 @@ def test_the_reason_it_cannot_generate_is_that_it_needs_the_whole_sentence() -> 
         "cannot write is that it needs the entire sentence."
     )
     assert rules(text)["C2"] == "partial"
+
+
+# -- "non-causal" names the two-sided system, never the causal LM ---------------------------
+def test_non_causal_with_a_colon_is_no_causal_lm() -> None:
+    text = (
+        "The masked LM is non-causal: it estimates each hidden token from the samples before it "
+        "and the samples after it. When we generate left to right the later samples don't "
+        "exist yet, and it was never trained without them."
+    )
+    v = rules(text)
+    assert v["C3"] != "contradicted"
+    assert v["C2"] == "met"
