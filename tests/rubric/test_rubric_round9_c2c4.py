@@ -111,3 +111,13 @@ def test_non_causal_with_a_colon_is_no_causal_lm() -> None:
     v = rules(text)
     assert v["C3"] != "contradicted"
     assert v["C2"] == "met"
+
+
+# -- "a model" states a principle, not a claim about the model named before -----------------
+def test_a_model_in_a_principle_is_no_masked_consistency() -> None:
+    text = (
+        "BERT sees the words on both sides of every mask while it is trained. When generating, "
+        "the words to the right do not exist yet. In general a model works well when it is "
+        "used under the conditions it was trained under."
+    )
+    assert rules(text)["C4"] != "contradicted"
