@@ -78,6 +78,11 @@ _NOT_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 _REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
+# a trailing [MASK] reported as a try, not as a generator that works (unless it is said to)
+_ATTEMPT = re.compile(r"\b(?:attempt\w*|tr(?:y|ies|ied|ying)|experiment\w*)\b", re.IGNORECASE)
+_GOOD_OUTCOME = re.compile(
+    r"\b(?:works?|worked|fine|well|no (?:real )?problem|coherent\w*|perfectly|great)\b", re.I
+)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
@@ -273,6 +278,8 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
     if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
         return []
+    if _ATTEMPT.search(s[: mask.start]) and not _GOOD_OUTCOME.search(s):
+        return []  # "my first attempt to 'generate' with BERT by putting a [MASK] at the end"
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
 

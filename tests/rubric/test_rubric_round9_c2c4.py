@@ -121,3 +121,12 @@ def test_a_model_in_a_principle_is_no_masked_consistency() -> None:
         "used under the conditions it was trained under."
     )
     assert rules(text)["C4"] != "contradicted"
+
+
+# -- a trailing [MASK] reported as a try is an experiment, not a generator claimed -----------
+def test_a_trailing_mask_tried_is_no_generator_claim() -> None:
+    text = (
+        "Our experiment was to generate with BERT by adding a [MASK] at the end of the prompt. "
+        "Mostly it predicted a full stop."
+    )
+    assert rules(text)["C2"] != "contradicted"
