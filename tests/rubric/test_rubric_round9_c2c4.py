@@ -130,3 +130,12 @@ def test_a_trailing_mask_tried_is_no_generator_claim() -> None:
         "Mostly it predicted a full stop."
     )
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- "the end of what exists" is a position in the text, no availability of the later part ---
+def test_the_end_of_what_exists_is_no_availability() -> None:
+    text = (
+        "BERT fills each mask from the tokens before and after it. At generation time the "
+        "model sits at the end of what exists, and nothing comes after it yet."
+    )
+    assert rules(text)["C2"] != "contradicted"
