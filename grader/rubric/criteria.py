@@ -413,6 +413,7 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_mlm_causal": ("C1", "mlm_causal"),
     "wrong_mlm_trailing_mask": ("C2", "mlm_trailing_mask"),
     "wrong_mlm_no_problem": ("C2", "mlm_no_problem"),
+    "wrong_mlm_trained_generation": ("C2", "mlm_consistent"),  # its message says it for C2 too
     "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
     "wrong_mlm_generates_well": ("C5", "mlm_generation"),
     "wrong_arch_swap": ("C5", "arch_swap"),

@@ -139,3 +139,14 @@ def test_the_end_of_what_exists_is_no_availability() -> None:
         "model sits at the end of what exists, and nothing comes after it yet."
     )
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- the masked LM said to be trained for generation is the C2 false claim ------------------
+def test_masked_lm_trained_for_generation_contradicts_c2() -> None:
+    text = (
+        "BERT reads the words to the left and right of a mask. In fact the masked model is "
+        "pretrained for left-to-right generation, so the masking hardly matters."
+    )
+    v = rules(text)
+    assert v["C2"] == "contradicted"
+    assert v["C5"] != "contradicted"  # how it was trained, not what it is used for
