@@ -59,7 +59,10 @@ _CONTEXT = re.compile(
 # "masked language modelling", "the masked objective": the objective is named, not only the model
 _OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
 _COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
-_PLURAL_MODELS = re.compile(r"\b(?:the|these|those|such|both|all) (?:two )?models\b", re.I)
+# (and the principle's "a model does well on the conditions it was optimized for", round 9)
+_PLURAL_MODELS = re.compile(
+    r"\b(?:(?:the|these|those|such|both|all) (?:two )?models|(?:a|any|every) model)\b", re.I
+)
 
 
 def wrong_mechanism_claims(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -18,9 +18,6 @@ _GENERIC = re.compile(
     r"\b(?:(?:the|these|those|such|all|all the|all these|most|many|some)\s+)?"
     r"(?:(?:language|neural|transformer|pretrained|pre-trained)\s+)?"
     r"(?:models|networks|architectures|lms|llms)\b|"
-    # "a model does well on the conditions it was optimized for": any model, a principle
-    r"\b(?:a|any|every)\s+(?:(?:language|neural|given|trained)\s+)?(?:model|network)\b"
-    r"(?!\s*(?:like|such as|called|named|\())|"
     # "one model ... and the other does not": one of two, unnamed
     r"\bone (?:model|network|of them|of the (?:two|models))\b|"
     # "that is why one writes coherently and the other does not": a bare "one" as the subject
