@@ -150,3 +150,35 @@ def test_masked_lm_trained_for_generation_contradicts_c2() -> None:
     v = rules(text)
     assert v["C2"] == "contradicted"
     assert v["C5"] != "contradicted"  # how it was trained, not what it is used for
+
+
+# -- the generation condition in the classroom's and the lab's words -------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT reads the words before and after each blank. A child writing a story does not "
+        "know the next page yet, and BERT never practised without it.",
+        "The masked LM depends on future samples, like a smoother. When we generate, the "
+        "later samples have not arrived, so what it depended on is missing.",
+        "BERT depends on the words to the right of the blank. During generation the rest of "
+        "the text is unwritten, and it was never trained without it.",
+        "BERT predicts each masked token from both sides. In training it saw the right side, "
+        "which generation lacks.",
+    ],
+)
+def test_generation_condition_in_classroom_and_lab_words_links(text: str) -> None:
+    assert rules(text)["C2"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT trains the way it generates. BERT trains with a right side which decoding lacks.",
+        "The causal LM trains exactly as it samples. The masked LM trained with later words "
+        "that generation does not have.",
+    ],
+)
+def test_what_generation_lacks_is_the_masked_side(text: str) -> None:
+    v = rules(text)
+    assert v["C4"] == "met"
+    assert v["C2"] == "met"
