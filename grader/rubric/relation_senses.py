@@ -220,7 +220,10 @@ USE_PAIRED = re.compile(
     r"\btrain(?:ing|ed|s)?\s*(?:vs\.?|versus|/|&|\bn\b|\band\b|\bor\b)\s*(?:the\s+)?"
     r"(?:use|usage|using|deployment|inference|test(?:ing)?)\b|"
     r"\b(?:how|the way)\s+(?:\S+\s+){0,2}?(?:trained|train)\b[^.;:]{0,30}?\b"
-    r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b",
+    r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b|"
+    # "training differs from use", "its training is different from its use" (round 9)
+    r"\btrain(?:ing|ed|s)?\s+(?:\w+\s+)?(?:differs?|(?:is|are|was|were)\s+different)\s+"
+    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment)\b",
     re.IGNORECASE,
 )
 

@@ -182,3 +182,13 @@ def test_what_generation_lacks_is_the_masked_side(text: str) -> None:
     v = rules(text)
     assert v["C4"] == "met"
     assert v["C2"] == "met"
+
+
+# -- C4: one side plus "only"; "training differs from use" alone is partial ------------------
+def test_only_the_causal_model_sees_in_training_what_it_sees_when_generating() -> None:
+    text = "Only the causal model gets during training what it will get at generation time."
+    assert rules(text)["C4"] == "met"
+
+
+def test_training_differs_from_use_alone_is_partial() -> None:
+    assert rules("For the masked model, training differs from use.")["C4"] == "partial"
