@@ -192,3 +192,17 @@ def test_only_the_causal_model_sees_in_training_what_it_sees_when_generating() -
 
 def test_training_differs_from_use_alone_is_partial() -> None:
     assert rules("For the masked model, training differs from use.")["C4"] == "partial"
+
+
+# -- second reader: the label "bidirectional" is no masked half of the C2 link ---------------
+def test_bare_bidirectional_label_leaves_c2_one_half() -> None:
+    from grader.rubric.analysis import analyse
+    from grader.rubric.c2_conditions import one_half_only
+    from grader.rubric.model import load_rubric
+    from grader.rubric.text import split_sentences
+
+    text = (
+        "BERT is bidirectional while GPT is unidirectional. When we write an essay we put one "
+        "word after another, and the words that come later have not been written yet."
+    )
+    assert one_half_only(analyse(split_sentences(text), load_rubric()))
