@@ -77,8 +77,10 @@ def one_half_only(an: Analysis) -> bool:
     well its words co-occur, can find the whole link ("BERT needs the whole sentence, so it
     cannot generate" has no generation condition; "when writing, the future does not exist
     yet" said beside the causal LM alone has no masked side)."""
-    kinds = ("see_both", "mlm_relies", "never_trained", "predicts_masked")
-    masked_side = any(an.claims(k) for k in kinds) or any(
+    kinds = ("mlm_relies", "never_trained", "predicts_masked")
+    # the family's label "BERT is bidirectional" says no view (as in `reliance_claims`)
+    views = [c for c in an.claims("see_both") if c.strong or not BARE_LABEL.match(c.text)]
+    masked_side = bool(views) or any(an.claims(k) for k in kinds) or any(
         MLM in f.mentions and any(not BARE_LABEL.match(h.text) for h in f.hits.get(k, []))
         for f in an.sentences
         for k in ("both_sides", "whole_seq")

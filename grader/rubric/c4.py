@@ -300,10 +300,10 @@ def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
     return None
 
 
-# "... and the other does not": the relation said of one of the two models, its opposite of
-# the other, neither named in the sentence
+# "one ... and the other does not", neither named (not the comparand "different from the other")
 _ONE_OTHER = re.compile(
-    r"\bone(?:\s+(?:model|family|network|approach|kind|type|of them|of the two))?\b.*\bthe other\b",
+    r"\bone(?:\s+(?:model|family|network|approach|kind|type|of them|of the two))?\b.*"
+    r"(?<!\bfrom )(?<!\bthan )\bthe other\b",
     re.IGNORECASE,
 )
 

@@ -42,7 +42,7 @@ _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
 # it is presented as following from something.
 _CONNECTIVE = re.compile(
     r"\b(?:because|so|therefore|thus|hence|since|that's why|this is why|which is why|as a result|"
-    r"consequently|due to|because of)\b",
+    r"consequently|due to|because of|the reason\b[^.;]*?\b(?:is|was) that)\b",
     re.IGNORECASE,
 )
 _DATA = re.compile(
@@ -60,7 +60,10 @@ _CONTEXT = re.compile(
 # "masked language modelling", "the masked objective": the objective is named, not only the model
 _OBJECTIVE_NAME = re.compile(r"mask\w* (?:language )?model(?:l)?ing|objective", re.IGNORECASE)
 _COPULA = re.compile(r"(?:is|are) (\w+)$", re.IGNORECASE)
-_PLURAL_MODELS = re.compile(r"\b(?:the|these|those|such|both|all) (?:two )?models\b", re.I)
+# (and the principle's "a model does well on the conditions it was optimized for", round 9)
+_PLURAL_MODELS = re.compile(
+    r"\b(?:(?:the|these|those|such|both|all) (?:two )?models|(?:a|any|every) model)\b", re.I
+)
 
 
 def wrong_mechanism_claims(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -17,6 +17,7 @@ import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
 from grader.rubric.c2_conditions import BARE_LABEL, available_elsewhere, reliance_claims
+from grader.rubric.c2_inability import not_built_for, reason_about_context
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.facts import SentenceFacts
 from grader.rubric.judgement import (
@@ -174,6 +175,7 @@ def _c2(an: Analysis) -> Judgement:
         )
         return Judgement("met", link, conf)
     cannot = [c for c in an.claims("mlm_cannot_generate") if c.strong] + _fails_when_writing(an)
+    cannot += not_built_for(an)
     # "they both see the whole sentence ... so bert can't generate": a view said of both
     # models is no dependence of the masked LM's; "bert can't generate because it has no
     # decoder head": an inability with a reason of its own is not drawn from the reliance
@@ -274,10 +276,12 @@ def _own_reason(f: SentenceFacts, c: Claim) -> bool:
     if at < 0:
         return False
     m = _REASON_AFTER.search(norm, at + len(c.text))
-    reason = norm[m.end() :] if m else ""
+    reason, start = (norm[m.end() :], m.end()) if m else ("", len(norm))
     if not reason:
         r = _REASON_IS.search(norm)
-        reason = norm[r.end() :] if r and r.start() < at else ""
+        reason, start = (norm[r.end() :], r.end()) if r and r.start() < at else ("", len(norm))
+    if reason_about_context(f, start):
+        return False  # "because it always expects to have the full sentence"
     return bool(reason.strip()) and not _CONTEXT_REASON.search(reason)
 
 
@@ -416,6 +420,7 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_mlm_causal": ("C1", "mlm_causal"),
     "wrong_mlm_trailing_mask": ("C2", "mlm_trailing_mask"),
     "wrong_mlm_no_problem": ("C2", "mlm_no_problem"),
+    "wrong_mlm_trained_generation": ("C2", "mlm_consistent"),  # its message says it for C2 too
     "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
     "wrong_mlm_generates_well": ("C5", "mlm_generation"),
     "wrong_arch_swap": ("C5", "arch_swap"),

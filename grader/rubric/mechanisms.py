@@ -8,6 +8,8 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
   next word, uses a causal mask, reads left to right, is autoregressive;
 - `wrong_mlm_trailing_mask` (C2): a [MASK] at the end is said to turn the masked LM into a
   working next-word generator;
+- `wrong_mlm_trained_generation` (C2): the masked LM is said to be trained for (left-to-right)
+  generation;
 - `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
@@ -92,6 +94,11 @@ _NOT_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 _REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
+# a trailing [MASK] reported as a try, not as a generator that works (unless it is said to)
+_ATTEMPT = re.compile(r"\b(?:attempt\w*|tr(?:y|ies|ied|ying)|experiment\w*)\b", re.IGNORECASE)
+_GOOD_OUTCOME = re.compile(
+    r"\b(?:works?|worked|fine|well|no (?:real )?problem|coherent\w*|perfectly|great)\b", re.I
+)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
@@ -319,6 +326,8 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
     if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
         return []
+    if _ATTEMPT.search(s[: mask.start]) and not _GOOD_OUTCOME.search(s):
+        return []  # "my first attempt to 'generate' with BERT by putting a [MASK] at the end"
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
 
@@ -427,9 +436,34 @@ def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
     return [Claim("wrong_arch_swap", ss.inherited, ss.sent.index, True, False, h.text)]
 
 
+# round 9 (C2): "the masked LM is actually trained for left-to-right generation": a training
+# verb whose purpose right after it is generation (not "trained to write the missing word", nor
+# "write" at all: measured, "trained to write" is mostly the blank being written)
+_FOR_GENERATION = re.compile(
+    r"^\W+(?:\w+\W+){0,2}?(?:for|to)\W+(?:\w+\W+)?(?:left\W+to\W+right\W+)?"
+    r"(?:generation|generating|generate)\b(?!\W+(?:\w+\W+)?(?:missing|masked|"
+    r"hidden|blank\w*|covered|gaps?|embeddings?|representations?|features?)\b)",
+    re.IGNORECASE,
+)
+_TRAIN_VERB = re.compile(r"^(?:pre-?)?(?:trained|optimi[sz]ed|practi[sc]es?|practi[sc]ed)$", re.I)
+
+
+def mlm_trained_to_generate(ss: ParsedSentence) -> list[Claim]:
+    """The masked LM said to be trained for (left-to-right) generation, asserted: the
+    guide's C2 false claim (the condition generation gives is one it trained for)."""
+    for h in ss.hits.get("training", []):
+        if _TRAIN_VERB.match(h.text) and _FOR_GENERATION.match(ss.sent.norm[h.end :]):
+            if _blamed(ss, h, MLM):
+                return [
+                    Claim("wrong_mlm_trained_generation", MLM, ss.sent.index, True, True, h.text)
+                ]
+    return []
+
+
 EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     mlm_causal,
     mlm_trailing_mask,
+    mlm_trained_to_generate,
     mlm_no_problem,
     mlm_generates_well,
     mlm_used_for_generation,
@@ -447,4 +481,7 @@ def wrong_mechanisms(ss: ParsedSentence) -> list[Claim]:
     out: list[Claim] = []
     for extract in EXTRACTORS:
         out.extend(extract(ss))
+    if any(c.kind == "wrong_mlm_trained_generation" for c in out):
+        # "trained for generation" says how it was trained (C2), not what it is used for (C5)
+        out = [c for c in out if c.kind != "wrong_mlm_generates_well"]
     return out

@@ -85,6 +85,59 @@ def measured(norm: str, r: Hit) -> bool:
     return bool(_VALUE_AFTER.match(norm[r.end :]) or _VALUE_BEFORE.search(norm[: r.start]))
 
 
+# round 9 (C4): "gap" as the blank by where it is or what is done to it: "the words in front of
+# the gap", "behind the gap", "either side of the gap", "fill in the gap"; not "the gap between
+# training and use" (a difference, whatever comes before it). ("gap-filling" is left to the
+# relation reading: measured, it takes away credit a grader gives.)
+_GAP_PLACE_BEFORE = re.compile(
+    r"\b(?:before|after|behind|beyond|around|beside|across|into|inside|in front of|(?:sides?|"
+    r"end|edge|left|right|middle) of|fill(?:s|ed|ing)?(?:\s+in)?|plug(?:s|ged|ging)?|"
+    r"guess(?:es|ed|ing)?)\s+(?:the\s+|a\s+|an\s+|each\s+|every\s+|that\s+|this\s+|its\s+)?$",
+    re.IGNORECASE,
+)
+_GAP_BETWEEN = re.compile(r"^\s+(?:between|in (?:what|how)|from)\b", re.IGNORECASE)
+
+
+def blank_gap(norm: str, r: Hit) -> bool:
+    """The word "gap" at `r` is the masked objective's blank, by a place word or a filling
+    verb right before it, and no "between" after it."""
+    if _GAP_BETWEEN.match(norm[r.end :]):
+        return False
+    return bool(_GAP_PLACE_BEFORE.search(norm[: r.start]))
+
+
+# round 9 (C4): a difference between the two models, not between training and use: its
+# comparand is the other model ("different from the other", "differs from BERT"), it is a
+# property of theirs ("this difference in difficulty"), or it is predicated of a model with no
+# comparand at all ("GPT is different: ...")
+_MODEL_WORD = (
+    r"(?:the other(?: one| model| family)?|each other|one another|bert|gpt(?:-?\d)?|"
+    r"(?:the )?(?:masked|causal|encoder|decoder)(?: lms?| models?| ones?| language models?)?|"
+    r"encoders?|decoders?|mlms?|clms?)"
+)
+_COMPARAND_MODEL = re.compile(rf"^\s+(?:from|than|to)\s+{_MODEL_WORD}\b", re.IGNORECASE)
+_PROPERTY = re.compile(
+    r"^\s+in\s+(?:the\s+|their\s+|its\s+)?(?:difficulty|size|loss(?:es)?|architecture|"
+    r"objectives?|speed|quality|performance|accuracy|parameters?|layers?|capacity|perplexity|"
+    r"hardness)\b",
+    re.IGNORECASE,
+)
+_MODEL_IS = re.compile(
+    rf"\b(?:{_MODEL_WORD}|it|they)\s+(?:is|are|was|were|'s|looks?|seems?)\s+"
+    r"(?:(?:very|quite|completely|totally|fundamentally|really|so)\s+)?$",
+    re.IGNORECASE,
+)
+_NO_COMPARAND = re.compile(r"^\s*(?:[:;.!]|,\s+(?:because|since|as)\b|$)", re.IGNORECASE)
+
+
+def models_compared(norm: str, r: Hit) -> bool:
+    """The difference word `r` compares the two models, not training with use."""
+    after = norm[r.end :]
+    if _COMPARAND_MODEL.match(after) or _PROPERTY.match(after):
+        return True
+    return bool(_MODEL_IS.search(norm[: r.start]) and _NO_COMPARAND.match(after))
+
+
 def measured_zero(norm: str, r: Hit) -> bool:
     """The difference word `r` is measured as nothing ("GPT's zero gap", "the gap was exactly
     0"): no difference is stated (the sameness, when meant, is said in other words)."""
@@ -106,8 +159,12 @@ def not_a_relation(norm: str, r: Hit) -> bool:
         return True  # "the words in front of the gap": a place in the sentence, the blank
     if word.startswith("differ") and _QUANTITY_AFTER.match(norm[r.end :]):
         return True  # "this difference in difficulty": two tasks' measures, not train vs use
+    if word in ("gap", "gaps") and blank_gap(norm, r):
+        return True  # "the words behind the gap", "fill the gap"
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
+    if word.startswith("differ") and models_compared(norm, r):
+        return True  # "GPT is different:", "trained differently from the other"
     if word in ("match", "matches"):
         if _IN_THE_GAME.search(norm[: r.start]):
             return True  # "in the match with no one shouting": a place one is in, an event
@@ -201,7 +258,10 @@ USE_PAIRED = re.compile(
     r"\btrain(?:ing|ed|s)?\s*(?:vs\.?|versus|/|&|\bn\b|\band\b|\bor\b)\s*(?:the\s+)?"
     r"(?:use|usage|using|deployment|inference|test(?:ing)?)\b|"
     r"\b(?:how|the way)\s+(?:\S+\s+){0,2}?(?:trained|train)\b[^.;:]{0,30}?\b"
-    r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b",
+    r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b|"
+    # "training differs from use", "its training is different from its use" (round 9)
+    r"\btrain(?:ing|ed|s)?\s+(?:\w+\s+)?(?:differs?|(?:is|are|was|were)\s+different)\s+"
+    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment)\b",
     re.IGNORECASE,
 )
 

@@ -66,6 +66,8 @@ _RESTRICTED = frozenset("restricted limited confined constrained bound".split())
 # words after which "no" starts a noun phrase that names an absence ("having no context")
 _NONFINITE_BEFORE = frozenset("having with getting seeing being".split())
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
+# "the reason it can't generate is that it needs ...": a predicate clause the negation is not in
+_PREDICATE_CLAUSE = re.compile(r"\b(?:is|was|are|were)\s+(?:that|because)\b", re.IGNORECASE)
 
 
 class ParsedSentence:
@@ -401,6 +403,8 @@ class ParsedSentence:
                 continue  # "not perfectly consistent" concedes a degree, it is no mismatch
             if nxt in _RESTRICTED and h.key != "only":
                 continue  # "not restricted in any direction": the restriction is negated
+            if _PREDICATE_CLAUSE.search(self.sent.norm, g.end, h.start):
+                continue
             n += 1
         return n % 2 == 1
 

@@ -53,6 +53,9 @@ _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _DONE_TO_INPUT = re.compile(
     r"\b(?:once|when|whenever|after|if|as soon as)\s+(?:(?:the|all|any|its|of)\s+)?$", re.I
 )
+# the availability verb in a relative clause after the later-part phrase: "the end of what
+# exists", "the end of whatever is there"
+_OF_WHAT = re.compile(r"^\s+of\s+(?:what|whatever|everything that|all that)\s+(?:\w+\s+)?$", re.I)
 _BY_AGENT = re.compile(r"\s+by\b", re.IGNORECASE)  # "... were hidden by the causal mask"
 # a hiding verb after the context phrase that governs another noun ("the whole page with a few
 # words covered up", "the entire sentence apart from the hidden tokens"): the context itself
@@ -125,6 +128,8 @@ def _available(c: ClaimContext, h: Hit) -> list[Claim]:
     avail = ss.near_after("available_verb", h, 3) or ss.near_before("available_verb", h, 2)
     if avail is None or ss.negated(avail) or ss.negated(h):
         return []
+    if _OF_WHAT.match(ss.sent.norm[h.end : avail.start]):
+        return []  # "at the end of what exists": what exists is the text before the end
     lo = min(h.start, avail.start)
     if _NOT_YET.search(ss.sent.norm[max(0, lo - 40) : lo]):
         # "token i is produced before token i+1 exists": a time before the availability, so
