@@ -41,18 +41,6 @@ _BLANK_AFTER = re.compile(
     r"sides?|words?|tokens?)\b",
     re.IGNORECASE,
 )
-# "the words in front of the gap", "the tokens behind the gap": the gap as a place (the blank)
-_PLACE_BEFORE = re.compile(
-    r"\b(?:in front of|behind|before|after|around|either side of|both sides of|next to|"
-    r"beside|into|in|inside|to the (?:left|right) of)\s+(?:the|a|each|every)\s+$",
-    re.IGNORECASE,
-)
-# "the difference in difficulty / loss": a measure of two tasks differs, not training and use
-_QUANTITY_AFTER = re.compile(
-    r"^\s+(?:in|of)\s+(?:the\s+)?(?:difficulty|loss|losses|accuracy|perplexity|scores?|"
-    r"speed|size|length|numbers?|values?)\b",
-    re.IGNORECASE,
-)
 # a difference noun measured as nothing: "a zero gap", "the gap was exactly 0", "a gap of 0.00"
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0(?:\.0+)?|nil)\W+(?:\w+\W+)?$", re.IGNORECASE)
 _ZERO_AFTER = re.compile(
@@ -90,9 +78,10 @@ def measured(norm: str, r: Hit) -> bool:
 # training and use" (a difference, whatever comes before it). ("gap-filling" is left to the
 # relation reading: measured, it takes away credit a grader gives.)
 _GAP_PLACE_BEFORE = re.compile(
-    r"\b(?:before|after|behind|beyond|around|beside|across|into|inside|in front of|(?:sides?|"
-    r"end|edge|left|right|middle) of|fill(?:s|ed|ing)?(?:\s+in)?|plug(?:s|ged|ging)?|"
-    r"guess(?:es|ed|ing)?)\s+(?:the\s+|a\s+|an\s+|each\s+|every\s+|that\s+|this\s+|its\s+)?$",
+    r"\b(?:before|after|behind|beyond|around|beside|next to|across|into|inside|in|in front of|"
+    r"to the (?:left|right) of|(?:sides?|end|edge|left|right|middle) of|"
+    r"fill(?:s|ed|ing)?(?:\s+in)?|plug(?:s|ged|ging)?|guess(?:es|ed|ing)?)\s+"
+    r"(?:the\s+|a\s+|an\s+|each\s+|every\s+|that\s+|this\s+|its\s+)?$",
     re.IGNORECASE,
 )
 _GAP_BETWEEN = re.compile(r"^\s+(?:between|in (?:what|how)|from)\b", re.IGNORECASE)
@@ -117,9 +106,9 @@ _MODEL_WORD = (
 )
 _COMPARAND_MODEL = re.compile(rf"^\s+(?:from|than|to)\s+{_MODEL_WORD}\b", re.IGNORECASE)
 _PROPERTY = re.compile(
-    r"^\s+in\s+(?:the\s+|their\s+|its\s+)?(?:difficulty|size|loss(?:es)?|architecture|"
+    r"^\s+(?:in|of)\s+(?:the\s+|their\s+|its\s+)?(?:difficulty|size|loss(?:es)?|architecture|"
     r"objectives?|speed|quality|performance|accuracy|parameters?|layers?|capacity|perplexity|"
-    r"hardness)\b",
+    r"hardness|scores?|length|numbers?|values?)\b",
     re.IGNORECASE,
 )
 _MODEL_IS = re.compile(
@@ -155,12 +144,9 @@ def not_a_relation(norm: str, r: Hit) -> bool:
     word = r.text.lower()
     if word in ("gap", "gaps") and _BLANK_AFTER.match(norm[r.end :]):
         return True  # "a gap that has nothing after it": the blank, placed in its context
-    if word in ("gap", "gaps", "blank") and _PLACE_BEFORE.search(norm[: r.start]):
-        return True  # "the words in front of the gap": a place in the sentence, the blank
-    if word.startswith("differ") and _QUANTITY_AFTER.match(norm[r.end :]):
-        return True  # "this difference in difficulty": two tasks' measures, not train vs use
-    if word in ("gap", "gaps") and blank_gap(norm, r):
-        return True  # "the words behind the gap", "fill the gap"
+    if word in ("gap", "gaps", "blank") and blank_gap(norm, r):
+        return True  # "the words behind the gap", "fill the gap": the blank, a place
+
     if word.startswith("differ") and _OTHER_OBJECTIVE.match(norm[r.end :]):
         return True
     if word.startswith("differ") and models_compared(norm, r):
