@@ -66,13 +66,13 @@ _TRAIL_GOOD = re.compile(
 # imperative "try appending a [MASK]", which offers it as a method): the trailing [MASK] is
 # claimed to work only when the sentence says that it worked
 _TRIED = re.compile(
-    r"\b(?:(?:my|our|a|the|first|one)\s+(?:\w+\s+)?(?:attempts?|try)|attempted|tried|"
-    r"experimented)\b",
+    r"\b(?:(?:my|our|a|the|first|one)\s+(?:\w+\s+)?(?:attempts?|try|experiments?)|attempted|"
+    r"tried|experimented|(?:i|we)\s+(?:was|were|am|are)\s+trying)\b",
     re.IGNORECASE,
 )
 _TRAIL_WORKS = re.compile(
     r"\b(?:works?|worked|fine|no (?:real )?problem|like gpt|as gpt|well|coherent\w*|"
-    r"successfully|succeed\w*)\b",
+    r"successfully|succeed\w*|perfectly|great)\b",
     re.IGNORECASE,
 )
 _TRAIL_BAD = re.compile(
@@ -94,11 +94,6 @@ _NOT_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 _REVERSAL = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
-# a trailing [MASK] reported as a try, not as a generator that works (unless it is said to)
-_ATTEMPT = re.compile(r"\b(?:attempt\w*|tr(?:y|ies|ied|ying)|experiment\w*)\b", re.IGNORECASE)
-_GOOD_OUTCOME = re.compile(
-    r"\b(?:works?|worked|fine|well|no (?:real )?problem|coherent\w*|perfectly|great)\b", re.I
-)
 # "puts a [MASK] on the next token", "masks the next word": the blank is the next word
 _MASKS_NEXT = re.compile(r"(?:\[mask\]|\bmask(?:s|ing|ed)?)\s+(?:(?:on|over|at)\s+)?$", re.I)
 _MIDDLE = re.compile(r"\b(?:middle|masked|hidden|blanks?|gaps?|holes?|cloze)\b", re.IGNORECASE)
@@ -326,8 +321,6 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
     if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
         return []
-    if _ATTEMPT.search(s[: mask.start]) and not _GOOD_OUTCOME.search(s):
-        return []  # "my first attempt to 'generate' with BERT by putting a [MASK] at the end"
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
 
