@@ -36,7 +36,7 @@ from grader.rubric.polarity import affirms, blank
 from grader.rubric.reference import GENERIC_SINGULAR, code_names, is_heading
 from grader.rubric.retraction import withdraws_previous
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.text import Sentence, is_list_like, word_count
+from grader.rubric.text import Sentence, is_list_like, word_count, words
 from grader.rubric.uses import use_question_frame
 from grader.rubric.vision import _bare_label
 
@@ -93,7 +93,8 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         f = SentenceFacts(
             sentence=sent,
             hits=ss.hits,
-            list_like=is_list_like(sent.norm, rubric.thresholds.list_stopword_ratio),
+            list_like=is_list_like(sent.norm, rubric.thresholds.list_stopword_ratio)
+            and not _formula_line(sent.norm),
         )
         f.label_spans = tuple(
             (h.start, h.end)
@@ -203,3 +204,19 @@ def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[
     # what is absent is context ("the next words", "the right side"), not "the support"
     refs = any(rubric.says(sent.norm, k) for k in ("future_ref", "whole_seq", "both_sides"))
     return ("generation_time",) if refs or _CONTEXT_NOUN.search(sent.norm) else ()
+
+
+def _formula_line(norm: str) -> bool:
+    """A line whose content is a written conditional ("MLM: log p(x_t | x_{<t}, x_{>t})")
+    states what is predicted from what: a claim in symbols, not a list of terms, however few
+    function words it has. A conditional that is one item of an enumeration of terms
+    ("bidirectional, [MASK], p(x_t | x_<t), exposure bias, ...") stays a term."""
+    if not _CONDITIONAL.search(norm):
+        return False
+    rest = _CONDITIONAL.sub(" ", norm)
+    return len([i for i in re.split(r"[,;]", rest) if words(i)]) < 4
+
+
+# "p(x_t | x_1..x_{t-1})", "q(x_t | x_{-t})", "p_\theta(x_t \mid x_{<t})": a probability with a
+# conditioning bar inside its parentheses
+_CONDITIONAL = re.compile(r"\b[pq](?:_\{?\\?\w+\}?)?\s*\([^()|]*?(?:\||\\mid\b)[^()]*\)")

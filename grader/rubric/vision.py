@@ -288,7 +288,39 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         # "conditioned on the earlier tokens and on the later ones": the later side shares
         # the verb of the earlier side it is coordinated with, both sides together
         out += _vision(c, h, False, True, bool(_PERCEPTION.match(joined.text)))
+    elif strong and _conditioned_with_earlier(ss, h):
+        # "p(x_t | x_1..x_{t-1}, x_{t+1}..x_T)": the bar is the "conditioned on", and the
+        # conditioning set holds both ranges, so the prediction uses both sides
+        out.append(Claim("see_both", ss.subject_at(h.start, h.end), c.idx, True, False, h.text))
     return out + _available(c, h)
+
+
+def _conditioning_set(ss: ParsedSentence, h: Hit) -> tuple[int, int] | None:
+    """The span of the conditioning set of the written conditional `h` lies in, from just
+    after its bar ("|", "\\mid") to its closing parenthesis; None when `h` is in none."""
+    norm = ss.sent.norm
+    opened = norm.rfind("(", 0, h.start)
+    if opened < 0 or ")" in norm[opened : h.start]:
+        return None
+    bar = _BAR.search(norm, opened, h.start)
+    if bar is None:
+        return None
+    closed = norm.find(")", h.end)
+    return bar.end(), (closed if closed >= 0 else len(norm))
+
+
+def _conditioned_with_earlier(ss: ParsedSentence, h: Hit) -> bool:
+    """The later range `h` and an earlier range share one conditioning set, un-negated."""
+    span = _conditioning_set(ss, h)
+    if span is None or ss.negated(h):
+        return False
+    return any(
+        span[0] <= e.start and e.end <= span[1] and not ss.negated(e)
+        for e in ss.hits.get("earlier_ref", [])
+    )
+
+
+_BAR = re.compile(r"\||\\mid\b")
 
 
 def _joined_earlier_view(ss: ParsedSentence, h: Hit) -> Hit | None:
@@ -334,8 +366,15 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             if later and not ss.negated(h):
                 # "conditioned on x_<i and x_>i": one side of a both-sides statement
                 return _vision(c, later[0], False, True)
-            return _vision(c, h, not ss.negated(h), True)
+            # the conditioning set of a written conditional, "p(x_t | x_{<t})", is the
+            # previous tokens as a formula: what the model is given, not that nothing else is
+            strong = not _GIVEN.search(ss.sent.norm[: h.start])
+            return _vision(c, h, not ss.negated(h), strong)
     return []
+
+
+# a probability's conditioning bar just before the range: "p(x_t | " , "p_θ(x_t \\mid "
+_GIVEN = re.compile(r"(?:\||\\mid)\s*$")
 
 
 # "x_<i and x_>i", "x_<i, x_>i": the two sides joined, nothing else in between
