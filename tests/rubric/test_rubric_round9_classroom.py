@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from rule_verdicts import rules  # the rules alone (a helper beside this file)
 
+from grader.rubric import load_rubric
+from grader.rubric.scorer import read_answer
 from grader.rubric.text import clause_bounds
 
 
@@ -40,3 +42,21 @@ def test_just_before_the_earlier_words_restricts_the_context_but_not_a_verb() ->
     assert rules(text)["C3"] == "met"
     verb = "GPT just guesses the next word from the words before it, again and again."
     assert rules(verb)["C3"] == "partial"
+
+
+# -- what is removed is not seen -------------------------------------------------------------
+def test_generation_removing_the_right_side_is_the_generation_condition() -> None:
+    text = (
+        "BERT fills each gap from the words on both sides. Generating a story removes the "
+        "right-hand context that BERT relied on."
+    )
+    assert rules(text)["C2"] == "met"
+
+
+def test_a_removed_right_side_is_no_view_of_either_model() -> None:
+    text = (
+        "Generation removes the right-hand context, which BERT relied on, while GPT never had it."
+    )
+    _, _, an = read_answer(text, load_rubric())
+    assert not an.claims("see_both")
+    assert an.claims("future_absent")
