@@ -38,8 +38,10 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 _STRONG = re.compile(
     r"[;:,()]|\s[\u2014\u2013]\s?|\u2014|\s-\s|->|=>|"
     r"(?<!nothing )(?<!anything )\bbut\b|"  # "nothing but the prefix" is not a contrast
-    r"\b(?:while|whereas|although|though|because|bc|b/c|cuz|coz|since|however|unlike|so|then|"
-    r"therefore|hence|thus|whilst)\b",
+    r"\b(?:while|whereas|although|though|because|bc|b/c|cuz|coz|since|however|unlike|then|"
+    r"therefore|hence|thus|whilst)\b|"
+    # "so" links clauses; "so far" is an adverb inside one ("what was said so far")
+    r"\bso\b(?!\s+far\b)",
     re.IGNORECASE,
 )
 _WEAK = re.compile(r"\b(?:and|which|who|whose|where)\b", re.IGNORECASE)

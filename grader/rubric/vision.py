@@ -167,12 +167,34 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 out += _vision(c, h, False, not _bare_label(ss, h))
             continue
         out += _available(c, h)
+        removal = _removed(ss, h)
+        if removal is not None:
+            out += _relies(c, h)
+            if any(ss.same_clause(g, removal) for g in ss.hits.get("generation", [])):
+                # "generation removes the right-hand context": the generation condition
+                out.append(
+                    Claim("future_absent", ss.subject_at(h.start, h.end), c.idx, True, True, h.text)
+                )
+            continue  # context said to be taken away is not context a model sees
         if c.absent_in_clause(h):
             out += _relies(c, h)
             if any(ss.clause(a.start, False) == ss.clause(h.start, False) for a in c.absent):
                 continue  # "with future context it will never have": not a claim of vision
         out += _vision(c, h, ss.negated(h), not _bare_label(ss, h))
     return out
+
+
+# round 9 (classroom voice): a context phrase right after (or before) an un-negated verb of
+# removal ("generation removes the right-hand context", "the words after it are removed")
+_REMOVAL = re.compile(r"remov|cut off", re.I)
+
+
+def _removed(ss: ParsedSentence, h: Hit) -> Hit | None:
+    """The verb of removal that takes the context phrase `h` away, if any."""
+    for v in (ss.near_before("hide_verb", h, 2), ss.near_after("hide_verb", h, 2)):
+        if v is not None and _REMOVAL.match(v.text) and not ss.negated(v):
+            return v
+    return None
 
 
 # round 9: "it would need the later words, and during generation those are available too": a
