@@ -107,10 +107,28 @@ FLOORS = {
     "dev12": ({"C1": 0.95, "C2": 0.94, "C3": 0.89, "C4": 0.86, "C5": 0.97}, 0.4, 0.65),
     "dev13": ({"C1": 0.89, "C2": 0.93, "C3": 0.87, "C4": 0.87, "C5": 0.92}, 0.4, 0.65),
     "dev14": ({"C1": 0.87, "C2": 0.79, "C3": 0.95, "C4": 0.82, "C5": 0.9}, 0.5, 0.75),
-    # the eighth round's held-out sets (three new authors, frozen at 12e53af), at its end
-    "heldout17": ({"C1": 0.75, "C2": 0.84, "C3": 0.9, "C4": 0.95, "C5": 0.92}, 0.65, 0.9),
-    "heldout18": ({"C1": 0.83, "C2": 0.72, "C3": 0.7, "C4": 0.84, "C5": 0.83}, 1.0, 1.2),
-    "heldout19": ({"C1": 0.77, "C2": 0.69, "C3": 0.86, "C4": 0.81, "C5": 0.9}, 1.0, 1.22),
+    # the eighth round's held-out sets (three new authors, frozen at 12e53af), measured at its
+    # start and end, then released as tuning data for the ninth round: the floors guard its gains
+    # (heldout17 C3 .92 -> .96, heldout18 C3 .72 -> .82, heldout19 C1 .79 -> .94, C2 .71 -> .84)
+    "heldout17": ({"C1": 0.77, "C2": 0.84, "C3": 0.94, "C4": 0.95, "C5": 0.98}, 0.6, 0.85),
+    "heldout18": ({"C1": 0.9, "C2": 0.8, "C3": 0.8, "C4": 0.88, "C5": 0.92}, 0.65, 0.9),
+    "heldout19": ({"C1": 0.92, "C2": 0.82, "C3": 0.93, "C4": 0.93, "C5": 0.93}, 0.55, 0.8),
+    # the eighth round's tuning sets (dev15 and dev16 from round 7), after the ninth round
+    "dev15": ({"C1": 0.93, "C2": 0.82, "C3": 0.96, "C4": 0.93, "C5": 0.96}, 0.45, 0.7),
+    "dev16": ({"C1": 0.94, "C2": 0.81, "C3": 0.88, "C4": 0.83, "C5": 0.84}, 0.6, 0.8),
+    "dev17": ({"C1": 0.81, "C2": 0.83, "C3": 0.94, "C4": 0.89, "C5": 0.96}, 0.6, 0.8),
+    "dev18": ({"C1": 0.83, "C2": 0.85, "C3": 0.96, "C4": 0.85, "C5": 0.95}, 0.65, 0.9),
+    "dev19": ({"C1": 0.98, "C2": 0.75, "C3": 0.94, "C4": 0.77, "C5": 0.98}, 0.55, 0.8),
+    # the ninth round's held-out sets (four new authors, frozen at 59f6013), at its end
+    "heldout20": ({"C1": 0.91, "C2": 0.82, "C3": 0.87, "C4": 0.78, "C5": 0.89}, 0.8, 0.8),
+    "heldout21": ({"C1": 0.81, "C2": 0.79, "C3": 0.73, "C4": 0.8, "C5": 0.8}, 0.95, 0.95),
+    "heldout22": ({"C1": 0.91, "C2": 0.78, "C3": 0.85, "C4": 0.8, "C5": 0.95}, 0.8, 0.8),
+    "heldout23": ({"C1": 0.83, "C2": 0.92, "C3": 0.83, "C4": 0.87, "C5": 0.95}, 0.65, 0.65),
+    # the ninth round's tuning sets (four new authors), measured clean at 59f6013 and after
+    "dev20": ({"C1": 0.93, "C2": 0.92, "C3": 0.88, "C4": 0.83, "C5": 0.87}, 0.6, 0.6),
+    "dev21": ({"C1": 0.98, "C2": 0.87, "C3": 0.96, "C4": 0.93, "C5": 0.91}, 0.35, 0.35),
+    "dev22": ({"C1": 0.94, "C2": 0.89, "C3": 0.91, "C4": 0.84, "C5": 0.92}, 0.6, 0.55),
+    "dev23": ({"C1": 0.91, "C2": 0.9, "C3": 0.89, "C4": 0.94, "C5": 0.97}, 0.5, 0.5),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -140,9 +158,22 @@ FALSE_CONTRADICTIONS = {
     "dev12": 1,  # 3 before
     "dev13": 1,  # 6 before
     "dev14": 0,  # 5 before
-    "heldout17": 1,
-    "heldout18": 2,
-    "heldout19": 7,  # the notebook voice's measurements and code, read as claims
+    "heldout17": 0,  # 1 before the ninth round (then released as tuning data)
+    "heldout18": 1,  # 2 before
+    "heldout19": 0,  # 7 before: the notebook voice's measurements and code, read as claims
+    "dev15": 0,
+    "dev16": 1,
+    "dev17": 2,
+    "dev18": 1,
+    "dev19": 0,
+    "heldout20": 2,
+    "heldout21": 6,
+    "heldout22": 2,
+    "heldout23": 3,
+    "dev20": 0,
+    "dev21": 0,
+    "dev22": 0,
+    "dev23": 0,
 }
 
 
