@@ -38,6 +38,7 @@ from grader.rubric.judgement import (
     _of,
 )
 from grader.rubric.model import Rubric
+from grader.rubric.sentence_cues import NON_CAUSAL
 from grader.rubric.text import word_count
 
 __all__ = ["KNOWN_CRITERIA", "Judgement", "judge_all"]
@@ -321,7 +322,9 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
         if (c.strong or c.direct)
         and c.attributed
         and c.sentence not in restricts
-        and not _NON_CAUSAL.match(c.text)
+        # "non-causal" is the masked side's label, credit only: it turns up in contrasts
+        # ("causal rather than non-causal") that no negation cue marks (round 9)
+        and not NON_CAUSAL.match(c.text)
     ]
     if contra:
         return _contradicted(contra, "clm_sees_future", bool(support))
@@ -346,12 +349,6 @@ def _c3(an: Analysis, implied: bool = False) -> Judgement:
     if weak:
         return Judgement("partial", _first(weak), CONF_PARTIAL)
     return _missing(an, ("causal_model", "causal_mask"))
-
-
-# "non-causal" is read as the masked side's label for credit only: it turns up in contrasts
-# ("causal rather than non-causal") that no negation cue marks, so it never makes C3
-# contradicted (round 9)
-_NON_CAUSAL = re.compile(r"\s*non[\s-]*causal", re.IGNORECASE)
 
 
 def _mask_restricts(an: Analysis) -> tuple[int, ...]:

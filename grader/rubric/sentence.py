@@ -50,8 +50,6 @@ _SUBJECT_KEYS: dict[str, Subject] = {
 _PREDICATE = re.compile(
     r"\b(?:is|are|was|were|be)(?:n't| not)?\s+(?:an?|the|just an?|also an?)\s+$", re.IGNORECASE
 )
-# "non-causal", "non autoregressive": the family word negated by its prefix names no model
-_NEGATED_FAMILY = re.compile(r"\bnon[\s-]?$", re.IGNORECASE)
 _DEMONSTRATIVE = re.compile(
     r"^[\s,;:(]*(?:(?:and|but|so|yet)\s+)?(?:that|this|these|those)\s+(?:\w+\s+)?$", re.I
 )
@@ -205,8 +203,6 @@ class ParsedSentence:
             for h in self.hits.get(key, []):
                 if code in (MLM, CLM) and any(_overlap(h, b) for b in cover):
                     continue
-                if code in (MLM, CLM) and _NEGATED_FAMILY.search(self.sent.norm, 0, h.start):
-                    continue  # "BERT is non-causal": a property denied, no causal model named
                 found.append((h, code))
         found.sort(key=lambda x: (x[0].start, x[0].end))
         found = self._former_latter(found)

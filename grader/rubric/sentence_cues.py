@@ -13,7 +13,7 @@ import re
 
 from grader.rubric.facts import Hit
 
-__all__ = ["drop_non_causal", "own_exercise"]
+__all__ = ["NON_CAUSAL", "drop_non_causal", "own_exercise"]
 
 _FIRST_PERSON_GUESS = re.compile(
     r"\b(?:i|we)\s+(?:\w+\s+){0,2}?(?:predict|guess|fill)", re.IGNORECASE
@@ -21,6 +21,8 @@ _FIRST_PERSON_GUESS = re.compile(
 # "non-causal" / "non causal": the prefix denies the word (round 9, signal-processing voice)
 _NON_PREFIX = re.compile(r"\bnon[\s-]*$", re.IGNORECASE)
 _CAUSAL_KEYS = ("causal_model", "causal_mask", "one_direction", "left_to_right")
+# the masked side's label itself, at the start of a hit's text (`vision`, `criteria`)
+NON_CAUSAL = re.compile(r"\s*non[\s-]*causal", re.IGNORECASE)
 
 
 def drop_non_causal(s: str, hits: dict[str, list[Hit]]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.sentence import ParsedSentence, _overlap
+from grader.rubric.sentence_cues import NON_CAUSAL
 
 VIEW_WINDOW = 3  # words between a seeing/using verb and the context it governs
 PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
@@ -45,7 +46,6 @@ _TARGET = re.compile(
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?$", re.IGNORECASE)
-_NON_CAUSAL = re.compile(r"^non[\s-]*causal", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 # the passive of the hiding in a clause of time or condition ("once the later tokens were
@@ -160,7 +160,7 @@ def sees_both_sides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         if any(_overlap(h, p) and ss.negated(h) != ss.negated(p) for p in seen):
             continue  # one phrase read twice ("words after the" / "after the gap"): one polarity
         seen.append(h)
-        if _NON_CAUSAL.match(h.text):
+        if NON_CAUSAL.match(h.text):
             # the engineers' label of the masked side earns credit only: denied or in a
             # contrast ("cannot run a non-causal filter in real time") it is no view (round 9)
             if not ss.negated(h):
