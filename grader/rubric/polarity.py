@@ -64,7 +64,11 @@ _REPORTED = re.compile(
     r"argued|suggested|hears?(?=\s+(?:it\s+(?:said|claimed)\s+)?that\b)|"
     r"heard(?=\s+(?:it\s+(?:said|claimed)\s+)?that\b))|"
     r"it(?: is|'s| was)\s+(?:often\s+|sometimes\s+|commonly\s+|widely\s+|frequently\s+|"
-    r"usually\s+)?(?:claimed|said|believed|thought|assumed|argued|suggested))\b"
+    r"usually\s+)?(?:claimed|said|believed|thought|assumed)|"
+    # the impersonal "It is suggested / argued that" is the academic author's own hedge; only
+    # a view held widely ("it is often argued that") is someone else's (round 10)
+    r"it(?: is|'s| was)\s+(?:often|sometimes|commonly|widely|frequently|usually)\s+"
+    r"(?:argued|suggested))\b"
     # "if you think about it, ...": a way of looking at the point, no view reported (round 9)
     r"(?!\s+(?:about|of)\s+(?:it|this|that|them)\b)",
     re.IGNORECASE,

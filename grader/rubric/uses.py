@@ -97,7 +97,7 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             subj, usage = fam, [g]
         usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
-        if suit is not None and not ss.negated(suit) and subj in (MLM, BOTH):
+        if suit is not None and not ss.negated(suit) and not unsuited(ss.sent.norm, suit) and subj in (MLM, BOTH):
             out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
         # next to an understanding use, a generation word is the other half of the split,
         # unless its clause says how the model works ("GPT was trained to generate")
@@ -124,6 +124,8 @@ def _compared(norm: str, u: Hit) -> bool:
 # chat" says the model is NOT for that use (issue-19 round 6)
 _UNSUITED_BEFORE = re.compile(
     r"\b(?:weird|odd|strange|wrong|bad|poor|useless|awkward|terrible|awful|hopeless|unsuited|"
+    # a degree word that judges the fit low ("poorly suited to", "ill suited", "less suited")
+    r"poorly|badly|ill|less|least|hardly|barely|"
     r"unfit|inappropriate|pointless|clumsy|not (?:good|great|suited|made|meant|designed|built|"
     r"ideal|useful))\s+(?:\w+\s+){0,2}?$",
     re.IGNORECASE,
@@ -133,7 +135,8 @@ _UNSUITED_BEFORE = re.compile(
 def unsuited(norm: str, use: Hit) -> bool:
     """The use word `use` ("for", "at") follows a judgement that the model is unfit for it
     ("weird for", "the wrong tool for", "useless at")."""
-    return bool(_UNSUITED_BEFORE.search(norm[max(0, use.start - 40) : use.start]))
+    before = norm[max(0, use.start - 40) : use.start]
+    return bool(_UNSUITED_BEFORE.search(before) or before.lower().endswith("ill-"))
 
 
 # a bare "for" completing a noun of cause or difficulty ("the reason for its poor writing",
