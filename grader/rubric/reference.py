@@ -50,6 +50,15 @@ SCENE_OPENER = re.compile(
 )
 
 
+# a plural after a copula is the predicate, not a new subject: "decoders have become the
+# models of choice for generation" says what the decoders are (round 10)
+_PREDICATE_BEFORE = re.compile(
+    r"\b(?:is|are|was|were|be|been|become|becomes|became|remain|remains|remained)\s+"
+    r"(?:(?:now|also|still|today|\w+ly)\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def generic_spans(norm: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans of generic subjects in `norm` that are not part of a model's name (`names`):
     "BERT-style models" and "GPT models" name their family, "the models" does not."""
@@ -58,7 +67,7 @@ def generic_spans(norm: str, names: list[tuple[int, int]]) -> list[tuple[int, in
         a, b = m.start(), m.end()
         inside = any(x < b and a < y for x, y in names)
         named = any(_MODIFIER.match(norm[y:a]) for _, y in names if y <= a)
-        if not inside and not named:
+        if not inside and not named and not _PREDICATE_BEFORE.search(norm[:a]):
             out.append((a, b))
     return out
 

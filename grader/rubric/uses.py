@@ -35,8 +35,12 @@ def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             c.idx, True, False, u.text,
         )
         for u in ss.hits.get("understanding", [])
-        if not ss.negated(u)
+        if not ss.negated(u) and not _OWN_GRASP.search(ss.sent.norm[: u.start])
     ]  # fmt: skip
+
+
+# "that's my understanding", "to our understanding": the student's grasp, not a task
+_OWN_GRASP = re.compile(r"\b(?:my|our|your)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
