@@ -388,15 +388,30 @@ def _fragment_restricts(an: Analysis) -> tuple[int, ...]:
 
 
 # -- C5: encoders for understanding, decoders for generation ----------------------------------
+_DOES_JOB = re.compile(r"\b(?:do|does|did|doing|handle[sd]?|handling|run|runs|ran)\s+(?:the\s+)?(?:text\s+)?$", re.I)
+
+
+def _does_job(an: Analysis, p: Claim) -> bool:
+    """The elided generation half `p` names the family's job ("decoders do generation")."""
+    norm = next((f.sentence.norm for f in an.sentences if f.sentence.index == p.sentence), "")
+    return any(_DOES_JOB.search(norm[: m.start()]) for m in re.finditer(re.escape(p.text), norm))
+
+
 def _c5(an: Analysis) -> Judgement:
     contra = an.claims("mlm_good_at_generation")
     a = _of(an.claims("used_understanding"), MLM)
     b = _of(an.claims("used_generation"), CLM)
     if a and not b:
         # "encoders are used for tagging, and decoders for sampling": the use verb of the
-        # understanding half (this sentence or the one before) carries to the generation half
-        halves = {u.sentence for u in a} | {u.sentence + 1 for u in a}
-        b = [p for p in an.claims("parallel_generation") if p.sentence in halves]
+        # understanding half (this sentence or the one before) carries to the generation half;
+        # the elided half may also come first when its family does the job ("decoders do
+        # generation. Encoders are still useful for classification.")
+        halves = {u.sentence + d for u in a for d in (0, 1)}
+        b = [
+            p for p in an.claims("parallel_generation")
+            if p.sentence in halves
+            or (p.sentence + 1 in {u.sentence for u in a} and _does_job(an, p))
+        ]  # fmt: skip
         # "BERT is used for tagging; GPT is better at writing": beside an understanding use
         # a comparison names the other half of the split (alone it restates the question)
         b = b or _of(an.claims("compared_generation"), CLM)
