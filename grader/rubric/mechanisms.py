@@ -271,6 +271,11 @@ def mlm_good_generator(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
+_BOTH_TAKEN_BACK = re.compile(
+    r"\b(?:but|however|yet|only|badly|poorly|worse|(?:not|n't) (?:well|as well|equally))\b", re.I
+)
+
+
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     """The masked LM is said to be used for / better at generation ("Encoders such as BERT
     are used for text generation", "BERT is the better model for long-form writing")."""
@@ -302,7 +307,10 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             or _DENIED_BEFORE.search(ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start])
         ):
             continue  # "cannot be reused for generation", "nobody uses it for writing"
-        if _blamed(ss, g, MLM):
+        # "both kinds of model can be used for generation" gives the masked LM the use too,
+        # unless the sentence goes on to take it back ("..., but only GPT does it well")
+        both = _blamed(ss, g, BOTH) and not _BOTH_TAKEN_BACK.search(norm[g.end :])
+        if _blamed(ss, g, MLM) or both:
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
     return []
 
