@@ -195,7 +195,17 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
 
 # round 9: "so both of them can generate; GPT is just more popular": both families said able
 _BOTH_CAN = re.compile(r"\bcan\s+(?:\w+\s+)?$", re.I)
+# "what decides which of them can generate": an embedded question asserts no ability
+_ASKED_CAN = re.compile(
+    r"\b(?:which|whether|who|what|why|how)\b(?:\s+(?!can\b)\w+){0,4}\s+can\s+(?:\w+\s+)?$", re.I
+)
 _BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\w*)\b", re.I)
+# said of the masked LM alone, a concession or a condition limits the ability too
+_MLM_CAN_BUT = re.compile(
+    r"\b(?:though|although|technically|in principle|in theory|sort of|kind of|if|garbage|"
+    r"nonsense|poor\w*)\b",
+    re.I,
+)
 
 
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
@@ -203,11 +213,16 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
     for g in ss.hits.get("generation", []):
         if not g.text.lower().startswith(("generat", "writ", "produc")):
             continue
+        # round 10: "bert can generate because it has the whole prompt": the masked LM said
+        # able, with nothing in the sentence that limits it
         if (
-            ss.subject_at(g.start) == BOTH
+            ss.subject_at(g.start) in (BOTH, MLM)
+            and (ss.subject_at(g.start) == BOTH or _blamed(ss, g, MLM))
             and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
+            and not _ASKED_CAN.search(ss.sent.norm[max(0, g.start - 40) : g.start])
             and not ss.negated(g)
-            and not _BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
+            and not _BOTH_CAN_BUT.search(rest := ss.sent.norm[g.end :].split(";")[0])
+            and (ss.subject_at(g.start) == BOTH or not _MLM_CAN_BUT.search(rest))
             and not inside(g.start, ss.unasserted)
         ):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
