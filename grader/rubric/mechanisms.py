@@ -200,12 +200,6 @@ _ASKED_CAN = re.compile(
     r"\b(?:which|whether|who|what|why|how)\b(?:\s+(?!can\b)\w+){0,4}\s+can\s+(?:\w+\s+)?$", re.I
 )
 _BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\w*)\b", re.I)
-# said of the masked LM alone, a concession or a condition limits the ability too
-_MLM_CAN_BUT = re.compile(
-    r"\b(?:though|although|technically|in principle|in theory|sort of|kind of|if|garbage|"
-    r"nonsense|poor\w*)\b",
-    re.I,
-)
 
 
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
@@ -213,16 +207,12 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
     for g in ss.hits.get("generation", []):
         if not g.text.lower().startswith(("generat", "writ", "produc")):
             continue
-        # round 10: "bert can generate because it has the whole prompt": the masked LM said
-        # able, with nothing in the sentence that limits it
         if (
-            ss.subject_at(g.start) in (BOTH, MLM)
-            and (ss.subject_at(g.start) == BOTH or _blamed(ss, g, MLM))
+            ss.subject_at(g.start) == BOTH
             and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
             and not _ASKED_CAN.search(ss.sent.norm[max(0, g.start - 40) : g.start])
             and not ss.negated(g)
-            and not _BOTH_CAN_BUT.search(rest := ss.sent.norm[g.end :].split(";")[0])
-            and (ss.subject_at(g.start) == BOTH or not _MLM_CAN_BUT.search(rest))
+            and not _BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
             and not inside(g.start, ss.unasserted)
         ):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
@@ -286,11 +276,6 @@ def mlm_good_generator(ss: ParsedSentence) -> list[Claim]:
     return []
 
 
-_BOTH_TAKEN_BACK = re.compile(
-    r"\b(?:but|however|yet|only|badly|poorly|worse|(?:not|n't) (?:well|as well|equally))\b", re.I
-)
-
-
 def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
     """The masked LM is said to be used for / better at generation ("Encoders such as BERT
     are used for text generation", "BERT is the better model for long-form writing")."""
@@ -322,10 +307,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             or _DENIED_BEFORE.search(ss.sent.norm[ss.strong[ss.clause(g.start)] : g.start])
         ):
             continue  # "cannot be reused for generation", "nobody uses it for writing"
-        # "both kinds of model can be used for generation" gives the masked LM the use too,
-        # unless the sentence goes on to take it back ("..., but only GPT does it well")
-        both = _blamed(ss, g, BOTH) and not _BOTH_TAKEN_BACK.search(norm[g.end :])
-        if _blamed(ss, g, MLM) or both:
+        if _blamed(ss, g, MLM):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
     return []
 
