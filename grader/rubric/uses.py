@@ -35,12 +35,24 @@ def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             c.idx, True, False, u.text,
         )
         for u in ss.hits.get("understanding", [])
-        if not ss.negated(u) and not _OWN_GRASP.search(ss.sent.norm[: u.start])
+        if not ss.negated(u)
+        and not _OWN_GRASP.search(ss.sent.norm[: u.start])
+        and not _MADE_OR_MEASURED.search(ss.sent.norm[max(0, u.start - 40) : u.start])
     ]  # fmt: skip
 
 
 # "that's my understanding", "to our understanding": the student's grasp, not a task
 _OWN_GRASP = re.compile(r"\b(?:my|our|your)\s+(?:\w+\s+)?$", re.IGNORECASE)
+# "it outputs embeddings", "masked LMs achieve semantic understanding", "tests which measure
+# reading comprehension": what a model makes or a test measures is the object of that verb,
+# not a task the family is used for (round 10)
+_MADE_OR_MEASURED = re.compile(
+    r"\b(?:outputs?|outputting|produc(?:e|es|ing)|achiev(?:e|es|ing)|yields?|returns?|"
+    r"measur(?:e|es|ing)|test(?:s|ing)?|assess(?:es|ing)?)\s+(?:(?:an?|the|its|their|"
+    r"holistic|semantic|deep|rich|good|better|contextual|reading|real|true)\s+){0,3}$|"
+    r"\b(?:measures?|tests?|proxy|proxies)\s+of\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
