@@ -388,7 +388,9 @@ def _fragment_restricts(an: Analysis) -> tuple[int, ...]:
 
 
 # -- C5: encoders for understanding, decoders for generation ----------------------------------
-_DOES_JOB = re.compile(r"\b(?:do|does|did|doing|handle[sd]?|handling|run|runs|ran)\s+(?:the\s+)?(?:text\s+)?$", re.I)
+_DOES_JOB = re.compile(
+    r"\b(?:do|does|did|doing|handle[sd]?|handling|run|runs|ran)\s+(?:the\s+)?(?:text\s+)?$", re.I
+)
 
 
 def _does_job(an: Analysis, p: Claim) -> bool:

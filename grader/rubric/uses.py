@@ -113,7 +113,12 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             subj, usage = fam, [g]
         usage = usage or ([g] if attached or _model_for_use(ss, g) is not None else [])
         suit = ss.near_before("suitability", g, 4)
-        if suit is not None and not ss.negated(suit) and not unsuited(ss.sent.norm, suit) and subj in (MLM, BOTH):
+        if (
+            suit is not None
+            and not ss.negated(suit)
+            and not unsuited(ss.sent.norm, suit)
+            and subj in (MLM, BOTH)
+        ):
             out.append(Claim("mlm_good_at_generation", subj, c.idx, True, True, g.text))
         # next to an understanding use, a generation word is the other half of the split,
         # unless its clause says how the model works ("GPT was trained to generate")
