@@ -78,7 +78,6 @@ def _c1(an: Analysis) -> Judgement:
     weak = (
         both
         + _of(an.claims("predicts_masked"), MLM, BOTH, None)
-        + _masked_predicate(an)
         + an.claims("no_causal_mask")
         + [c for c in _of(an.claims("see_both"), None) if c.strong and not c.gen_ctx]
     )
@@ -88,29 +87,6 @@ def _c1(an: Analysis) -> Judgement:
 
 
 _BARE_LABEL = BARE_LABEL
-# "BERT is a masked language model", "BERT, in contrast, is a masked model": the family
-# classified by its objective, a label without its mechanism (partial, round 10)
-_MASKED_PREDICATE = re.compile(
-    r"\b(?:is|was)\s+(?:(?:also|just|simply|basically)\s+)?an?\s+$", re.IGNORECASE
-)
-
-
-def _masked_predicate(an: Analysis) -> list[Claim]:
-    """The masked family named after a copula whose subject is the masked LM."""
-    out = []
-    for f in an.sentences:
-        for h in f.hits.get("masked_model", []):
-            if not h.text.lower().startswith(("masked", "mlm")):
-                continue
-            before = f.sentence.norm[: h.start]
-            if not _MASKED_PREDICATE.search(before):
-                continue
-            named = [x for x in f.hits.get("masked_model", []) if x.end <= h.start - 3]
-            if named and not f.has("negation"):
-                out.append(Claim("masked_label", MLM, f.sentence.index, False, False, h.text))
-    return out
-
-
 _PER_POSITION = re.compile(
     r"\b(?:each|every) (?:masked |hidden )?(?:token|position|word|blank)", re.I
 )

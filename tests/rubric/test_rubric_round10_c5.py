@@ -15,9 +15,7 @@ consequence named in other domains' words, half answers, and wrong claims.
   or email suggestions);
 - what a model outputs or achieves and what a test measures ("outputs embeddings", "achieves
   semantic understanding", "a measure of comprehension") is no use of the family;
-- an embedded question ("which of them can generate") asserts no ability;
-- C1: "BERT is a masked language model" classifies the family by its objective, a label
-  without its mechanism (partial).
+- an embedded question ("which of the two can generate") asserts no ability.
 
 Sentences written for these tests."""
 
@@ -146,13 +144,3 @@ def test_which_of_them_can_generate_is_no_claim_that_both_can() -> None:
         "For both BERT and GPT the question is whether they can generate.",
     ):
         assert rules(text)["C5"] != "contradicted", text
-
-
-# -- C1: the masked LM classified by its objective --------------------------------------------
-def test_bert_is_a_masked_model_is_a_label_without_mechanism() -> None:
-    for text in (
-        "GPT reads from the left. BERT, on the other hand, is a masked language model.",
-        "BERT is basically a masked model and GPT is a causal one.",
-    ):
-        assert rules(text)["C1"] == "partial", text
-    assert rules("BERT is not a masked model.")["C1"] == "missing"
