@@ -38,6 +38,7 @@ from grader.rubric.guards import (
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
+from grader.rubric.spoken import about_language_models, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.textsafe import clean_text
 
@@ -257,8 +258,9 @@ def _read(
     `disguised_sentences`), so the scorer need not find them twice. An answer written in a
     non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
     scripts ("GPT\u0448\u043a\u0430") are not held against it."""
+    lms = about_language_models(text)
     sentences = [
-        replace(s, norm=correct_spelling(register(s.norm).text))
+        replace(s, norm=correct_spelling(register(unspoken(s.norm, lms)).text))
         for s in split_note_lines(split_sentences(text), text)
     ]
     sentences = expand_tables(sentences, rubric)

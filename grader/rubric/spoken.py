@@ -1,0 +1,183 @@
+"""Spoken explanations transcribed by speech-to-text, read as the student said them.
+
+Office-hours recordings come back as "um so bird the mast language model it's it's trained
+by hiding words ... gee pee tee only sees the words before". The scorer's lexicon is written
+for the written names, so one layer undoes what the transcription did to the course's words
+before a sentence is parsed (`unspoken`):
+
+- a spelled-out acronym of the course ("gee pee tee", "g p t", "em el em", "el el em") becomes
+  the acronym; only letter runs that spell one of the course's acronyms are joined;
+- the sound-alikes a recogniser writes for the model names ("bird" or "burt" for BERT, "mast"
+  or "massed" for masked, "in coder" / "day coder" for encoder / decoder, "by directional"
+  for bidirectional) become the names, but only in an answer about language models
+  (`about_language_models`) and only where the sound-alike stands as a name (not "a bird",
+  "the ship's mast");
+- filler sounds ("um", "uh", "erm") are dropped, with the comma they bring;
+- a restart that repeats a word ("the the masked LM", "it's it's trained") keeps one copy;
+- a spoken repair ("gpt sees everything no wait it only sees the left") gets the comma a
+  writer would type before the repair marker, so `retraction.withdrawn_spans` withdraws the
+  clause the student corrected and the correction stands as the claim.
+
+An honest written answer has none of these (a written answer spells its acronyms, names BERT
+and writes no "um"), so it comes back unchanged. Pure functions, one regex pass per rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Letter names a recogniser writes for a spelled-out acronym, and the acronyms of the course
+# a run of them may spell (a run that spells anything else is left alone).
+_LETTER: dict[str, str] = {
+    "gee": "g", "jee": "g", "g": "g", "pee": "p", "p": "p", "tee": "t", "t": "t",
+    "em": "m", "m": "m", "el": "l", "ell": "l", "l": "l", "see": "c", "cee": "c", "c": "c",
+    "bee": "b", "b": "b", "ee": "e", "e": "e", "ar": "r", "r": "r",
+    "en": "n", "n": "n", "cue": "q", "q": "q", "ay": "a", "a": "a",
+}  # fmt: skip
+_ACRONYMS: dict[str, str] = {
+    "gpt": "GPT", "bert": "BERT", "lm": "LM", "lms": "LMs", "mlm": "MLM", "clm": "CLM",
+    "llm": "LLM", "llms": "LLMs", "nlp": "NLP", "ner": "NER", "qa": "QA", "rnn": "RNN",
+}  # fmt: skip
+_L = r"(?:gee|jee|pee|tee|em|ell?|see|cee|bee|ee|ar|en|cue|ay|[a-z])"
+# a run of letter names, each a whole word, joined by spaces, dots or hyphens
+_SPELLED = re.compile(rf"(?<![\w'-]){_L}(?:(?:\.?[ -]|\.){_L})+\.?(?![\w-])(?!'(?!s\b))", re.I)
+_LETTER_PART = re.compile(r"[a-z]+", re.I)
+
+# The answer is about language models when it names enough of their vocabulary.
+_LM_WORDS = re.compile(
+    r"\b(?:tokens?|mask(?:ed|ing|s)?|mast|language models?|lms?|gpt|predict\w*|"
+    r"generat\w*|attention|attends?|transformers?|bidirectional|causal|autoregressive|"
+    r"encoders?|decoders?|coders?|next word|training|trained|context)\b",
+    re.I,
+)
+_LM_MIN_WORDS = 2
+
+# Sound-alikes of the model names (closed table). `bird`/`burt` must stand as a name: not after
+# an article, a determiner or a possessive, which make it the animal or a person.
+_NAME_ALIKE = re.compile(r"(?<![\w'-])(?:bird|burt)(?P<tail>'s|s)?(?![\w'-])", re.I)
+_ARTICLE_BEFORE = re.compile(
+    r"(?:\b(?:a|an|the|this|every|each|some|my|your|his|her|our|their|little|blue|"
+    r"black|early)|'s)\s+$",
+    re.I,
+)
+# "the bird model", "the bird one" still name the model
+_NAME_AFTER = re.compile(
+    r"^\s+(?:model|models|one|ones|type|style|like|family|encoders?|objective|thing|base)\b",
+    re.I,
+)
+# "mast"/"massed"/"mask" misheard for "masked" before what it qualifies
+_MASKED_ALIKE = re.compile(
+    r"(?<![\w'-])(?:mast|massed|masted)(?=\s+(?:language|lm|lms|model|models|one|ones|"
+    r"objective|token|tokens|word|words|thing|position|positions|training|prediction|"
+    r"modell?ing|approach|version|task|type|kind|bird|bert)\b)",
+    re.I,
+)
+# a "mast" standing alone after "the" in an answer about language models ("bird is the mast
+# one" is covered above; "it's mast" is "masked")
+_MAST_PREDICATE = re.compile(r"(?<![\w'-])(?P<v>is|it's|are|was) mast(?![\w'-])", re.I)
+_CODER = re.compile(r"(?<![\w'-])(?:in|en|day|dee) coders?(?![\w'-])", re.I)
+_BY_DIRECTIONAL = re.compile(r"(?<![\w'-])(?:by|buy|bye|bi) directional(ly)?(?![\w'-])", re.I)
+
+# Filler sounds: never words of a claim.
+# A filler before a repair ("uh, no wait") is left to `retraction`, which reads it as part of
+# the marker.
+_FILLER = re.compile(
+    r"(?<![\w'-])(?:u+m+|u+h+m*|e+r+m+)(?![\w'-])(?!\W*(?:no|sorry|wait|nope)\b)[,.]?\s*", re.I
+)
+# A restart: the same word twice in a row (not "that that" or "had had", which English uses).
+_REPEAT = re.compile(r"(?<![\w'-])(?P<w>[a-z]+(?:'[a-z]+)?)\s+(?P=w)(?![\w'-])", re.I)
+_KEEP_DOUBLE = frozenset("that had is do it".split())
+# "you you're", "it it's": a restart on the first sound of the next word
+_STUTTER = re.compile(r"(?<![\w'-])(?P<w>you|it|we|they|i|he|she)\s+(?=(?P=w)'[a-z]+\b)", re.I)
+# Spoken repairs with no comma before them: the comma a writer would type
+_SPOKEN_REPAIR = re.compile(
+    r"(?<=[a-z0-9])\s+(?=(?:no wait|wait no|no sorry|sorry no|sorry i mean|no i mean|"
+    r"oops no|scratch that|i take that back)\b)",
+    re.I,
+)
+_MEAN_REPAIR = re.compile(r"(?<![\w'-])(?P<m>sorry|no|wait),? i mean\b", re.I)
+
+
+def about_language_models(text: str) -> bool:
+    """The answer names enough of the vocabulary of language models (tokens, masking,
+    prediction, generation, attention...) that a sound-alike of a model's name is the name."""
+    return len(_LM_WORDS.findall(text)) >= _LM_MIN_WORDS
+
+
+def _acronym(m: re.Match[str]) -> str:
+    """The run of letter names `m` with every stretch that spells one of the course's acronyms
+    joined ("a gee pee tee" -> "a GPT"); a stretch of bare single letters needs three of them
+    ("g p t"), since "a b" or "i e" are words."""
+    raw = m.group()
+    parts = list(_LETTER_PART.finditer(raw))
+    out: list[str] = []
+    pos = 0
+    i = 0
+    while i < len(parts):
+        for n in range(min(4, len(parts) - i), 1, -1):
+            run = parts[i : i + n]
+            names = [p.group().lower() for p in run]
+            if all(len(x) == 1 for x in names) and n < 3:
+                continue
+            word = "".join(_LETTER.get(x, "?") for x in names)
+            if word in _ACRONYMS:
+                out.append(raw[pos : run[0].start()])
+                out.append(_ACRONYMS[word])
+                pos = run[-1].end()
+                i += n
+                break
+        else:
+            i += 1
+    out.append(raw[pos:])
+    return "".join(out)
+
+
+def _name(text: str, m: re.Match[str]) -> str:
+    before = text[: m.start()]
+    if _ARTICLE_BEFORE.search(before[-24:]) and not _NAME_AFTER.match(text[m.end() :]):
+        return m.group()
+    tail = m.group("tail") or ""
+    return "BERT" + tail
+
+
+def _names(text: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _NAME_ALIKE.finditer(text):
+        out.append(text[pos : m.start()])
+        out.append(_name(text, m))
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _coder(m: re.Match[str]) -> str:
+    w = m.group().lower()
+    plural = "s" if w.endswith("s") else ""
+    return ("decoder" if w.startswith(("day", "dee")) else "encoder") + plural
+
+
+def _repeat(m: re.Match[str]) -> str:
+    w = m.group("w")
+    return m.group() if w.lower() in _KEEP_DOUBLE else w
+
+
+def unspoken(text: str, about_lms: bool = True) -> str:
+    """`text` (one sentence, or a whole answer) with speech-to-text's marks undone (see the
+    module doc). `about_lms`: the answer is about language models, so sound-alikes of the
+    model names may be read as the names. Text without such marks comes back unchanged."""
+    if not text:
+        return text
+    out = _SPELLED.sub(_acronym, text)
+    out = _FILLER.sub("", out)
+    out = _STUTTER.sub("", out)
+    out = _REPEAT.sub(_repeat, out)
+    if about_lms:
+        out = _names(out)
+        out = _MASKED_ALIKE.sub("masked", out)
+        out = _MAST_PREDICATE.sub(lambda m: m.group("v") + " masked", out)
+        out = _CODER.sub(_coder, out)
+        out = _BY_DIRECTIONAL.sub(lambda m: "bidirectional" + (m.group(1) or ""), out)
+    out = _SPOKEN_REPAIR.sub(", ", out)
+    out = _MEAN_REPAIR.sub(lambda m: m.group("m") + ", I mean", out)
+    return out
