@@ -38,7 +38,7 @@ from grader.rubric.guards import (
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
-from grader.rubric.spoken import about_language_models, unspoken
+from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.textsafe import clean_text
 
@@ -259,9 +259,13 @@ def _read(
     non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
     scripts ("GPT\u0448\u043a\u0430") are not held against it."""
     lms = about_language_models(text)
+    sentences = split_note_lines(split_sentences(text), text)
+    spoken = spoken_answer(text)
+    if spoken:
+        sentences = split_run_ons(sentences)
     sentences = [
-        replace(s, norm=correct_spelling(register(unspoken(s.norm, lms)).text))
-        for s in split_note_lines(split_sentences(text), text)
+        replace(s, norm=correct_spelling(register(unspoken(s.norm, lms, spoken)).text))
+        for s in sentences
     ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.text import Sentence
+
 # Letter names a recogniser writes for a spelled-out acronym, and the acronyms of the course
 # a run of them may spell (a run that spells anything else is left alone).
 _LETTER: dict[str, str] = {
@@ -95,6 +97,13 @@ _SPOKEN_REPAIR = re.compile(
     r"oops no|scratch that|i take that back)\b)",
     re.I,
 )
+# In a spoken answer "and" before a new subject starts a new clause: the comma a writer types
+# there ends a negation's scope ("it can't peek ahead and that's the same restriction").
+_AND_CLAUSE = re.compile(
+    r"(?<=[a-z0-9])[ \t]+(?=and (?:that's|that is|there's|there is|there are|it's|it is|it|"
+    r"they|they're|this is|so)\b)",
+    re.I,
+)
 _MEAN_REPAIR = re.compile(r"(?<![\w'-])(?P<m>sorry|no|wait),? i mean\b", re.I)
 
 
@@ -162,10 +171,12 @@ def _repeat(m: re.Match[str]) -> str:
     return m.group() if w.lower() in _KEEP_DOUBLE else w
 
 
-def unspoken(text: str, about_lms: bool = True) -> str:
+def unspoken(text: str, about_lms: bool = True, spoken: bool = False) -> str:
     """`text` (one sentence, or a whole answer) with speech-to-text's marks undone (see the
     module doc). `about_lms`: the answer is about language models, so sound-alikes of the
-    model names may be read as the names. Text without such marks comes back unchanged."""
+    model names may be read as the names; `spoken`: the answer is transcribed speech
+    (`spoken_answer`), so "and" before a new subject opens a new clause. Text without such
+    marks comes back unchanged."""
     if not text:
         return text
     out = _SPELLED.sub(_acronym, text)
@@ -179,5 +190,92 @@ def unspoken(text: str, about_lms: bool = True) -> str:
         out = _CODER.sub(_coder, out)
         out = _BY_DIRECTIONAL.sub(lambda m: "bidirectional" + (m.group(1) or ""), out)
     out = _SPOKEN_REPAIR.sub(", ", out)
+    if spoken:
+        out = _AND_CLAUSE.sub(", ", out)
     out = _MEAN_REPAIR.sub(lambda m: m.group("m") + ", I mean", out)
+    return out
+
+
+# -- sentence boundaries in run-ons ------------------------------------------------------------
+# A transcript often has no full stops at all: the whole explanation is one "sentence", so the
+# model a later clause is about is read as the subject the first clause named. A speaker marks
+# a new sentence with a discourse word instead ("... both sides so when you generate ...",
+# "... okay and then gpt ..."): in a spoken answer (`spoken_answer`) a long sentence is cut
+# before those words, where a writer would have typed the full stop.
+_RUN_ON_WORDS = 40  # a sentence shorter than this is left whole
+_MIN_PIECE = 6  # nor is a piece of fewer words cut off
+_NEW_SENTENCE = re.compile(
+    r"(?<=[a-z0-9'])[ \t]+(?=(?:(?:and|but|um|uh|okay|ok|alright|yeah) )?"
+    r"(?:so(?! (?:far|that|much|many|long|yeah\b)\b)|okay|ok|alright|and then|anyway|"
+    r"whereas|meanwhile)\b)",
+    re.I,
+)
+# ... and before a model's name (as said, before `unspoken` reads it) that opens a new clause
+# with its verb ("... never learned without them gee pee tee predicts the next word"), after a
+# content word (`register` gives the same clause a comma when the answer is not spoken)
+_SUBJECT = re.compile(
+    r"(?<=[a-z0-9'])[ \t]+(?=(?:(?:and|but|um|uh|okay|so) )?(?:the )?(?:bert|bird|burt|gpt|"
+    r"gee pee tee|g p t|jee pee tee|mlm|clm|(?:masked|mast|causal) (?:lm|model|language model))"
+    r"[ \t]+(?:sees|looks|reads|uses|only|just|predicts|guesses|can|can't|cannot|doesn't|is|"
+    r"isn't|was|has|needs|attends|fills|gets|learns|knows|never|always|trains|is)\b)",
+    re.I,
+)
+_NOT_BEFORE_CUT = frozenset(
+    """a an the like than as and or of for to with vs versus unlike both from by about into
+    is are was were be use uses used using make makes call called say says said but so
+    because when while whereas although though since if then also even not no why how that
+    which who where what this these those between over under on in at""".split()
+)
+_WORD_RX = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?")
+_SPEECH = re.compile(r"\b(?:you know|so yeah|okay so|ok so|alright so|i mean)\b", re.I)
+
+
+def _content_before(text: str, at: int) -> bool:
+    words = _WORD_RX.findall(text, max(0, at - 30), at)
+    return bool(words) and words[-1].lower() not in _NOT_BEFORE_CUT
+
+
+def spoken_answer(text: str) -> bool:
+    """The answer reads as transcribed speech: it has filler sounds ("um", "uh"), a spelled-out
+    acronym or a sound-alike of a model's name (`unspoken` reads one), or at least two of the
+    discourse phrases of speech ("you know", "so yeah", "okay so", "I mean")."""
+    if _FILLER.search(text) or len(_SPEECH.findall(text)) >= 2:
+        return True
+    return _names(text) != text or _SPELLED.sub(_acronym, text) != text
+
+
+def split_run_ons(sentences: list[Sentence]) -> list[Sentence]:
+    """`sentences` (of a spoken answer) with each sentence of at least `_RUN_ON_WORDS` words cut
+    before the discourse words that open a new spoken sentence (`_NEW_SENTENCE`), each piece at
+    least `_MIN_PIECE` words; offsets still index the answer, sentences renumbered in order."""
+    out: list[Sentence] = []
+    for s in sentences:
+        cuts = []
+        if len(_WORD_RX.findall(s.norm)) >= _RUN_ON_WORDS:
+            last = 0
+            found = sorted(
+                [m.end() for m in _NEW_SENTENCE.finditer(s.norm)]
+                + [m.end() for m in _SUBJECT.finditer(s.norm) if _content_before(s.norm, m.start())]
+            )
+            for at in found:
+                if len(_WORD_RX.findall(s.norm, last, at)) >= _MIN_PIECE:
+                    cuts.append(at)
+                    last = at
+            if cuts and len(_WORD_RX.findall(s.norm, cuts[-1])) < _MIN_PIECE:
+                cuts.pop()
+        bounds = [0, *cuts, len(s.text)]
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            piece = s.norm[a:b]
+            lead = len(piece) - len(piece.lstrip())
+            trail = len(piece.rstrip())
+            if trail > lead:
+                out.append(
+                    Sentence(
+                        len(out),
+                        s.start + a + lead,
+                        s.start + a + trail,
+                        s.text[a + lead : a + trail],
+                        s.norm[a + lead : a + trail],
+                    )
+                )
     return out
