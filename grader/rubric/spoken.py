@@ -8,12 +8,16 @@ before a sentence is parsed (`unspoken`):
 - a spelled-out acronym of the course ("gee pee tee", "g p t", "em el em", "el el em") becomes
   the acronym; only letter runs that spell one of the course's acronyms are joined;
 - the sound-alikes a recogniser writes for the model names ("bird" or "burt" for BERT, "mast"
-  or "massed" for masked, "in coder" / "day coder" for encoder / decoder, "by directional"
-  for bidirectional) become the names, but only in an answer about language models
-  (`about_language_models`) and only where the sound-alike stands as a name (not "a bird",
-  "the ship's mast");
+  or "massed" for masked, "casual" for causal, "in coder" / "day coder" for encoder /
+  decoder, "by directional" for bidirectional, "auto regressive") become the names, but
+  only in an answer about language models (`about_language_models`) and only where the
+  sound-alike stands as a name (not "a bird", "the ship's mast");
 - filler sounds ("um", "uh", "erm") are dropped, with the comma they bring;
-- a restart that repeats a word ("the the masked LM", "it's it's trained") keeps one copy;
+- in a spoken answer (`spoken_answer`) a run-on of 40 words or more is cut into sentences
+  before the words a speaker opens a sentence with (`split_run_ons`), and "and" before a
+  new subject gets a comma;
+- in a spoken answer, a restart that repeats a word ("the the masked LM", "it's it's
+  trained") keeps one copy;
 - a spoken repair ("gpt sees everything no wait it only sees the left") gets the comma a
   writer would type before the repair marker, so `retraction.withdrawn_spans` withdraws the
   clause the student corrected and the correction stands as the claim.
@@ -67,13 +71,24 @@ _NAME_AFTER = re.compile(
     r"^\s+(?:model|models|one|ones|type|style|like|family|encoders?|objective|thing|base)\b",
     re.I,
 )
-# "mast"/"massed"/"mask" misheard for "masked" before what it qualifies
+# "mast"/"massed" misheard for "masked" before what it qualifies; "mask" (the "-ed" lost)
+# only before a name of the model, since a "mask token" is a token
 _MASKED_ALIKE = re.compile(
-    r"(?<![\w'-])(?:mast|massed|masted)(?=\s+(?:language|lm|lms|model|models|one|ones|"
+    r"(?<![\w'-])(?:(?:mast|massed|masted)(?=\s+(?:language|lm|lms|model|models|one|ones|"
     r"objective|token|tokens|word|words|thing|position|positions|training|prediction|"
-    r"modell?ing|approach|version|task|type|kind|bird|bert)\b)",
+    r"modell?ing|approach|version|task|type|kind|bird|bert)\b)|"
+    r"mask(?=\s+(?:language models?|lms?|models?|one|ones|objective|version|approach)\b))",
     re.I,
 )
+# "casual" for "causal" before what the model is called in speech ("the casual one");
+# `register` already reads it before "model", "LM", "mask", "attention"
+_CASUAL_ALIKE = re.compile(
+    r"(?<![\w'-])casual(?=\s+(?:one|ones|version|approach|type|kind|side|family|variant|"
+    r"gpt|decoder|decoders|training|objective)\b)",
+    re.I,
+)
+# a compound the recogniser writes in two words
+_AUTO_REGRESSIVE = re.compile(r"(?<![\w'-])auto[ -]regressive(ly)?(?![\w'-])", re.I)
 # a "mast" standing alone after "the" in an answer about language models ("bird is the mast
 # one" is covered above; "it's mast" is "masked")
 _MAST_PREDICATE = re.compile(r"(?<![\w'-])(?P<v>is|it's|are|was) mast(?![\w'-])", re.I)
@@ -116,7 +131,7 @@ def about_language_models(text: str) -> bool:
 def _acronym(m: re.Match[str]) -> str:
     """The run of letter names `m` with every stretch that spells one of the course's acronyms
     joined ("a gee pee tee" -> "a GPT"); a stretch of bare single letters needs three of them
-    ("g p t"), since "a b" or "i e" are words."""
+    ("g p t") or capitals ("L M"), since "a b" or "i e" are words."""
     raw = m.group()
     parts = list(_LETTER_PART.finditer(raw))
     out: list[str] = []
@@ -126,7 +141,8 @@ def _acronym(m: re.Match[str]) -> str:
         for n in range(min(4, len(parts) - i), 1, -1):
             run = parts[i : i + n]
             names = [p.group().lower() for p in run]
-            if all(len(x) == 1 for x in names) and n < 3:
+            bare = all(len(x) == 1 for x in names)
+            if bare and n < 3 and not all(p.group().isupper() for p in run):
                 continue
             word = "".join(_LETTER.get(x, "?") for x in names)
             if word in _ACRONYMS:
@@ -175,17 +191,21 @@ def unspoken(text: str, about_lms: bool = True, spoken: bool = False) -> str:
     """`text` (one sentence, or a whole answer) with speech-to-text's marks undone (see the
     module doc). `about_lms`: the answer is about language models, so sound-alikes of the
     model names may be read as the names; `spoken`: the answer is transcribed speech
-    (`spoken_answer`), so "and" before a new subject opens a new clause. Text without such
+    (`spoken_answer`), so a word said twice is a restart and "and" before a new subject opens
+    a new clause. Text without such
     marks comes back unchanged."""
     if not text:
         return text
     out = _SPELLED.sub(_acronym, text)
     out = _FILLER.sub("", out)
-    out = _STUTTER.sub("", out)
-    out = _REPEAT.sub(_repeat, out)
+    if spoken:
+        out = _STUTTER.sub("", out)
+        out = _REPEAT.sub(_repeat, out)
     if about_lms:
         out = _names(out)
         out = _MASKED_ALIKE.sub("masked", out)
+        out = _CASUAL_ALIKE.sub("causal", out)
+        out = _AUTO_REGRESSIVE.sub(lambda m: "autoregressive" + (m.group(1) or ""), out)
         out = _MAST_PREDICATE.sub(lambda m: m.group("v") + " masked", out)
         out = _CODER.sub(_coder, out)
         out = _BY_DIRECTIONAL.sub(lambda m: "bidirectional" + (m.group(1) or ""), out)
