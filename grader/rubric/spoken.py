@@ -123,6 +123,12 @@ _AND_CLAUSE = re.compile(
 _MEAN_REPAIR = re.compile(r"(?<![\w'-])(?P<m>sorry|no|wait),? i mean\b", re.I)
 
 
+# words one of the rules below rewrites: a rule runs only when one occurs (`unspoken`)
+_FILLER_KEYS = ("um", "uh", "erm")
+_ALIKE_KEYS = ("bird", "burt", "mast", "massed", "mask", "casual", "auto", "coder", "direction")
+_REPAIR_KEYS = ("wait", "sorry", "oops", "scratch", "take that", "i mean")
+
+
 def about_language_models(text: str) -> bool:
     """The answer names enough of the vocabulary of language models (tokens, masking,
     prediction, generation, attention...) that a sound-alike of a model's name is the name."""
@@ -193,16 +199,18 @@ def unspoken(text: str, about_lms: bool = True, spoken: bool = False) -> str:
     module doc). `about_lms`: the answer is about language models, so sound-alikes of the
     model names may be read as the names; `spoken`: the answer is transcribed speech
     (`spoken_answer`), so a word said twice is a restart and "and" before a new subject opens
-    a new clause. Text without such
-    marks comes back unchanged."""
+    a new clause. Text without such marks comes back unchanged. Each rule runs only when a
+    word it rewrites occurs (a substring test), which keeps a written answer's cost low."""
     if not text:
         return text
+    low = text.lower()
     out = _SPELLED.sub(_acronym, text)
-    out = _FILLER.sub("", out)
+    if any(k in low for k in _FILLER_KEYS):
+        out = _FILLER.sub("", out)
     if spoken:
         out = _STUTTER.sub("", out)
         out = _REPEAT.sub(_repeat, out)
-    if about_lms:
+    if about_lms and any(k in low for k in _ALIKE_KEYS):
         out = _names(out)
         out = _MASKED_ALIKE.sub("masked", out)
         out = _CASUAL_ALIKE.sub("causal", out)
@@ -210,10 +218,11 @@ def unspoken(text: str, about_lms: bool = True, spoken: bool = False) -> str:
         out = _MAST_PREDICATE.sub(lambda m: m.group("v") + " masked", out)
         out = _CODER.sub(_coder, out)
         out = _BY_DIRECTIONAL.sub(lambda m: "bidirectional" + (m.group(1) or ""), out)
-    out = _SPOKEN_REPAIR.sub(", ", out)
+    if any(k in low for k in _REPAIR_KEYS):
+        out = _SPOKEN_REPAIR.sub(", ", out)
+        out = _MEAN_REPAIR.sub(lambda m: m.group("m") + ", I mean", out)
     if spoken:
         out = _AND_CLAUSE.sub(", ", out)
-    out = _MEAN_REPAIR.sub(lambda m: m.group("m") + ", I mean", out)
     return out
 
 
