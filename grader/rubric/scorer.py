@@ -271,7 +271,10 @@ def _read(
     injected = injected_sentences(sentences, rubric)
     echoed = echoed_sentences(sentences)
     copied = copied_sentences(sentences, rubric, echoed)
-    scrambled = scrambled_sentences(sentences)
+    # a transcript's restarts ("it they", "can does") are read where speech is undone
+    scrambled = scrambled_sentences(
+        [replace(s, text=s.norm) for s in sentences] if spoken else sentences
+    )
     hedged = noncommittal_sentences(sentences)
     disguised = set() if non_latin_script(text) else disguised_sentences(sentences)
     skip = injected | echoed | copied | scrambled | hedged | disguised

@@ -17,7 +17,8 @@ before a sentence is parsed (`unspoken`):
   before the words a speaker opens a sentence with (`split_run_ons`), and "and" before a
   new subject gets a comma;
 - in a spoken answer, a restart that repeats a word ("the the masked LM", "it's it's
-  trained") keeps one copy;
+  trained") keeps one copy, and one that gives up a pronoun or a modal for another ("it they
+  just predict", "can does it") keeps the second;
 - a spoken repair ("gpt sees everything no wait it only sees the left") gets the comma a
   writer would type before the repair marker, so `retraction.withdrawn_spans` withdraws the
   clause the student corrected and the correction stands as the claim.
@@ -107,6 +108,15 @@ _REPEAT = re.compile(r"(?<![\w'-])(?P<w>[a-z]+(?:'[a-z]+)?)\s+(?P=w)(?![\w'-])",
 _KEEP_DOUBLE = frozenset("that had is do it".split())
 # "you you're", "it it's": a restart on the first sound of the next word
 _STUTTER = re.compile(r"(?<![\w'-])(?P<w>you|it|we|they|i|he|she)\s+(?=(?P=w)'[a-z]+\b)", re.I)
+# A restart on another word of the same kind: a subject pronoun, or a copula or modal, given up
+# for the next one ("so it they just predict", "gpt can does it only look left"): the speaker
+# keeps the second
+_RESTART_PAIR = re.compile(
+    r"(?<![\w'-])(?:(?:it|they|we|he|she) (?=(?:it|they|we|he|she)\b)|"
+    r"(?:is|are|was|were|can|could|will|would|should|must) (?=(?:is|are|was|were|has|had|"
+    r"does|did|can|could|will|would|should|must|isn't|doesn't|can't|won't)\b))",
+    re.I,
+)
 # Spoken repairs with no comma before them: the comma a writer would type
 _SPOKEN_REPAIR = re.compile(
     r"(?<=[a-z0-9])\s+(?=(?:no wait|wait no|no sorry|sorry no|sorry i mean|no i mean|"
@@ -210,6 +220,7 @@ def unspoken(text: str, about_lms: bool = True, spoken: bool = False) -> str:
     if spoken:
         out = _STUTTER.sub("", out)
         out = _REPEAT.sub(_repeat, out)
+        out = _RESTART_PAIR.sub("", out)
     if about_lms and any(k in low for k in _ALIKE_KEYS):
         out = _names(out)
         out = _MASKED_ALIKE.sub("masked", out)
@@ -243,11 +254,16 @@ _NEW_SENTENCE = re.compile(
 # ... and before a model's name (as said, before `unspoken` reads it) that opens a new clause
 # with its verb ("... never learned without them gee pee tee predicts the next word"), after a
 # content word (`register` gives the same clause a comma when the answer is not spoken)
+_SPOKEN_NAME = (
+    r"(?:bert|bird|burt|gpt|gee pee tee|g p t|jee pee tee|mlm|clm|"
+    r"(?:masked|mast|causal) (?:lm|model|language model))"
+)
 _SUBJECT = re.compile(
-    r"(?<=[a-z0-9'])[ \t]+(?=(?:(?:and|but|um|uh|okay|so) )?(?:the )?(?:bert|bird|burt|gpt|"
-    r"gee pee tee|g p t|jee pee tee|mlm|clm|(?:masked|mast|causal) (?:lm|model|language model))"
-    r"[ \t]+(?:sees|looks|reads|uses|only|just|predicts|guesses|can|can't|cannot|doesn't|is|"
-    r"isn't|was|has|needs|attends|fills|gets|learns|knows|never|always|trains|is)\b)",
+    rf"(?<=[a-z0-9'])[ \t]+(?=(?:(?:and|but|um|uh|okay|so) )?(?:the )?{_SPOKEN_NAME}"
+    rf"(?:[ \t]+{_SPOKEN_NAME})?(?:[ \t]+(?:kind of|sort of|basically|really|actually|just))?"
+    r"[ \t]+(?:sees|looks|reads|uses|only|predicts|guesses|can|can't|cannot|doesn't|is|"
+    r"isn't|was|has|had|needs|attends|fills|gets|got|learns|learned|knows|never|always|"
+    r"trains|trained|practiced|practised|practices|relies|depended|depends|generates|works)\b)",
     re.I,
 )
 _NOT_BEFORE_CUT = frozenset(

@@ -114,3 +114,15 @@ def test_written_text_comes_back_unchanged() -> None:
     )
     assert not spoken_answer(written)
     assert unspoken(written) == written
+
+
+def test_restarts_on_another_pronoun_or_modal_are_not_a_shuffle() -> None:
+    text = (
+        "um so bird it they fill each blank from the words on both sides of it. "
+        "when you generate uh the later words are not written yet and bird was is never "
+        "practised without them. "
+        "gee pee tee can does only look at the earlier words, it we call that the causal mask."
+    )
+    verdicts = rules(text)
+    assert verdicts["C1"] == "met"
+    assert verdicts["C3"] == "met"
