@@ -55,7 +55,8 @@ _LM_WORDS = re.compile(
     r"\b(?:tokens?|mask(?:ed|ing|s)?|mast|language models?|lms?|gpt|predict\w*|"
     r"generat\w*|attention|attends?|transformers?|bidirectional|causal|autoregressive|"
     r"encoders?|decoders?|coders?|next word|training|trained|context|blanks?|left to right|"
-    r"(?:earlier|previous|later|future|following|hidden) (?:words?|tokens?)|classification)\b",
+    r"(?:earlier|previous|later|future|following|hidden) (?:words?|tokens?)|classification|"
+    r"both sides|before and after|left and right)\b",
     re.I,
 )
 _LM_MIN_WORDS = 2

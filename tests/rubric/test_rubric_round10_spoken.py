@@ -126,3 +126,7 @@ def test_restarts_on_another_pronoun_or_modal_are_not_a_shuffle() -> None:
     verdicts = rules(text)
     assert verdicts["C1"] == "met"
     assert verdicts["C3"] == "met"
+
+
+def test_one_spoken_sentence_about_both_sides_is_enough_context_for_the_name() -> None:
+    assert rules("bird sees the words before and after the blank")["C1"] == "met"
