@@ -15,8 +15,8 @@ the corrected statement after the marker is the student's claim.
 - A sentence that opens with a repair marker withdraws the sentence before it (the rest of
   the sentence is the correction and stays asserted).
 - A marker needs a word of withdrawal ("no", "sorry", "scratch that", "backwards", "I take
-  that back", "correction:", "EDIT: actually"): a "wait" that confirms ("wait - yes, it
-  does") withdraws nothing.
+  that back", "correction:", "EDIT: actually"; in speech "sorry, I mean", "actually, no"):
+  a "wait" that confirms ("wait - yes, it does") withdraws nothing.
 
 Offsets are into `Sentence.norm`. Pure functions, no state.
 """
@@ -29,8 +29,8 @@ from grader.rubric.text import clause_bounds
 
 # the marker itself; the alternatives each contain a word that withdraws
 _MARKER = (
-    r"(?:(?:wait|hold on|hmm+|oops|sorry|nope|no|err?m?|uh+)\W{1,3}"
-    r"(?:no|sorry|wait|nope|scratch that|(?:that's|that is|i had (?:it|that)) "
+    r"(?:(?:wait|hold on|hmm+|oops|sorry|nope|no|err?m?|uh+|actually)\W{1,3}"
+    r"(?:no|sorry|wait|nope|scratch that|i mean|(?:that's|that is|i had (?:it|that)) "
     r"(?:backwards|wrong|not right|the wrong way round|reversed|mixed up))\b|"
     r"(?:scratch|strike|forget|ignore) that\b|i take (?:that|it) back\b|"
     r"correction\s*:|edit\s*:\s*(?:actually|no\b|wait|correction|i was wrong|wrong)|"

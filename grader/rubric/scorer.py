@@ -38,6 +38,7 @@ from grader.rubric.guards import (
 )
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
+from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.textsafe import clean_text
 
@@ -257,15 +258,23 @@ def _read(
     `disguised_sentences`), so the scorer need not find them twice. An answer written in a
     non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
     scripts ("GPT\u0448\u043a\u0430") are not held against it."""
+    lms = about_language_models(text)
+    sentences = split_note_lines(split_sentences(text), text)
+    spoken = spoken_answer(text)
+    if spoken:
+        sentences = split_run_ons(sentences)
     sentences = [
-        replace(s, norm=correct_spelling(register(s.norm).text))
-        for s in split_note_lines(split_sentences(text), text)
+        replace(s, norm=correct_spelling(register(unspoken(s.norm, lms, spoken)).text))
+        for s in sentences
     ]
     sentences = expand_tables(sentences, rubric)
     injected = injected_sentences(sentences, rubric)
     echoed = echoed_sentences(sentences)
     copied = copied_sentences(sentences, rubric, echoed)
-    scrambled = scrambled_sentences(sentences)
+    # a transcript's restarts ("it they", "can does") are read where speech is undone
+    scrambled = scrambled_sentences(
+        [replace(s, text=s.norm) for s in sentences] if spoken else sentences
+    )
     hedged = noncommittal_sentences(sentences)
     disguised = set() if non_latin_script(text) else disguised_sentences(sentences)
     skip = injected | echoed | copied | scrambled | hedged | disguised
