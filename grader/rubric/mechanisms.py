@@ -434,8 +434,10 @@ def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
 # "write" at all: measured, "trained to write" is mostly the blank being written)
 _FOR_GENERATION = re.compile(
     r"^\W+(?:\w+\W+){0,2}?(?:for|to)\W+(?:\w+\W+)?(?:left\W+to\W+right\W+)?"
-    r"(?:generation|generating|generate)\b(?!\W+(?:\w+\W+)?(?:missing|masked|"
-    r"hidden|blank\w*|covered|gaps?|embeddings?|representations?|features?)\b)",
+    r"(?:(?:generation|generating|generate)\b(?!\W+(?:\w+\W+)?(?:missing|masked|"
+    r"hidden|blank\w*|covered|gaps?|embeddings?|representations?|features?)\b)|"
+    # round 10: "trained to produce text from left to right"
+    r"produc(?:e|ing)\W+(?:\w+\W+)?(?:text|sentences|prose|continuations?)\b)",
     re.IGNORECASE,
 )
 _TRAIN_VERB = re.compile(r"^(?:pre-?)?(?:trained|optimi[sz]ed|practi[sc]es?|practi[sc]ed)$", re.I)
