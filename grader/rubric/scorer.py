@@ -27,6 +27,7 @@ from grader.rubric.discourse import expand_tables
 from grader.rubric.disguise import disguised_sentences
 from grader.rubric.evasion import noncommittal_sentences, visible_text
 from grader.rubric.feedback import QUOTE_CHARS, criterion_feedback, declined_feedback, summary
+from grader.rubric.hedges import drop_hedges
 from grader.rubric.guards import (
     MAX_CHARS,
     Guards,
@@ -258,7 +259,7 @@ def _read(
     non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
     scripts ("GPT\u0448\u043a\u0430") are not held against it."""
     sentences = [
-        replace(s, norm=correct_spelling(register(s.norm).text))
+        replace(s, norm=drop_hedges(correct_spelling(register(s.norm).text)))
         for s in split_note_lines(split_sentences(text), text)
     ]
     sentences = expand_tables(sentences, rubric)
