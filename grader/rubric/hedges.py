@@ -37,7 +37,12 @@ _HEDGE = (
 _COMMAS = re.compile(rf",\s*(?:{_HEDGE})\s*,", re.IGNORECASE)
 _BARE = re.compile(
     r"\s(?:to (?:some |a (?:certain |large |great )?|a limited )(?:extent|degree)"
-    r"|in (?:a|some|one) (?:certain )?sense|in effect)(?=\s)(?!\s*,)",
+    r"|in (?:a|some|one) (?:certain )?sense|in effect|basically|essentially|pretty much"
+    r"|more or less)(?=\s)(?!\s*,)"
+    # "trained kind of the same way": "kind of" / "sort of" as a degree word, before what it
+    # softens (not the noun, "a kind of model", "this sort of mask")
+    r"|(?<!\ba)(?<!\bthe)(?<!\bthis)(?<!\bthat)(?<!\bwhat)(?<!\bone)(?<!\bsome)(?<!\bany)"
+    r"\s(?:kind|sort) of(?=\s(?:the same|like|similar|different|identical|alike)\b)",
     re.IGNORECASE,
 )
 
