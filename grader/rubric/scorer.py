@@ -27,7 +27,6 @@ from grader.rubric.discourse import expand_tables
 from grader.rubric.disguise import disguised_sentences
 from grader.rubric.evasion import noncommittal_sentences, visible_text
 from grader.rubric.feedback import QUOTE_CHARS, criterion_feedback, declined_feedback, summary
-from grader.rubric.hedges import drop_hedges
 from grader.rubric.guards import (
     MAX_CHARS,
     Guards,
@@ -37,6 +36,7 @@ from grader.rubric.guards import (
     injected_sentences,
     scrambled_sentences,
 )
+from grader.rubric.hedges import drop_hedges
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
