@@ -30,9 +30,7 @@ from grader.rubric.model import Rubric
 _QUOTATION = re.compile(r"\"[^\"]*?\w+\W+\w+\W+\w+[^\"]*?\"")
 _ATTRIBUTION = re.compile(
     r"\b(?:apparently|supposedly|allegedly|reportedly|according to|rumou?red|"
-    r"i(?:'ve| have)? (?:read|heard|seen it said)|i was told|we were told|"
-    # round 10: "it seems to me" is the student's own hedged view, not what others say
-    r"it seems(?! to (?:me|us)\b))\b",
+    r"i(?:'ve| have)? (?:read|heard|seen it said)|i was told|we were told|it seems)\b",
     re.IGNORECASE,
 )
 _DOUBT = re.compile(
