@@ -449,10 +449,14 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
 # "it loses that", "the mask only matters at inference", "it only applies the mask when it
 # generates" (the restriction switched on for use alone)
 _LESS_AT_USE = re.compile(
-    r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|rel(?:y|ies|ying) on|no longer|"
+    # (not a reliance that carries on: "in generation it continues to rely on that habit")
+    r"\b(?:without|limit\w*|restrict\w*|los(?:e|es|t|ing)|"
+    r"(?<!\bcontinues to )(?<!\bcontinue to )(?<!\bstill )rel(?:y|ies|ying) on|no longer|"
     r"deprived|matters?|(?:has|have|had) to (?:do|work|rely|cope|manage|guess))\b|"
     r"\bonly\W+(?:\w+\W+)?(?:uses?|used|appl(?:y|ies|ied)|adds?|added|turns? on)\W+"
-    r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b",
+    r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b|"
+    # round 10: "when it generates it has access only to the earlier tokens"
+    r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b",
     re.IGNORECASE,
 )
 

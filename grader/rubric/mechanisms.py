@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.generation_ability import BOTH_CAN_BUT, COMPARED, GOOD, able_alone
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import noun_complement, suited_time, unsuited
@@ -44,12 +45,6 @@ _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re
 _READ_VERB = re.compile(
     r"\b(?:reads?|reading|process(?:es|ing)?|looks?|sees?|attends?|goes|go|works?|scans?|"
     r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+){0,3}$",
-    re.IGNORECASE,
-)
-_GOOD = re.compile(
-    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|nicely|"
-    r"easily|without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|"
-    r"great)\b",
     re.IGNORECASE,
 )
 _TRAIL = re.compile(
@@ -131,15 +126,8 @@ def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
         and not _framed(ss, h)
         and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
         and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
-        and not _COMPARED.search(ss.sent.norm[max(0, h.start - 30) : h.start])
+        and not COMPARED.search(ss.sent.norm[max(0, h.start - 30) : h.start])
     )
-
-
-# "harder than filling a blank", "instead of predicting the next word": the comparison object
-_COMPARED = re.compile(
-    r"\b(?:than|instead of|as opposed to|compared (?:to|with))\s+(?:\w+\s+){0,2}$",
-    re.IGNORECASE,
-)
 
 
 def mlm_causal(ss: ParsedSentence) -> list[Claim]:
@@ -199,7 +187,6 @@ _BOTH_CAN = re.compile(r"\bcan\s+(?:\w+\s+)?$", re.I)
 _ASKED_CAN = re.compile(
     r"\b(?:which|whether|who|what|why|how)\b(?:\s+(?!can\b)\w+){0,4}\s+can\s+(?:\w+\s+)?$", re.I
 )
-_BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\w*)\b", re.I)
 
 
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
@@ -212,11 +199,13 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
             and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
             and not _ASKED_CAN.search(ss.sent.norm[max(0, g.start - 40) : g.start])
             and not ss.negated(g)
-            and not _BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
+            and not BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
             and not inside(g.start, ss.unasserted)
         ):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
-        if not _GOOD.match(ss.sent.norm[g.end : g.end + 60]):
+        if able_alone(ss, g):
+            return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
+        if not GOOD.match(ss.sent.norm[g.end : g.end + 60]):
             continue
         if _blamed(ss, g, MLM):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
@@ -439,8 +428,10 @@ def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
 # "write" at all: measured, "trained to write" is mostly the blank being written)
 _FOR_GENERATION = re.compile(
     r"^\W+(?:\w+\W+){0,2}?(?:for|to)\W+(?:\w+\W+)?(?:left\W+to\W+right\W+)?"
-    r"(?:generation|generating|generate)\b(?!\W+(?:\w+\W+)?(?:missing|masked|"
-    r"hidden|blank\w*|covered|gaps?|embeddings?|representations?|features?)\b)",
+    r"(?:(?:generation|generating|generate)\b(?!\W+(?:\w+\W+)?(?:missing|masked|"
+    r"hidden|blank\w*|covered|gaps?|embeddings?|representations?|features?)\b)|"
+    # round 10: "trained to produce text from left to right"
+    r"produc(?:e|ing)\W+(?:\w+\W+)?(?:text|sentences|prose|continuations?)\b)",
     re.IGNORECASE,
 )
 _TRAIN_VERB = re.compile(r"^(?:pre-?)?(?:trained|optimi[sz]ed|practi[sc]es?|practi[sc]ed)$", re.I)

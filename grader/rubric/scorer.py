@@ -36,6 +36,7 @@ from grader.rubric.guards import (
     injected_sentences,
     scrambled_sentences,
 )
+from grader.rubric.hedges import drop_hedges
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
 from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
@@ -264,7 +265,7 @@ def _read(
     if spoken:
         sentences = split_run_ons(sentences)
     sentences = [
-        replace(s, norm=correct_spelling(register(unspoken(s.norm, lms, spoken)).text))
+        replace(s, norm=drop_hedges(correct_spelling(register(unspoken(s.norm, lms, spoken)).text)))
         for s in sentences
     ]
     sentences = expand_tables(sentences, rubric)

@@ -22,7 +22,7 @@ PAIR_WINDOW = 6  # words between "only" and "earlier tokens"
 _RANGE = re.compile(r"[<\u2264]|\bup to\b|\b(?:1|0|one)\s*(?:to|through|\.\.)\s*[a-z]\b", re.I)
 # Verbs that state what a model perceives (vs "trained with", "from", "has").
 _PERCEPTION = re.compile(
-    r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view)", re.I
+    r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view|\w+ shown)", re.I
 )
 _ELLIPSIS = re.compile(
     r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
