@@ -124,7 +124,9 @@ _THE = re.compile(r"the\s", re.I)
 _RELATIVE = re.compile(r"\s+(?:who|whose|that)\b", re.I)
 
 
-def _another_figure(m: re.Match[str], np: str, here: Sentence, sentences: Iterable[Sentence]) -> bool:
+def _another_figure(
+    m: re.Match[str], np: str, here: Sentence, sentences: Iterable[Sentence]
+) -> bool:
     """The mapping picks one figure out of several of the same noun: "GPT is the pupil who
     practised 'what comes next'" after "Imagine you are a pupil who has only done gap-fills"
     (round 10, the teachers' voice): a pupil introduced in another sentence ("a pupil who")

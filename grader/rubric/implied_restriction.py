@@ -10,12 +10,11 @@ absence anywhere in the answer; a sameness of manner only ("GPT trains the way i
 model sees. A sameness phrase that is the object of a difference ("the way they are trained is
 different from the way they are used") is no sameness at all.
 
-Round 10 (the teachers' voice): a sameness of manner says the restriction in other words only
-when the answer says nothing else of what the causal LM predicts from. An answer that states
-the causal objective itself ("GPT is trained to predict the next word from the previous
-words") and leaves "only" out has stated the objective without its restriction; a sameness
-that spells its manner out as the order of prediction ("it trains the way it generates, one
-word after another") then repeats that order and adds no restriction. A sameness of the information condition ("the same conditions") still implies it.
+Round 10 (the teachers' voice): a sameness of manner that spells out the order of
+prediction ("it trains the way it generates, one word after another") repeats that order and
+adds no restriction when the answer states the causal objective itself without "only" ("GPT
+is trained to predict the next word from the previous words"). A sameness of the information
+condition ("the same conditions") still implies it.
 """
 
 from __future__ import annotations
