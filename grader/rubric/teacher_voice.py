@@ -17,8 +17,15 @@ a student's essay rarely uses:
   or double quotes) is the source's to its closing quote, indirect speech to the end of the
   clause.
 
-`polarity.unasserted_spans` adds these spans to the other frames. Offsets are into the
-sentence's normalised text. Pure functions, no state.
+`polarity.unasserted_spans` adds these spans to the other frames.
+
+    identified_model(next_norm, family_of) -> model key | None
+
+An activity described with pupils as its actors and then identified ("Pupils guess the
+bleeped word from both sides. That's masked LM (BERT).") is that model's: `analysis.analyse`
+reads the sentence before such an identification with the named model as its subject.
+
+Offsets are into the sentence's normalised text. Pure functions, no state.
 """
 
 from __future__ import annotations
@@ -79,3 +86,25 @@ def _quote_end(s: str, start: int, scope_end: Callable[[str, int], int]) -> int:
         return len(s) if m is None else m.end()
     at = s.find(close, q.end())
     return len(s) if at < 0 else at + 1
+
+
+# "That's masked LM (BERT).", "That is a causal LM (GPT), where ...", "This is what GPT does.":
+# the activity or scene just described is that model's (round 10)
+_IDENTIFIES = re.compile(
+    r"^\W*(?:that|this)(?:'s|\s+is|\s+was)\s+(?:exactly\s+|basically\s+|just\s+)?"
+    r"(?:how\s+|what\s+)?(?:the\s+|a\s+|an\s+)?(?P<target>[\w -]{2,30}?)"
+    r"(?:\s*\([^()]{1,20}\))?(?:\s+(?:does|do|is trained|learns|works))?"
+    r"(?:\W*$|\s*,\s+(?:where|in which|which)\b)",
+    re.IGNORECASE,
+)
+
+
+def identified_model(next_norm: str, family_of: Callable[[str], set[str]]) -> str | None:
+    """The model key ("masked_model" / "causal_model") a sentence names when it only says
+    which model the sentence before it described ("That's masked LM (BERT)."), else None.
+    `family_of(text)` is the set of model keys a text names."""
+    m = _IDENTIFIES.match(next_norm)
+    if m is None:
+        return None
+    keys = family_of(next_norm[: m.end()])
+    return next(iter(keys)) if len(keys) == 1 else None

@@ -10,7 +10,8 @@ everyday task names, worked examples and analogies with two pupils.
   introduces "a pupil who ..." (two figures of one noun);
 - a sameness spelled out as the order of prediction ("word by word") implies no restriction
   when the answer states the causal objective without "only";
-- the example sentence a worked example quotes is data, not a quoted claim.
+- the example sentence a worked example quotes is data, not a quoted claim;
+- "That's masked LM (BERT)." after an activity makes the activity that model's.
 
 Sentences written for these tests."""
 
@@ -104,3 +105,13 @@ def test_the_quoted_example_of_a_worked_example_leaves_a_false_claim_certain() -
         "repeat. This works well because BERT learned to use the words around each mask."
     )
     assert rules(text)["C2"] == "contradicted"
+
+
+# -- an activity identified by the next sentence ----------------------------------------------
+def test_an_activity_is_the_model_the_next_sentence_identifies() -> None:
+    text = (
+        "Lesson aim: compare causal LM training with the other kind. Game 1: I cover one "
+        "word of a sentence and the class works it out from the words before and after the "
+        "cover. That's masked LM (BERT)."
+    )
+    assert rules(text)["C1"] == "met"
