@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grader.rubric.prefilter import finditer, fold
+
 # "Misconception no. 1:", "Common misconception #2:", "Misconception alert:", "Myth 3:",
 # "Typical pupil misconception (box):" - the label opens its sentence and ends at a colon
 _MISCONCEPTION_LABEL = re.compile(
@@ -71,7 +73,7 @@ def staged_spans(s: str, scope_end: Callable[[str, int], int]) -> list[tuple[int
         # only a quotation under the label is the misconception: "Misconception alert: BERT
         # is bidirectional" is the teacher's own correction, written under the same heading
         spans.append((m.start(), _quote_end(s, m.end(), scope_end)))
-    for m in _SOURCE_SAYS.finditer(s):
+    for m in finditer(_SOURCE_SAYS, s, fold(s)):  # scanned only with a source's words
         spans.append((m.start(), _quote_end(s, m.end(), scope_end)))
     return spans
 
