@@ -36,6 +36,7 @@ from grader.rubric.polarity import affirms, blank
 from grader.rubric.reference import GENERIC_SINGULAR, code_names, is_heading
 from grader.rubric.retraction import withdraws_previous
 from grader.rubric.sentence import ParsedSentence
+from grader.rubric.teacher_voice import identified_model
 from grader.rubric.text import Sentence, is_list_like, word_count, words
 from grader.rubric.uses import use_question_frame
 from grader.rubric.vision import _bare_label
@@ -69,6 +70,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
     names = dict(aliases([s for s in sentences if s.index not in skip], rubric))
     for key, pats in code_names([s.norm for s in sentences], _families(rubric)).items():
         names[key] = (*names.get(key, ()), *pats)
+    family_of = _families(rubric)
     topic: Subject | None = None  # the family the last heading names
     for k, sent in enumerate(sentences):
         if sent.index in skip:
@@ -82,8 +84,15 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         frame = frame or _absence_goes_on(prev_scene and prev is not None, sent, rubric)
         if prev is not None:
             frame = (*frame, *use_question_frame(prev.norm, sent.norm, rubric))
+        carried = inherited
+        nxt = sentences[k + 1] if k + 1 < len(sentences) else None
+        if nxt is not None and nxt.index not in skip and not family_of(sent.norm):
+            # "Pupils guess the bleeped word from both sides. That's masked LM (BERT).": the
+            # activity described is the model the next sentence names (round 10)
+            key = identified_model(nxt.norm, family_of)
+            carried = {"masked_model": MLM, "causal_model": CLM}.get(key or "", inherited)
         ss = ParsedSentence(
-            sent, rubric, inherited, named, yes, names, frame, len(recent) > 1, topic, withdrawn
+            sent, rubric, carried, named, yes, names, frame, len(recent) > 1, topic, withdrawn
         )
         if is_heading(sent.norm):
             fams = {c for _, c, _ in ss.subj} & {MLM, CLM}

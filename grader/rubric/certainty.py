@@ -7,7 +7,8 @@ the costliest error the scorer can make. The frames of `polarity.py` already dro
 student reports, denies, asks, supposes, quotes or concedes; this pass catches what is left
 uncertain. When the sentence a contradiction quotes still carries a mark of uncertain polarity:
 
-- a quotation of three or more words ('... "BERT writes fine" ...'),
+- a quotation of three or more words ('... "BERT writes fine" ...'), unless it is introduced
+  as the example a worked example works on ('the sentence: "The weather today is [MASK]"'),
 - a question mark,
 - an attribution ("apparently", "supposedly", "according to", "I read / heard / was told"),
 - a stated doubt ("I'm not sure", "no idea whether"),
@@ -38,6 +39,12 @@ _DOUBT = re.compile(
     r"(?:if|whether))\b",
     re.IGNORECASE,
 )
+# round 10 (teachers' voice): a quotation introduced as the example input ('put a [MASK] at the
+# end of the sentence: "The weather today is [MASK]"', 'the prompt "Once upon a time"')
+_EXAMPLE_INTRO = re.compile(
+    r"\b(?:sentence|example|prompt|input|phrase|string|sequence|e\.g\.|such as)\s*[:,]?\s*$",
+    re.IGNORECASE,
+)
 _NOT_CONTENT = frozenset({"negation", "only", "contrast_prefix"})
 MAX_PASSES = 3  # uncertain sentences set aside per criterion before the verdict stands
 
@@ -48,6 +55,8 @@ def uncertain(f: SentenceFacts) -> str | None:
     ('I call this "peeking at the answers"')."""
     norm = f.sentence.norm
     for m in _QUOTATION.finditer(norm):
+        if _EXAMPLE_INTRO.search(norm, 0, m.start()):
+            continue  # the example a worked example works on is data, not a claim quoted
         if any(
             m.start() <= h.start < m.end()
             for k, hits in f.hits.items()

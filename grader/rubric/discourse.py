@@ -94,6 +94,8 @@ def aliases(
                 if key not in _MODEL_KEYS:
                     continue
                 np = _head_name(m.group("np"), rubric, whole=True)
+                if np and rx is _MODEL_IS_NP and _another_figure(m, np, s, sentences):
+                    continue
                 if np:
                     found.setdefault(np, set()).add(key)
     for np, key in _mapped_back(list(sentences), rubric):
@@ -115,6 +117,25 @@ def aliases(
         narrowed = rf"(?!(?<=(?i:the) ){body}\s+(?i:who|whose|that)\b)"
         out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){narrowed}{body}{suffix}", flags))
     return {k: tuple(v) for k, v in out.items()}
+
+
+# "GPT is the pupil who practised ...": a definite figure narrowed by a relative clause
+_THE = re.compile(r"the\s", re.I)
+_RELATIVE = re.compile(r"\s+(?:who|whose|that)\b", re.I)
+
+
+def _another_figure(
+    m: re.Match[str], np: str, here: Sentence, sentences: Iterable[Sentence]
+) -> bool:
+    """The mapping picks one figure out of several of the same noun: "GPT is the pupil who
+    practised 'what comes next'" after "Imagine you are a pupil who has only done gap-fills"
+    (round 10, the teachers' voice): a pupil introduced in another sentence ("a pupil who")
+    is another figure, so the noun stands for neither model."""
+    text = here.norm
+    if not (_THE.match(text, m.start("np") - 4) and _RELATIVE.match(text, m.end("np"))):
+        return False
+    intro = re.compile(rf"\b(?:a|an)\s+{re.escape(np)}\s+(?:who|whose|that)\b", re.I)
+    return any(s.index != here.index and intro.search(s.norm) for s in sentences)
 
 
 # "That's the masked LM." / "This is GPT." right after an analogy's sentence: the figure just

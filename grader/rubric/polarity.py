@@ -40,6 +40,7 @@ import re
 
 from grader.rubric.prefilter import finditer, fold, search
 from grader.rubric.retraction import withdrawn_spans
+from grader.rubric.teacher_voice import staged_spans
 
 # -- the end of a frame's scope -------------------------------------------------------------
 _RETURN = re.compile(
@@ -395,6 +396,7 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
             if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE or pat is _SUPPOSE_OPEN:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
+    spans.extend(staged_spans(s, _scope_end))  # a misconception box, a quoted source
     err = _ERROR_MESSAGE.search(s)
     if err is not None:
         spans.append((err.start(), len(s)))  # a pasted error message: the program's words
