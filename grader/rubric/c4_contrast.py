@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import CLM, MLM, Analysis
+from grader.rubric.facts import CLM, MLM, Analysis, Claim
 
 # contrast markers between the two models ("while" only as a conjunction, not "while
 # generating")
@@ -38,3 +38,18 @@ def sides_contrasted(an: Analysis, link: tuple[int, ...], near: int) -> bool:
     if {MLM, CLM} <= f.mentions:
         return True
     return bool(CONTRAST.search(f.sentence.norm))
+
+
+# a likeness without its condition: "training is more similar to generation", "closer to how
+# it is used", "its training resembles the way writing works", "looks like its use"
+VAGUE = re.compile(
+    r"(?:more |very |quite )?similar to|closer to|resembl\w*|looks? (?:just )?like .*", re.IGNORECASE
+)
+
+
+def vague_relations(rels: list[Claim]) -> tuple[list[Claim], list[Claim]]:
+    """The relations split into those that state a sameness or difference and the vague
+    likenesses (guide: a vague "training differs from use" is partial): a likeness earns a
+    partial on its own and never makes a false claim, whichever model it is said of."""
+    vague = [c for c in rels if VAGUE.fullmatch(c.text.strip())]
+    return [c for c in rels if c not in vague], vague
