@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from grader.rubric.c4_additive import additive_mismatch
 from grader.rubric.c4_contrast import VAGUE, sides_contrasted, vague_relations
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
@@ -160,6 +161,9 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     side of the comparison)."""
     same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
+    carried = additive_mismatch(an)
+    same += [c for c in carried if c.kind == "relation_same"]
+    diff += [c for c in carried if c.kind == "relation_diff"]
     same, vague_same = vague_relations(same)
     diff, vague_diff = vague_relations(diff)
     same, diff = _one_and_the_other(an, same, diff)

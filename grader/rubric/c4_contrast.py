@@ -43,7 +43,8 @@ def sides_contrasted(an: Analysis, link: tuple[int, ...], near: int) -> bool:
 # a likeness without its condition: "training is more similar to generation", "closer to how
 # it is used", "its training resembles the way writing works", "looks like its use"
 VAGUE = re.compile(
-    r"(?:more |very |quite )?similar to|closer to|resembl\w*|looks? (?:just )?like .*", re.IGNORECASE
+    r"(?:more |very |quite )?similar to|closer to|resembl\w*|looks? (?:just )?like .*",
+    re.IGNORECASE,
 )
 
 
