@@ -40,8 +40,8 @@ def sides_contrasted(an: Analysis, link: tuple[int, ...], near: int) -> bool:
     return bool(CONTRAST.search(f.sentence.norm))
 
 
-# a likeness without its condition: "training is more similar to generation", "closer to how
-# it is used", "its training resembles the way writing works", "looks like its use"
+# a likeness without its condition: "training is more similar to generation", "looks like its
+# use" (and "closer to", "resembles" if an instructor adds them to the lexicon)
 VAGUE = re.compile(
     r"(?:more |very |quite )?similar to|closer to|resembl\w*|looks? (?:just )?like .*",
     re.IGNORECASE,
