@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_additive import additive_mismatch
-from grader.rubric.c4_contrast import VAGUE, sides_contrasted, vague_relations
+from grader.rubric.c4_contrast import VAGUE, vague_relations
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
 from grader.rubric.c4_sides import (
@@ -240,9 +240,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         # without a word about training the passage compares the models, not the conditions
         if near is not None and trained & {*c2.evidence, near}:
             ev = tuple(sorted({*c2.evidence, near}))
-            if sides_contrasted(an, c2.evidence, near):
-                return Judgement("met", ev, CONF_MET_LINKED - 0.05)
-            return Judgement("partial", ev, CONF_PARTIAL - 0.05)  # two descriptions: one side
+            return Judgement("met", ev, CONF_MET_LINKED - 0.05)
         if near is not None:
             # the same passage with no training word: what each model has at generation, set
             # side by side (the masked LM's loss, the causal LM's sufficiency); one side made

@@ -1,11 +1,9 @@
 """C2 and C4 readings of issue-19 round 10 (track C2/C4).
 
-- C4: the C2 link and the causal restriction said one after the other, with nothing setting
-  them against each other, are one side of the comparison (partial); a likeness between
-  training and use ("more similar to", "looks like its use") is a vague comparison (partial,
-  never a false claim); a denied mismatch whose sentence names the masked LM only as its
-  comparison object is no false claim; a mismatch carried to a model by an additive ("as
-  well", "either", "the same mismatch as") is that model's.
+- C4: a likeness between training and use ("more similar to", "looks like its use") is a
+  vague comparison (partial, never a false claim); a denied mismatch whose sentence names the
+  masked LM only as its comparison object is no false claim; a mismatch carried to a model by
+  an additive ("as well", "either", "the same mismatch as") is that model's.
 - C2: left-to-right generation given as why the causal LM is used for generation is no
   generation condition for the masked LM; "has no words after the position it writes" and
   "nothing exists after the current word" are the generation condition.
@@ -21,22 +19,6 @@ MLM_VIEW = "The masked model guesses each hidden word from the words on its left
 CLM_ONLY = (
     "The causal model predicts every word from only the words before it, because of its mask."
 )
-
-
-# -- C4: two descriptions side by side are one side -----------------------------------------
-@pytest.mark.parametrize(
-    "text",
-    [
-        MLM_VIEW + " When a story is written one word at a time, the words after the current "
-        "one do not exist yet, and the masked model was never trained without them. " + CLM_ONLY,
-        "BERT recovers a blanked word using the text before and after it. At sampling time "
-        "the later words are not there yet, so BERT has lost the right-hand context it was "
-        "trained to rely on. GPT only ever looks at the earlier tokens; a triangular mask "
-        "hides the rest.",
-    ],
-)
-def test_link_and_restriction_without_contrast_is_one_side(text: str) -> None:
-    assert rules(text)["C4"] == "partial"
 
 
 # -- C4: a likeness is a vague comparison ------------------------------------------------------
