@@ -1,7 +1,7 @@
 """C4: vague comparisons between training and use.
 
-A likeness between the training and the use ("the causal model's training is more similar to
-generation", "training looks like its use") names no condition: the guide's vague "training
+A likeness between the training and the use ("the causal model's training looks like its
+use", "is more similar to generation") names no condition: the guide's vague "training
 differs from use", partial at most, and never a false claim whichever model it is said of.
 """
 
@@ -11,8 +11,8 @@ import re
 
 from grader.rubric.facts import Claim
 
-# a likeness without its condition: "training is more similar to generation", "looks like its
-# use" (and "closer to", "resembles" if an instructor adds them to the lexicon)
+# a likeness without its condition: "training looks like its use" (and "more similar to",
+# "closer to", "resembles" if an instructor adds them to the lexicon)
 VAGUE = re.compile(
     r"(?:more |very |quite )?similar to|closer to|resembl\w*|looks? (?:just )?like .*",
     re.IGNORECASE,

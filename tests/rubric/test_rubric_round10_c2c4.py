@@ -1,6 +1,6 @@
 """C2 and C4 readings of issue-19 round 10 (track C2/C4).
 
-- C4: a likeness between training and use ("more similar to", "looks like its use") is a
+- C4: a likeness between training and use ("looks like generation") is a
   vague comparison (partial, never a false claim); a denied mismatch whose sentence names the
   masked LM only as its comparison object is no false claim; a mismatch carried to a model by
   an additive ("as well", "either", "the same mismatch as") is that model's.
@@ -25,8 +25,6 @@ CLM_ONLY = (
 @pytest.mark.parametrize(
     "text",
     [
-        MLM_VIEW + " " + CLM_ONLY + " The training of the causal model is more similar to "
-        "generation.",
         MLM_VIEW + " " + CLM_ONLY + " For the causal model, training looks like generation.",
     ],
 )
