@@ -14,9 +14,7 @@ import re
 from grader.rubric.facts import BOTH, MLM, Analysis, Claim, SentenceFacts
 
 # "BERT is bidirectional": the family's label, not what it relies on
-BARE_LABEL = re.compile(
-    r"^\s*(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?\s*$", re.IGNORECASE
-)
+BARE_LABEL = re.compile(r"^\s*(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?\s*$", re.IGNORECASE)
 _AFTER = 80  # characters after the availability phrase in which its condition is named
 _TIME = re.compile(r"\b(?:during|while|in|at)\s+\w+", re.IGNORECASE)
 
@@ -80,9 +78,13 @@ def one_half_only(an: Analysis) -> bool:
     kinds = ("mlm_relies", "never_trained", "predicts_masked")
     # the family's label "BERT is bidirectional" says no view (as in `reliance_claims`)
     views = [c for c in an.claims("see_both") if c.strong or not BARE_LABEL.match(c.text)]
-    masked_side = bool(views) or any(an.claims(k) for k in kinds) or any(
-        MLM in f.mentions and any(not BARE_LABEL.match(h.text) for h in f.hits.get(k, []))
-        for f in an.sentences
-        for k in ("both_sides", "whole_seq")
+    masked_side = (
+        bool(views)
+        or any(an.claims(k) for k in kinds)
+        or any(
+            MLM in f.mentions and any(not BARE_LABEL.match(h.text) for h in f.hits.get(k, []))
+            for f in an.sentences
+            for k in ("both_sides", "whole_seq")
+        )
     )  # a note's "BERT: both sides" says the view without a claim's grammar
     return not an.claims("future_absent") or not masked_side

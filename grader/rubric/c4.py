@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from grader.rubric.c4_additive import additive_mismatch
+from grader.rubric.c4_contrast import VAGUE, vague_relations
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
 from grader.rubric.c4_sides import (
@@ -54,7 +56,7 @@ def _clm_trains_as_generates(an: Analysis) -> Claim | None:
         c
         for c in _of(an.claims("relation_same"), CLM)
         if _framed(an, c) and not _POINTS_BACK.search(c.text) and re.search(r"\w", c.text)
-        and not _TASK.search(c.text)
+        and not _TASK.search(c.text) and not VAGUE.fullmatch(c.text.strip())
     ]  # fmt: skip
     same = [c for c in same if premises_together(an, c)]  # round 9: implied_restriction.py
     return same[0] if same else None
@@ -159,6 +161,11 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     side of the comparison)."""
     same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
+    carried = additive_mismatch(an)
+    same += [c for c in carried if c.kind == "relation_same"]
+    diff += [c for c in carried if c.kind == "relation_diff"]
+    same, vague_same = vague_relations(same)
+    diff, vague_diff = vague_relations(diff)
     same, diff = _one_and_the_other(an, same, diff)
     same, diff = scoped(an, same, diff)
     more_same, more_diff = _elided_second_half(an, same, diff)
@@ -240,6 +247,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             # of the use alone, so partial
             return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
     partial = causal_side + mlm_side + general + tasks + practice_analogy(an)
+    partial += vague_same + vague_diff
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL)
     # The C2 link said with its training condition ("at generation the words on the right do

@@ -260,6 +260,9 @@ def denied_mismatch(an: Analysis) -> list[Claim]:
     for f in an.sentences:
         diff_words = {h.text.lower() for h in f.hits.get("diff_relation", [])}
         about_mlm = (MLM in f.mentions or f.primary == MLM) and CLM not in f.mentions
+        # "no mismatch between how it learned and how it is used, unlike BERT": the masked LM
+        # named only as the comparison object of a sentence that goes on about the causal LM
+        about_mlm = about_mlm and not (f.primary == CLM and MLM not in f.subjects)
         if not diff_words or not (about_mlm or f.primary == BOTH):
             continue
         norm = f.sentence.norm

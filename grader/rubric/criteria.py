@@ -189,10 +189,25 @@ def _c2(an: Analysis) -> Judgement:
         for c in cannot
         if any(0 <= c.sentence - i <= 2 for i in own) and not _own_reason(_facts_of(an, c), c)
     ]
-    partial = absent + an.claims("generation_left_to_right") + cannot_linked
+    partial = absent + _generation_of_masked(an) + cannot_linked
     if partial:
         return Judgement("partial", _first(partial), CONF_PARTIAL - 0.05)
     return _missing(an, ("generation", "left_to_right"))
+
+
+def _generation_of_masked(an: Analysis) -> list[Claim]:
+    """ "During generation we go left to right, which is a problem for the MLM": the
+    generation condition, one half of C2. Given as the reason the causal LM is used for
+    generation ("GPT reads left to right, that is why it is used for chatbots", "a good setup
+    for generation because generating is sequential"), with the masked LM not named there, it
+    says why the causal LM suits the use, not what generation takes from the masked LM."""
+    out = []
+    for c in an.claims("generation_left_to_right"):
+        f = _facts_of(an, c)
+        uses = f.kinds("used_generation") + f.kinds("compared_generation")
+        if MLM in f.mentions or not any(u.subject == CLM for u in uses):
+            out.append(c)
+    return out
 
 
 # an inability stated after the generation word: "when we want it to write, it cannot do it"

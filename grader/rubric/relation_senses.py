@@ -247,7 +247,12 @@ USE_PAIRED = re.compile(
     r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b|"
     # "training differs from use", "its training is different from its use" (round 9)
     r"\btrain(?:ing|ed|s)?\s+(?:\w+\s+)?(?:differs?|(?:is|are|was|were)\s+different)\s+"
-    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment)\b",
+    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment)\b|"
+    # round 10: the use as the object of the comparison, in a clause of its own ("trained in
+    # a different setting from the one you use it in", "its training is closer to how it's
+    # used")
+    r"\btrain(?:ing|ed|s)?\b[^.;:]{0,50}?\b(?:from|as|than|to)\s+(?:the\s+one|the\s+way|how)"
+    r"\s+(?:\S+\s+){0,3}?(?:use[sd]?|using)\b",
     re.IGNORECASE,
 )
 

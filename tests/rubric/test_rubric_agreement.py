@@ -77,7 +77,8 @@ FLOORS = {
     # heldout11 was released as tuning data for the sixth round: C1 .85 -> .98, C3 .81 -> .90,
     # C4 .78 -> .95, MAE .78 -> .24 (its floor guards those gains)
     # C4 0.92 -> 0.91 in the seventh round (the reader raises less, entry 21)
-    "heldout11": ({"C1": 0.95, "C2": 0.95, "C3": 0.87, "C4": 0.91, "C5": 0.94}, 0.35, 0.6),
+    # C4 0.91 -> 0.90 in the tenth round (0.900): the merged tracks' refit (no rule moved it alone)
+    "heldout11": ({"C1": 0.95, "C2": 0.95, "C3": 0.87, "C4": 0.9, "C5": 0.94}, 0.35, 0.6),
     # the fifth round's tuning sets (two new authors), measured clean at 70c6923
     # C5 0.95 -> 0.94 in the seventh round (C5 no longer raised, entry 21)
     "dev7": ({"C1": 0.94, "C2": 0.89, "C3": 0.89, "C4": 0.8, "C5": 0.94}, 0.6, 0.8),
@@ -129,6 +130,10 @@ FLOORS = {
     "dev21": ({"C1": 0.98, "C2": 0.87, "C3": 0.96, "C4": 0.93, "C5": 0.91}, 0.35, 0.35),
     "dev22": ({"C1": 0.94, "C2": 0.89, "C3": 0.91, "C4": 0.84, "C5": 0.92}, 0.6, 0.55),
     "dev23": ({"C1": 0.91, "C2": 0.9, "C3": 0.89, "C4": 0.94, "C5": 0.97}, 0.5, 0.5),
+    # heldout24-26 (round 10) were frozen first and measured at its start and once at its end
+    "heldout24": ({"C1": 0.92, "C2": 0.72, "C3": 0.79, "C4": 0.86, "C5": 0.96}, 0.9, 0.9),
+    "heldout25": ({"C1": 0.86, "C2": 0.8, "C3": 0.83, "C4": 0.86, "C5": 0.64}, 0.9, 0.9),
+    "heldout26": ({"C1": 0.94, "C2": 0.89, "C3": 0.87, "C4": 0.84, "C5": 0.83}, 0.6, 0.6),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -174,6 +179,9 @@ FALSE_CONTRADICTIONS = {
     "dev21": 0,
     "dev22": 0,
     "dev23": 0,
+    "heldout24": 6,
+    "heldout25": 2,
+    "heldout26": 1,
 }
 
 

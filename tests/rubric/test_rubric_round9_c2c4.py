@@ -21,8 +21,7 @@ from rule_verdicts import rules  # the rules alone (a helper beside this file)
         "BERT needs every word of the sentence. Writing a paragraph means putting down one "
         "word and then the next, and BERT is not designed for that.",
         "BERT relies on the whole sequence; it just isn't meant to generate.",
-        "The masked model cannot write stories because it always expects the entire "
-        "sentence.",
+        "The masked model cannot write stories because it always expects the entire sentence.",
     ],
 )
 def test_inability_with_its_reliance_is_one_half(text: str) -> None:

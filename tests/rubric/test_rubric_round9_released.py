@@ -32,8 +32,7 @@ def test_one_half_with_brackets_stays_partial():
 
 # -- wrong-claim precision: what a notebook reports is not always what the student asserts ---
 CLM_OK = (
-    "GPT predicts each token from the earlier tokens only, because its causal mask hides "
-    "the rest."
+    "GPT predicts each token from the earlier tokens only, because its causal mask hides the rest."
 )
 MLM_OK = "BERT fills each blank from the words on both sides of it."
 
@@ -86,8 +85,7 @@ def test_a_measured_gap_for_the_causal_model_is_no_mismatch_claim():
 
 def test_a_mismatch_said_of_the_causal_model_in_words_is_still_wrong():
     text = (
-        MLM_OK + " " + CLM_OK + " GPT has a big gap between how it is trained and how it "
-        "generates."
+        MLM_OK + " " + CLM_OK + " GPT has a big gap between how it is trained and how it generates."
     )
     assert rules(text)["C4"] == "contradicted"
 
@@ -195,7 +193,6 @@ def test_a_bracketed_example_of_a_kind_is_its_subject():
 def test_in_front_of_and_behind_the_gap_is_both_sides():
     text = "BERT guesses each covered word from the words in front of it and the words behind it."
     assert rules(text)["C1"] == "met"
-
 
 
 # -- C2: the notebook's generate loop is the generation scene --------------------------------
