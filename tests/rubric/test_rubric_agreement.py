@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.rubric.agreement import evaluate, quadratic_weighted_kappa
+from tools.rubric.agreement import ItemResult, SplitReport, evaluate, quadratic_weighted_kappa
 
 
 def test_kappa_matches_a_hand_computation():
@@ -187,15 +187,26 @@ FALSE_CONTRADICTIONS = {
 
 @pytest.mark.parametrize("split", sorted(FLOORS))
 def test_heldout_agreement_stays_above_the_floor(split):
+    # Only aggregate numbers go into the assertions (and so into a failure's message): the
+    # floors guard frozen sets whose answers and labels nobody tuning the scorer may see.
     kappas, mae_scored, mae_all = FLOORS[split]
     rep = evaluate(split)
     scored = [i for i in rep.items if not i.abstained]
-    for cid, floor in kappas.items():
-        assert rep.kappa(cid, scored) >= floor, (cid, rep.kappa(cid, scored))
-    assert rep.mae(scored) <= mae_scored
-    assert rep.mae() <= mae_all
-    false = 0
-    for cid in rep.criteria:
-        tp, pred, _ = rep.contradicted_pr(cid)
-        false += pred - tp
-    assert false <= FALSE_CONTRADICTIONS[split], false
+    below = {
+        cid: round(rep.kappa(cid, scored), 3)
+        for cid, floor in kappas.items()
+        if rep.kappa(cid, scored) < floor
+    }
+    assert not below, f"kappa under the floor: {below}"
+    mae_s, mae_a = round(rep.mae(scored), 3), round(rep.mae(), 3)
+    assert mae_s <= mae_scored, f"MAE (scored) {mae_s} > {mae_scored}"
+    assert mae_a <= mae_all, f"MAE (all) {mae_a} > {mae_all}"
+    false = sum(pred - tp for tp, pred, _ in map(rep.contradicted_pr, rep.criteria))
+    assert false <= FALSE_CONTRADICTIONS[split], f"{false} false contradictions"
+
+
+def test_agreement_reprs_show_no_labels():
+    item = ItemResult("x1", {"C1": "met"}, {"C1": "contradicted"}, 7.0, 3.5, True, tags=["t"])
+    rep = SplitReport("heldout5", [item], ["C1"])
+    for text in (repr(item), repr(rep)):
+        assert not any(w in text for w in ("met", "contradicted", "7.0", "3.5", "'t'")), text

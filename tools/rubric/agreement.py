@@ -62,22 +62,24 @@ def quadratic_weighted_kappa(a: Sequence[int], b: Sequence[int], n_levels: int) 
     return 1.0 - num / den
 
 
+# The reprs show no labels, verdicts or scores: a failing assertion (pytest prints the objects
+# it compared) must not show a frozen answer's labels to whoever runs the floors.
 @dataclass
 class ItemResult:
     id: str
-    labels: dict[str, str]
-    predicted: dict[str, str]
-    human_score: float
-    machine_score: float
-    needs_review: bool
-    abstained: bool = False  # the scorer said it cannot read the language: grade by hand
-    tags: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(repr=False)
+    predicted: dict[str, str] = field(repr=False)
+    human_score: float = field(repr=False)
+    machine_score: float = field(repr=False)
+    needs_review: bool = field(repr=False)
+    abstained: bool = field(default=False, repr=False)  # not English: graded by hand
+    tags: list[str] = field(default_factory=list, repr=False)
 
 
 @dataclass
 class SplitReport:
     split: str
-    items: list[ItemResult]
+    items: list[ItemResult] = field(repr=False)
     criteria: list[str]
 
     def exact(self, cid: str, items: list[ItemResult] | None = None) -> float:
