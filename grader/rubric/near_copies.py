@@ -32,8 +32,11 @@ MIN_INSERTED = 2  # words inserted between copied ones
 # ("encoders (BERT) for understanding tasks, decoders (GPT) for generation", 9 words, 3 of
 # them between the model answer's) is a coincidence
 INSERTION_MIN_WORDS = 12
-_STEPS = tuple(product((1, 2), repeat=3))  # the gaps between the 4 picked words
-_CONTENT_STEPS = tuple(product((1, 2), repeat=2))  # ... between 3 picked content words
+# the offsets of the picked words from the first, one tuple per choice of gaps (1 or 2 each)
+_OFFSETS = {
+    n: tuple(tuple(sum(steps[:k]) for k in range(n)) for steps in product((1, 2), repeat=n - 1))
+    for n in (3, 4)
+}
 
 
 def _covered(
@@ -42,17 +45,18 @@ def _covered(
     """Source -> (the positions of `ws` in skip-grams found in it, the positions those grams
     skipped), for the `allowed` sources."""
     out: dict[int, tuple[set[int], set[int]]] = {}
-    for i in range(len(ws)):
-        for steps in _STEPS if picks_per_gram == 4 else _CONTENT_STEPS:
-            picks = [i]
-            for s in steps:
-                picks.append(picks[-1] + s)
-            if picks[-1] >= len(ws):
+    get = index.get
+    # Hot loop (every sentence, 8 grams per word): zip of shifted slices builds every gram
+    # of one gap pattern at C speed.
+    for off in _OFFSETS[picks_per_gram]:
+        for i, gram in enumerate(zip(*(ws[o:] for o in off))):
+            srcs = get(gram)
+            if not srcs:
                 continue
-            for src in index.get(tuple(ws[p] for p in picks), ()):
+            for src in srcs:
                 if allowed[src]:
                     picked, _ = out.setdefault(src, (set(), set()))
-                    picked.update(picks)
+                    picked.update(i + o for o in off)
     for picked, skipped in out.values():
         skipped.update(p for p in range(min(picked), max(picked)) if p not in picked)
         skipped.intersection_update(p for p in skipped if p - 1 in picked and p + 1 in picked)
