@@ -22,10 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts, Subject
+from grader.rubric.facts import BOTH, CLM, MLM, MODEL_KEYS, Analysis, Claim, SentenceFacts, Subject
 from grader.rubric.judgement import _of
 
-_MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
 _OTHER = {MLM: CLM, CLM: MLM}
 
 # "the model", "a model", "any network": a singular noun that names no family
@@ -119,7 +118,7 @@ def _halves(f: SentenceFacts, start: int = 0) -> list[tuple[Subject, bool]] | No
             continue
         hits = [
             (h, code)
-            for code, key in _MODEL_KEYS.items()
+            for code, key in MODEL_KEYS.items()
             for h in f.hits.get(key, [])
             if a <= h.start and h.end <= b
         ]
@@ -202,7 +201,7 @@ def _trailing_for(f: SentenceFacts, start: int) -> list[tuple[Subject, bool]] | 
         a, b = m.start(grp), m.end(grp)
         codes = {
             code
-            for code, key in _MODEL_KEYS.items()
+            for code, key in MODEL_KEYS.items()
             for h in f.hits.get(key, [])
             if h.start < b and a < h.end
         }
@@ -236,7 +235,7 @@ def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     if f.subjects:
         return [c]
     norm = f.sentence.norm
-    hits = [(h, code) for code, key in _MODEL_KEYS.items() for h in f.hits.get(key, [])]
+    hits = [(h, code) for code, key in MODEL_KEYS.items() for h in f.hits.get(key, [])]
     if len(hits) != 1 or hits[0][1] != c.subject:
         return [c]
     h, code = hits[0]

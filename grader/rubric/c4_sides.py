@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts
+from grader.rubric.facts import BOTH, CLM, MLM, MODEL_KEYS, Analysis, Claim, SentenceFacts
 from grader.rubric.judgement import LINK_WINDOW, Judgement
 
 
@@ -310,9 +310,6 @@ def unlike_the_masked_training(an: Analysis) -> list[Claim]:
     return out
 
 
-_MODEL_KEYS = {MLM: "masked_model", CLM: "causal_model"}
-
-
 # "GPT is trained precisely for continuing text, which is what generation is", "so GPT matches
 # the task": the causal LM's objective is the generation task. A match of tasks, not of the
 # information conditions: one side, partial at most, whichever models the sentence names.
@@ -344,7 +341,7 @@ def task_match(an: Analysis) -> list[Claim]:
         # the model named last before the phrase, else the one the sentence before was about
         named = [
             (h.start, code)
-            for code, key in _MODEL_KEYS.items()
+            for code, key in MODEL_KEYS.items()
             for h in f.hits.get(key, [])
             if h.start < m.start()
         ]

@@ -14,6 +14,8 @@ Subject = Literal["mlm", "clm", "both", "other"]
 MLM: Subject = "mlm"
 CLM: Subject = "clm"
 BOTH: Subject = "both"
+# the lexicon entry that names each model family
+MODEL_KEYS: dict[str, str] = {MLM: "masked_model", CLM: "causal_model"}
 OTHER: Subject = "other"  # another architecture (LSTM, T5, ...): counts for neither family
 
 

@@ -49,7 +49,7 @@ def _covered(
     # Hot loop (every sentence, 8 grams per word): zip of shifted slices builds every gram
     # of one gap pattern at C speed.
     for off in _OFFSETS[picks_per_gram]:
-        for i, gram in enumerate(zip(*(ws[o:] for o in off))):
+        for i, gram in enumerate(zip(*(ws[o:] for o in off), strict=False)):
             srcs = get(gram)
             if not srcs:
                 continue
