@@ -141,29 +141,70 @@ def _seq(items: list[tuple[Any, Any]]) -> list[frozenset[str]]:
     return out
 
 
+# Length of the character grams `LiteralIndex` files its literals under (a literal's first
+# `_GRAM` characters occur in every text that holds it; shorter literals are tested directly).
+_GRAM = 3
+
+
 class LiteralIndex:
-    """The patterns of a fixed tuple that may match a text, found by one substring test per
-    distinct needed literal instead of one scan per pattern (see the module doc)."""
+    """The patterns of a fixed tuple that may match a text, found from the needed literals
+    the text holds (see the module doc) with set operations, not a test per pattern.
+
+    Each literal is filed under its first `_GRAM` characters, and only the literals filed
+    under a gram of the text are tested: a literal in the text has its first gram there, so
+    `present` finds exactly the literals the text contains. A pattern may match when each of
+    its literal sets (`needs`) has a member present: the sets are numbered, the text's
+    satisfied sets are the union of its literals' sets, and a pattern is a candidate when
+    its sets are a subset of those (looked up from its most selective set)."""
 
     def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
-        by_need: dict[str, list[int]] = {}
+        set_ids: dict[tuple[str, ...], int] = {}
+        by_first: dict[int, list[int]] = {}
         always: list[int] = []
+        rest: list[frozenset[int]] = []
         for i, p in enumerate(patterns):
-            need = needs(p)
-            if not need:
+            ids = [set_ids.setdefault(alts, len(set_ids)) for alts in needs(p)]
+            if not ids:
                 always.append(i)
-            for n in need[0] if need else ():
-                by_need.setdefault(n, []).append(i)
+            else:
+                by_first.setdefault(ids[0], []).append(i)
+            rest.append(frozenset(ids[1:]))
         self.patterns = patterns
-        # the most selective set is looked up; the others are checked on its candidates
-        self._rest = tuple(needs(p)[1:] for p in patterns)
-        self._by_need = tuple((n, tuple(ix)) for n, ix in by_need.items())
-        self._always = tuple(always)
+        self._always = frozenset(always)
+        self._by_first = {s: tuple(ix) for s, ix in by_first.items()}
+        self._rest = tuple(rest)
+        of_literal: dict[str, list[int]] = {}
+        for alts, s in set_ids.items():
+            for n in alts:
+                of_literal.setdefault(n, []).append(s)
+        self._sets_of = {n: tuple(ss) for n, ss in of_literal.items()}
+        literals = sorted(of_literal)
+        self._chars = frozenset(n for n in literals if len(n) == 1)
+        self._pairs = tuple(n for n in literals if 1 < len(n) < _GRAM)
+        by_gram: dict[str, list[str]] = {}
+        for n in literals:
+            if len(n) >= _GRAM:
+                by_gram.setdefault(n[:_GRAM], []).append(n)
+        self._by_gram = {g: tuple(ns) for g, ns in by_gram.items()}
+        self._grams = frozenset(by_gram)
+
+    def present(self, folded: str) -> list[str]:
+        """The needed literals (of any pattern) that the folded text `folded` contains."""
+        found = [*self._chars.intersection(folded), *(n for n in self._pairs if n in folded)]
+        by_gram = self._by_gram
+        # the text's grams: `_GRAM` shifted copies zipped (one `join` per position)
+        shifted = [folded[k:] for k in range(_GRAM)]
+        for g in self._grams.intersection(map("".join, zip(*shifted, strict=False))):
+            for n in by_gram[g]:
+                if len(n) == _GRAM or n in folded:
+                    found.append(n)
+        return found
 
     def candidates(self, text: str) -> list[int]:
         """Indices (ascending) into `patterns` of every pattern that may match `text`; the
         others cannot."""
-        folded = fold(text)
-        found = set(self._always).union(*[ix for n, ix in self._by_need if n in folded])
-        rest = self._rest
-        return [i for i in sorted(found) if may_match(rest[i], folded)]
+        sets_of = self._sets_of
+        held = set().union(*[sets_of[n] for n in self.present(fold(text))])
+        by_first, rest = self._by_first, self._rest
+        found = self._always.union(*[by_first[s] for s in held if s in by_first])
+        return [i for i in sorted(found) if rest[i] <= held]

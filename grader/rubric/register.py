@@ -177,6 +177,9 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
 
 
 _DETERMINERS = frozenset("a an the this that one no any some big main key real only".split())
+# every lowercased token `_replacement` may rewrite: any other token it leaves (returns None),
+# so the loops skip the call for the plain words that are most of every text
+_REWRITABLE = frozenset([*_SIGNS, *_BETWEEN_WORDS, *_CONTRACTIONS, *_WORDS, "casual", "diff"])
 
 
 def _sign(text: str, m: re.Match[str]) -> str | None:
@@ -226,7 +229,10 @@ def register(text: str, signs: bool = False) -> Registered:
     verb = _VERB.search(text)
     first_verb = verb.start() if verb else len(text)
     for m in (_TOKEN_SIGNS if signs else _TOKEN).finditer(text):
-        new = _sign(text, m) if signs and m.lastgroup else _replacement(text, m)
+        if signs and m.lastgroup:
+            new = _sign(text, m)
+        else:
+            new = _replacement(text, m) if m.group().lower() in _REWRITABLE else None
         brk = (
             new is None
             and _NAME.fullmatch(m.group()) is not None
@@ -263,7 +269,7 @@ def informal_marks(text: str) -> tuple[int, int]:
     for m in _TOKEN_SIGNS.finditer(text):
         if m.lastgroup:
             signs += 1
-        elif _replacement(text, m) is not None:
+        elif m.group().lower() in _REWRITABLE and _replacement(text, m) is not None:
             words += 1
     return words, signs
 
