@@ -34,13 +34,13 @@ from grader.rubric.guards import (
     copied_sentences,
     echoed_sentences,
     injected_sentences,
-    scrambled_sentences,
 )
 from grader.rubric.hedges import drop_hedges
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
 from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
+from grader.rubric.word_order import scrambled_sentences
 from grader.textsafe import clean_text
 
 EVIDENCE_CHARS = 400

@@ -61,3 +61,14 @@ def test_present_finds_literals_shorter_than_a_gram_and_overlapping_ones() -> No
     assert sorted(index.present("x")) == ["x"]
     assert index.candidates("ABCD x") == [0, 1, 2, 3]
     assert index.candidates("abd") == [1]
+
+
+def test_word_order_check_lives_in_its_own_module() -> None:
+    import grader.rubric.guards as guards
+    import grader.rubric.scorer as scorer
+    import grader.rubric.word_order as word_order
+
+    assert not hasattr(guards, "order_breaks") and not hasattr(guards, "scrambled_sentences")
+    assert scorer.scrambled_sentences is word_order.scrambled_sentences
+    # a determiner before a verb, twice: two breaks in one sentence of my own
+    assert word_order.order_breaks("the is model a can reads left words") == 2

@@ -2,7 +2,7 @@
 
 Claims are read from the concepts a sentence names, and shuffling a sentence keeps them all
 (it also breaks the 4-grams the copy check compares): the published solution with the words
-of each sentence shuffled scored 8.5/10 without a flag. `guards.order_breaks` counts the
+of each sentence shuffled scored 8.5/10 without a flag. `word_order.order_breaks` counts the
 places English never produces; such sentences earn nothing and the answer is flagged.
 """
 
@@ -18,9 +18,10 @@ import pytest
 from grader.batch.sampleclass import GOOD_EXPLANATION
 from grader.loading.model import extract_answer
 from grader.resources import data_path
-from grader.rubric.guards import PUBLISHED_SOLUTION_PATH, order_breaks, scrambled_sentences
+from grader.rubric.guards import PUBLISHED_SOLUTION_PATH
 from grader.rubric.scorer import score_explanation
 from grader.rubric.text import split_sentences
+from grader.rubric.word_order import order_breaks, scrambled_sentences
 
 DEVSET = Path(__file__).resolve().parents[2] / "tools" / "rubric" / "devset"
 SOURCES = {
