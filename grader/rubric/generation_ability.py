@@ -16,7 +16,7 @@ from grader.rubric.facts import MLM, Hit
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 
-__all__ = ["BOTH_CAN_BUT", "COMPARED", "GOOD", "able_alone"]
+__all__ = ["ASKED_CAN", "BOTH_CAN_BUT", "COMPARED", "GOOD", "able_alone"]
 
 GOOD = re.compile(
     r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|nicely|"
@@ -38,7 +38,12 @@ BOTH_CAN_BUT = re.compile(r"\b(?:but|only|badly|poorly|not|n't|worse|incoherent\
 _CAN_RIGHT_BEFORE = re.compile(r"\b(?:can|could)\s+(?:actually\s+|still\s+|really\s+)?$", re.I)
 _SUPPOSED = re.compile(r"\b(?:if|unless|would|only when|provided)\b", re.I)
 _ARGUED = re.compile(r"\s+(?:\w+\s+)?(?:because|since|as long as)\b", re.I)
-_WHICH_CAN = re.compile(r"\b(?:which|whether|who|what|how)\b[^.;,]*$", re.I)
+# "what decides which of them can generate", "whether bert could generate": an embedded
+# question whose verb is the "can" / "could" right before the claim asserts no ability (read
+# in the 40 characters before it; a clause break ends the question)
+ASKED_CAN = re.compile(
+    r"\b(?:which|whether|who|what|why|how)\b[^.;,]*\b(?:can|could)\s+(?:\w+\s+)?$", re.I
+)
 
 
 def able_alone(ss: ParsedSentence, g: Hit) -> bool:
@@ -51,7 +56,7 @@ def able_alone(ss: ParsedSentence, g: Hit) -> bool:
         return False
     if not (GOOD.match(norm[g.end : g.end + 60]) or _ARGUED.match(norm, g.end)):
         return False  # "BERT can generate a few tokens": an ability with no claim of quality
-    if _WHICH_CAN.search(norm[max(0, g.start - 40) : g.start]):
+    if ASKED_CAN.search(norm[max(0, g.start - 40) : g.start]):
         return False  # "what decides which of them can generate": a question, no ability
     if not any(code == MLM and not contrast for _, code, contrast in ss.subj):
         return False  # the masked LM named in the sentence itself, not carried over

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
-from grader.rubric.generation_ability import BOTH_CAN_BUT, COMPARED, GOOD, able_alone
+from grader.rubric.generation_ability import ASKED_CAN, BOTH_CAN_BUT, COMPARED, GOOD, able_alone
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import noun_complement, suited_time, unsuited
@@ -183,10 +183,7 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
 
 # round 9: "so both of them can generate; GPT is just more popular": both families said able
 _BOTH_CAN = re.compile(r"\bcan\s+(?:\w+\s+)?$", re.I)
-# "what decides which of them can generate": an embedded question asserts no ability
-_ASKED_CAN = re.compile(
-    r"\b(?:which|whether|who|what|why|how)\b(?:\s+(?!can\b)\w+){0,4}\s+can\s+(?:\w+\s+)?$", re.I
-)
+# (an embedded question before that "can" asserts no ability: `generation_ability.ASKED_CAN`)
 
 
 def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
@@ -197,7 +194,7 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
         if (
             ss.subject_at(g.start) == BOTH
             and _BOTH_CAN.search(ss.sent.norm[max(0, g.start - 20) : g.start])
-            and not _ASKED_CAN.search(ss.sent.norm[max(0, g.start - 40) : g.start])
+            and not ASKED_CAN.search(ss.sent.norm[max(0, g.start - 40) : g.start])
             and not ss.negated(g)
             and not BOTH_CAN_BUT.search(ss.sent.norm[g.end :].split(";")[0])
             and not inside(g.start, ss.unasserted)

@@ -72,3 +72,29 @@ def test_word_order_check_lives_in_its_own_module() -> None:
     assert scorer.scrambled_sentences is word_order.scrambled_sentences
     # a determiner before a verb, twice: two breaks in one sentence of my own
     assert word_order.order_breaks("the is model a can reads left words") == 2
+
+
+def test_one_embedded_question_guard_serves_both_generation_readings() -> None:
+    import grader.rubric.generation_ability as generation_ability
+    import grader.rubric.mechanisms as mechanisms
+
+    assert mechanisms.ASKED_CAN is generation_ability.ASKED_CAN
+    assert not hasattr(mechanisms, "_ASKED_CAN")
+    assert not hasattr(generation_ability, "_WHICH_CAN")
+
+
+def test_a_long_embedded_question_before_can_asserts_no_ability() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rule_verdicts import rules
+
+    # the question word is more than four words before "can": still a question, no claim
+    for text in (
+        "Both models differ a lot, and nobody has shown which of the two families really "
+        "can generate.",
+        "Both BERT and GPT were trained on text, and it is open which one of these two "
+        "really can generate.",
+    ):
+        assert rules(text)["C5"] != "contradicted", text
