@@ -341,17 +341,20 @@ def non_latin_script(text: str) -> str | None:
     return _non_latin_script(text)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def _non_latin_script(text: str) -> str | None:
     """The language (or script) most letters are written in, when at least NON_LATIN_SHARE
     of the letters are not Latin; None otherwise. Formulas and a few Greek symbols stay far
     below that share."""
+    text = text[:20_000]
+    if text.isascii():  # no letter of another script: most answers, told at C speed
+        return None
     counts: dict[str, int] = {}
-    letters = 0
-    for ch in text[:20_000]:
-        if not ch.isalpha():
-            continue
-        letters += 1
-        if ch.isascii() or ord(ch) in _COMPAT:
+    letters = sum(map(str.isalpha, text))
+    for ch in _NON_ASCII.findall(text):  # an ASCII letter is Latin
+        if not ch.isalpha() or ord(ch) in _COMPAT:
             continue
         try:
             first = unicodedata.name(ch).split(" ", 1)[0]
