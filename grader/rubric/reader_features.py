@@ -119,10 +119,14 @@ def _window(fams: list[Fam], *need: str, span: int = 1) -> Found:
     """All families within `span` sentences either side of some sentence (list-like sentences
     are skipped); the evidence is the smallest run of sentences that holds them."""
     prose = [f for f in fams if not f.list_like]
+    # `_has_on` only gains by more families: when the whole prose lacks one, so does any run
+    if not _has_on(frozenset().union(*(g.on for g in prose)), need):
+        return NONE
     best: Found = NONE
     for i in range(len(prose)):
+        on: frozenset[str] = frozenset()
         for j in range(i, min(len(prose), i + 2 * span + 1)):
-            on = frozenset().union(*(g.on for g in prose[i : j + 1]))
+            on = on | prose[j].on  # the run prose[i..j]
             if _has_on(on, need):
                 ev = tuple(g.index for g in prose[i : j + 1])
                 if not best[0] or len(ev) < len(best[1]):

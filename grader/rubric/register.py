@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grader.rubric.text import Sentence
 
@@ -203,6 +204,12 @@ _VERB = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
+def _is_name(token: str) -> bool:
+    """`token` is a model name (`_NAME`); asked of every token, so remembered per token."""
+    return _NAME.fullmatch(token) is not None
+
+
 def _starts_run_on(text: str, m: re.Match[str], first_verb: int) -> bool:
     """A model name that opens a new clause with no punctuation before it: a verb comes
     earlier in the text (`first_verb`), the word before is a content word (not an article,
@@ -229,15 +236,12 @@ def register(text: str, signs: bool = False) -> Registered:
     verb = _VERB.search(text)
     first_verb = verb.start() if verb else len(text)
     for m in (_TOKEN_SIGNS if signs else _TOKEN).finditer(text):
+        w = m.group()
         if signs and m.lastgroup:
             new = _sign(text, m)
         else:
-            new = _replacement(text, m) if m.group().lower() in _REWRITABLE else None
-        brk = (
-            new is None
-            and _NAME.fullmatch(m.group()) is not None
-            and _starts_run_on(text, m, first_verb)
-        )
+            new = _replacement(text, m) if w.lower() in _REWRITABLE else None
+        brk = new is None and _is_name(w) and _starts_run_on(text, m, first_verb)
         if new is None and not brk:
             continue
         parts.append(text[pos : m.start()])
