@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
 try:  # the parser of the `re` module itself: the tree it compiles, not a re-implementation
@@ -74,10 +73,28 @@ def search(pattern: re.Pattern[str], text: str, folded: str) -> re.Match[str] | 
     return pattern.search(text) if may_match(needs(pattern), folded) else None
 
 
-@lru_cache(maxsize=4096)
+# `needs` of each pattern asked, by the pattern's identity: a compiled pattern's hash digests
+# its whole program (microseconds for a long one), and `finditer` / `search` ask per scan. An
+# entry holds its pattern, so no other object can take that id while the entry is there.
+_NEEDS_BY_ID: dict[int, tuple[re.Pattern[str], Need]] = {}
+_NEEDS_KEPT = 4096  # entries; past this the table starts afresh
+
+
 def needs(pattern: re.Pattern[str]) -> Need:
     """The literal sets every match of `pattern` draws one member from (see `Need`), as
     lowercased strings."""
+    hit = _NEEDS_BY_ID.get(id(pattern))
+    if hit is not None and hit[0] is pattern:
+        return hit[1]
+    need = _read_needs(pattern)
+    if len(_NEEDS_BY_ID) >= _NEEDS_KEPT:
+        _NEEDS_BY_ID.clear()
+    _NEEDS_BY_ID[id(pattern)] = (pattern, need)
+    return need
+
+
+def _read_needs(pattern: re.Pattern[str]) -> Need:
+    """`needs`, read from the pattern's syntax tree."""
     try:
         tree = _sre_parse.parse(pattern.pattern, pattern.flags)
     except Exception:  # noqa: BLE001 - an unreadable tree only means no prefilter

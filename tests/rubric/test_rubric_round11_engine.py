@@ -98,3 +98,14 @@ def test_a_long_embedded_question_before_can_asserts_no_ability() -> None:
         "really can generate.",
     ):
         assert rules(text)["C5"] != "contradicted", text
+
+
+def test_needs_is_remembered_by_the_patterns_identity() -> None:
+    from grader.rubric import prefilter
+
+    plain = re.compile("left context only")
+    folded = re.compile("left context only", re.IGNORECASE)
+    for p in (plain, folded):
+        assert needs(p) == prefilter._read_needs(p)
+        assert prefilter._NEEDS_BY_ID[id(p)][0] is p  # the entry keeps its own pattern
+    assert needs(plain) is needs(plain)
