@@ -58,7 +58,8 @@ def score_explanation(
     Returns a `WrittenResult` whose `criteria` follow the rubric's order, each with a verdict,
     the student's own sentence(s) as evidence ("" when nothing earned credit), feedback text,
     a confidence in [0, 1] and `needs_review` when the confidence is below the rubric's
-    `review_confidence` or the answer contradicts itself. `review_reasons` explains every flag
+    `review_confidence` or the answer contradicts itself on it where the review model puts the
+    answer at risk (`reader.conflict_at`). `review_reasons` explains every flag
     (criterion-specific reasons start with the criterion id and a colon). Never raises on odd
     input: `None` or non-text is treated as an empty answer. `reader_weights` replaces the
     second reader's fitted weights (`reader_weights.json`; used by cross-validation).
