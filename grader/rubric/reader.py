@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +55,7 @@ SHORTFALL_AT = 2.0  # expected points missed that flag an answer for review (cho
 # leave-one-set-out on the 18 newest authors' sets (per set, the value with the best mean kappa
 # among the unflagged on the other 17 that leaves 65% of them unflagged: 0.6 in every fold)
 REVIEW_AT = 0.6
+CONFLICT_AT = 0.0  # the review model's probability that flags a conflicted criterion
 ORD = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
 CRITERIA = ("C1", "C2", "C3", "C4", "C5")
 
@@ -64,10 +66,12 @@ __all__ = [
     "RAISE_AT_BY",
     "REVIEW_AT",
     "SHORTFALL_AT",
+    "CONFLICT_AT",
     "WEIGHTS_PATH",
     "Fam",
     "Found",
     "Opinion",
+    "conflict_at",
     "families",
     "features",
     "load_weights",
@@ -266,13 +270,17 @@ def review_features(
     ops: dict[str, Opinion],
     doubt: float,
     text: str | None = None,
+    *,
+    conflicted: Iterable[str] = (),
 ) -> dict[str, float]:
     """The review model's inputs: per criterion the final level (partial / met /
     contradicted), whether the reader raised it, and the reader's expected level minus the
     verdict's (signed and absolute); plus the reader's summed doubt points and, given the
     answer's `text`, its length and register (`reader_cues.style`: informal registers are
-    read less surely by the rules, whatever words they use)."""
+    read less surely by the rules, whatever words they use); and how many criteria are
+    `conflicted` (contradicted on an answer that also earned credit on them)."""
     x: dict[str, float] = {"doubt": doubt, **(style(text) if text is not None else {})}
+    x["conflicted"] = float(len(set(conflicted)))
     for c, v in final.items():
         lv = ORD[v]
         x[f"{c} partial"] = float(lv == 1)
@@ -298,3 +306,10 @@ def review_risk(x: dict[str, float], weights: dict | None = None) -> float:
 def review_at(weights: dict | None = None) -> float:
     w = load_weights() if weights is None else weights
     return float(w.get("review_at", REVIEW_AT))
+
+
+def conflict_at(weights: dict | None = None) -> float:
+    """The review model's probability at which a conflicted criterion (`Judgement.conflicted`)
+    is flagged; 0 (every conflict flagged) unless the weights say otherwise."""
+    w = load_weights() if weights is None else weights
+    return float(w.get("conflict_at", CONFLICT_AT))

@@ -36,6 +36,7 @@ from grader.rubric.guards import (
     injected_sentences,
 )
 from grader.rubric.hedges import drop_hedges
+from grader.rubric.judgement import CONF_CONTRADICTED
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
 from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
@@ -57,7 +58,8 @@ def score_explanation(
     Returns a `WrittenResult` whose `criteria` follow the rubric's order, each with a verdict,
     the student's own sentence(s) as evidence ("" when nothing earned credit), feedback text,
     a confidence in [0, 1] and `needs_review` when the confidence is below the rubric's
-    `review_confidence` or the answer contradicts itself. `review_reasons` explains every flag
+    `review_confidence` or the answer contradicts itself on it where the review model puts the
+    answer at risk (`reader.conflict_at`). `review_reasons` explains every flag
     (criterion-specific reasons start with the criterion id and a colon). Never raises on odd
     input: `None` or non-text is treated as an empty answer. `reader_weights` replaces the
     second reader's fitted weights (`reader_weights.json`; used by cross-validation).
@@ -127,9 +129,14 @@ def score_explanation(
     )
     doubts: dict[str, str] = dict(settled)  # a false claim read from an uncertain sentence
     final = {c: j.verdict for c, j in judgements.items()}
+    conflicted = [c for c, j in judgements.items() if j.conflicted]
     risk = reader.review_risk(
-        reader.review_features(rule, final, ops, sum(short.values()), text), reader_weights
+        reader.review_features(rule, final, ops, sum(short.values()), text, conflicted=conflicted),
+        reader_weights,
     )
+    # a criterion the answer both states and contradicts is contradicted; a person checks it
+    # when the review model puts the answer at risk (`reader.conflict_at`; 0: always)
+    conflict_flag = risk >= reader.conflict_at(reader_weights)
     if risk >= reader.review_at(reader_weights):
         guards.reasons.append(
             f"The second reader's review model puts the chance that a grader would change at "
@@ -176,12 +183,14 @@ def score_explanation(
             crit_reasons.append(
                 f"{crit.id}: no automatic judge exists for this criterion; grade it by hand."
             )
-        conf = round(min(j.confidence, guards.cap), 3)
+        # an unflagged conflict is as sure as any contradicted verdict
+        own = CONF_CONTRADICTED if j.conflicted and not conflict_flag else j.confidence
+        conf = round(min(own, guards.cap), 3)
         doubt = crit.id in doubts
         if doubt:
             conf = min(conf, review_at - 0.01)
             crit_reasons.append(doubts[crit.id])
-        if j.conflicted:
+        if j.conflicted and conflict_flag:
             crit_reasons.append(
                 f"{crit.id}: the answer both states this point and contradicts it; "
                 "check which one the student means."
@@ -211,7 +220,7 @@ def score_explanation(
                 evidence=evidence,
                 feedback=feedback,
                 confidence=conf,
-                needs_review=conf < review_at or j.conflicted or doubt,
+                needs_review=conf < review_at or (j.conflicted and conflict_flag) or doubt,
             )
         )
 

@@ -22,6 +22,7 @@ from grader.textsafe import clean_text
 from tools.rubric.agreement import ORDINAL, human_score, quadratic_weighted_kappa
 
 ALL = ("C1", "C2", "C3", "C4", "C5")
+INF = float("inf")
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Scored:
     confidence: dict[str, float]  # the scorer's confidence per criterion
     x: dict[str, float]  # the review model's inputs (`reader.review_features`)
     risk: float = 0.0  # the review model's probability, set once that model is fitted
+    conflicted: bool = False  # a verdict is conflicted (flagged when risk >= `conflict_at`)
     wrong: bool = False  # a grader would change at least one verdict (the model's target)
 
 
@@ -51,7 +53,7 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
     here (`shortfall_at` infinite, no review model) and recomputed by `flagged`."""
     out = []
     for r in rows:
-        w = {**weights(r), "shortfall_at": float("inf"), "review": {}}
+        w = {**weights(r), "shortfall_at": float("inf"), "review": {}, "conflict_at": INF}
         res = score_explanation(r.text, rubric, reader_weights=w)
         verdicts = {c.id: c.verdict for c in res.criteria}
         ops = reader.settle_opinions(reader.predict(r.feats, w), r.fams)
@@ -68,23 +70,39 @@ def score_fold(rows: Sequence, weights: Callable[[object], dict], rubric: Rubric
                 doubts,
                 {c.id: c.confidence for c in res.criteria},
                 reader.review_features(
-                    r.rule, verdicts, ops, sum(doubts.values()), scored_text(r.text)
+                    r.rule,
+                    verdicts,
+                    ops,
+                    sum(doubts.values()),
+                    scored_text(r.text),
+                    conflicted=r.conflicted,
                 ),
                 wrong=any(ORDINAL[r.labels[c]] != ORDINAL[v] for c, v in verdicts.items()),
+                conflicted=bool(r.conflicted),
             )
         )
     return out
 
 
-def flagged(s: Scored, shortfall_at: float, review_at: float = float("inf")) -> bool:
-    """The scorer's review flag for `s` at thresholds `shortfall_at` and `review_at`."""
-    return s.base_review or sum(s.doubts.values()) >= shortfall_at or s.risk >= review_at
+def flagged(
+    s: Scored, shortfall_at: float, review_at: float = INF, conflict_at: float = 0.0
+) -> bool:
+    """The scorer's review flag for `s` at thresholds `shortfall_at`, `review_at` and
+    `conflict_at` (a conflicted verdict is flagged at that risk; 0: always)."""
+    return (
+        s.base_review
+        or sum(s.doubts.values()) >= shortfall_at
+        or s.risk >= review_at
+        or (s.conflicted and s.risk >= conflict_at)
+    )
 
 
-def summary(sc: list[Scored], shortfall_at: float, review_at: float = float("inf")) -> dict:
+def summary(
+    sc: list[Scored], shortfall_at: float, review_at: float = INF, conflict_at: float = 0.0
+) -> dict:
     """Per-criterion kappa, score MAE, unflagged share and kappa among the unflagged (mean over
     criteria, and pooled over every (answer, criterion) verdict)."""
-    un = [s for s in sc if not flagged(s, shortfall_at, review_at)]
+    un = [s for s in sc if not flagged(s, shortfall_at, review_at, conflict_at)]
 
     def kappa(items: list[Scored], cid: str) -> float:
         h = [ORDINAL[s.labels[cid]] for s in items]
@@ -123,24 +141,31 @@ def table(
     splits: Sequence[str],
     new: Sequence[str],
     shortfall_at: float,
-    review_at: float = float("inf"),
+    review_at: float = INF,
+    conflict_at: float = 0.0,
 ) -> str:
     """A Markdown table: one line per set, the pool, and the mean over the new authors' sets."""
     lines = [HEADER]
+    at = (shortfall_at, review_at, conflict_at)
     for sp in splits:
         part = [s for s in sc if s.split == sp]
         if part:
-            lines.append(fmt(sp, summary(part, shortfall_at, review_at)))
-    lines.append(fmt("pooled", summary(sc, shortfall_at, review_at)))
-    lines.append(fmt("new authors, mean", new_author_mean(sc, new, shortfall_at, review_at)))
+            lines.append(fmt(sp, summary(part, *at)))
+    lines.append(fmt("pooled", summary(sc, *at)))
+    lines.append(fmt("new authors, mean", new_author_mean(sc, new, *at)))
     return "\n".join(lines)
 
 
 def new_author_mean(
-    sc: list[Scored], new: Sequence[str], shortfall_at: float, review_at: float = float("inf")
+    sc: list[Scored],
+    new: Sequence[str],
+    shortfall_at: float,
+    review_at: float = INF,
+    conflict_at: float = 0.0,
 ) -> dict:
     """The mean over the new authors' sets of each number of `summary` (the objective)."""
-    parts = [summary([s for s in sc if s.split == sp], shortfall_at, review_at) for sp in new]
+    at = (shortfall_at, review_at, conflict_at)
+    parts = [summary([s for s in sc if s.split == sp], *at) for sp in new]
     parts = [p for p in parts if p["n"]]
     if not parts:
         return summary([], shortfall_at)
@@ -158,7 +183,12 @@ def new_author_mean(
     }
 
 
-def curve(sc: list[Scored], new: Sequence[str], grid: Sequence[tuple[float, float]]) -> str:
+def curve(
+    sc: list[Scored],
+    new: Sequence[str],
+    grid: Sequence[tuple[float, float]],
+    conflict_at: float = 0.0,
+) -> str:
     """The unflagged share / kappa trade-off over (`review_at`, `shortfall_at`) pairs."""
     lines = [
         "| review_at | shortfall_at | unflagged (pooled) | kappa unflagged mean / pooled | "
@@ -166,7 +196,7 @@ def curve(sc: list[Scored], new: Sequence[str], grid: Sequence[tuple[float, floa
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for ra, t in grid:
-        p, a = summary(sc, t, ra), new_author_mean(sc, new, t, ra)
+        p, a = summary(sc, t, ra, conflict_at), new_author_mean(sc, new, t, ra, conflict_at)
         lines.append(
             f"| {ra:g} | {t:g} | {p['unflagged']:.0%} | "
             f"{p['un_kappa']:.3f} / {p['un_pooled']:.3f} | "
@@ -176,7 +206,11 @@ def curve(sc: list[Scored], new: Sequence[str], grid: Sequence[tuple[float, floa
 
 
 def curve_by_set(
-    sc: list[Scored], new: Sequence[str], shortfall_at: float, review_ats: Sequence[float]
+    sc: list[Scored],
+    new: Sequence[str],
+    shortfall_at: float,
+    review_ats: Sequence[float],
+    conflict_at: float = 0.0,
 ) -> str:
     """The trade-off per new author's set: unflagged share and mean kappa among the unflagged
     at each `review_at`, and their mean over the sets."""
@@ -188,9 +222,9 @@ def curve_by_set(
         cells = []
         for ra in review_ats:
             if sp is None:
-                s = new_author_mean(sc, new, shortfall_at, ra)
+                s = new_author_mean(sc, new, shortfall_at, ra, conflict_at)
             else:
-                s = summary([x for x in sc if x.split == sp], shortfall_at, ra)
+                s = summary([x for x in sc if x.split == sp], shortfall_at, ra, conflict_at)
             cells.append(f"{s['unflagged']:.0%} {s['un_kappa']:.2f}")
         lines.append(f"| {sp or 'mean'} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
