@@ -1,0 +1,38 @@
+"""C4 readings of round 11 (track C: training vs generation, for both models).
+
+- A training said to fit its use ("its training fits generation") is a sameness relation, and
+  a negation before the verb ("the training does not fit generation for the masked model")
+  turns it into the masked LM's mismatch.
+- A model said to train in the use's own condition ("trains in the generation condition")
+  states the causal side.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+MLM_VIEW = "The masked model guesses each hidden word from the words on its left and its right."
+CLM_ONLY = (
+    "The causal model predicts every word from only the words before it, because of its mask."
+)
+GEN_GAP = (
+    "While you write a text, the following words are not there yet, and the masked model was "
+    "never trained for that."
+)
+
+
+def test_negated_fit_for_one_model_and_elided_fit_for_the_other_is_met() -> None:
+    text = (
+        MLM_VIEW + " " + CLM_ONLY + " " + GEN_GAP + " In the end, the training does not fit "
+        "generation for BERT, but it does for GPT."
+    )
+    assert rules(text)["C4"] == "met"
+
+
+def test_trained_in_the_generation_condition_and_the_other_not_is_met() -> None:
+    text = (
+        MLM_VIEW + " " + CLM_ONLY + " When writing there is nothing to the right yet; BERT "
+        "always had it in pretraining, so GPT is trained in the generation setting and BERT is not."
+    )
+    assert rules(text)["C4"] == "met"
