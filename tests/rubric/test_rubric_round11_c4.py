@@ -3,6 +3,8 @@
 - A training said to fit its use ("its training fits generation") is a sameness relation, and
   a negation before the verb ("the training does not fit generation for the masked model")
   turns it into the masked LM's mismatch.
+- The later words said to be hidden for use alone ("it only hides the future at generation
+  time") set the causal LM's use below its training: the causal mismatch (contradicted).
 - A model said to train in the use's own condition ("trains in the generation condition")
   states the causal side.
 
@@ -36,3 +38,11 @@ def test_trained_in_the_generation_condition_and_the_other_not_is_met() -> None:
         "always had it in pretraining, so GPT is trained in the generation setting and BERT is not."
     )
     assert rules(text)["C4"] == "met"
+
+
+def test_later_words_hidden_only_for_use_is_the_causal_mismatch() -> None:
+    text = (
+        MLM_VIEW + " In training the causal model reads the entire sentence in one go, and it "
+        "only hides the later words at generation time."
+    )
+    assert rules(text)["C4"] == "contradicted"
