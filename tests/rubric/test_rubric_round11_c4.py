@@ -7,6 +7,8 @@
   time") set the causal LM's use below its training: the causal mismatch (contradicted).
 - A model said to train in the use's own condition ("trains in the generation condition")
   states the causal side.
+- "Training is different from using it" names the use as the object of the difference: a
+  vague comparison (partial).
 
 Sentences written for these tests."""
 
@@ -46,3 +48,8 @@ def test_later_words_hidden_only_for_use_is_the_causal_mismatch() -> None:
         "only hides the later words at generation time."
     )
     assert rules(text)["C4"] == "contradicted"
+
+
+def test_training_different_from_using_it_is_a_partial_comparison() -> None:
+    text = CLM_ONLY + " Put simply, for the masked model, training is different from using it."
+    assert rules(text)["C4"] == "partial"
