@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from grader.rubric.c4_additive import additive_mismatch
 from grader.rubric.c4_contrast import VAGUE, vague_relations
+from grader.rubric.c4_counterpart import counterpart_halves
 from grader.rubric.c4_ellipsis import elided_second_half
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
@@ -168,6 +169,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same, vague_same = vague_relations(same)
     diff, vague_diff = vague_relations(diff)
     same, diff = _one_and_the_other(an, same, diff)
+    same, diff = counterpart_halves(an, same, diff)  # "..., while the other's ... never gives"
     same, diff = scoped(an, same, diff)
     more_same, more_diff = elided_second_half(an, same, diff)
     frag_same, frag_diff = fragment_subjects(an, same, diff)

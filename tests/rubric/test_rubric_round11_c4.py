@@ -9,6 +9,8 @@
   states the causal side.
 - "Training is different from using it" names the use as the object of the difference: a
   vague comparison (partial).
+- "Its practice and its job are the same, while the other figure's practice had what the job
+  never gives": the half after the contrast word is the other model's (c4_counterpart.py).
 
 Sentences written for these tests."""
 
@@ -53,3 +55,14 @@ def test_later_words_hidden_only_for_use_is_the_causal_mismatch() -> None:
 def test_training_different_from_using_it_is_a_partial_comparison() -> None:
     text = CLM_ONLY + " Put simply, for the masked model, training is different from using it."
     assert rules(text)["C4"] == "partial"
+
+
+def test_contrast_half_about_the_analogys_other_figure_is_no_false_claim() -> None:
+    text = (
+        "A masked LM is a crossword solver: it was trained to fill each blank from the letters "
+        "on both sides of it, and when writing a text nothing after the current word exists "
+        "yet. The causal LM is a storyteller, only ever trained to continue from what came "
+        "before. So its rehearsal and its performance are identical, whereas the solver's "
+        "rehearsal always had the full grid, which the performance never gives."
+    )
+    assert rules(text)["C4"] == "met"
