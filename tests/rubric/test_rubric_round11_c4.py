@@ -11,6 +11,8 @@
   vague comparison (partial).
 - "Its practice and its job are the same, while the other figure's practice had what the job
   never gives": the half after the contrast word is the other model's (c4_counterpart.py).
+- The use defined as the causal objective ("generating text comes down to predicting the next
+  word") is a task match for the causal LM: one side, partial.
 
 Sentences written for these tests."""
 
@@ -66,3 +68,12 @@ def test_contrast_half_about_the_analogys_other_figure_is_no_false_claim() -> No
         "rehearsal always had the full grid, which the performance never gives."
     )
     assert rules(text)["C4"] == "met"
+
+
+def test_use_defined_as_next_word_prediction_is_a_task_match() -> None:
+    text = (
+        "The masked model fills in hidden words, whereas the causal model predicts the next "
+        "word. Generating text comes down to predicting the next word over and over, which "
+        "is why only one of them writes well."
+    )
+    assert rules(text)["C4"] == "partial"
