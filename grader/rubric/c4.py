@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from grader.rubric.c4_additive import additive_mismatch
 from grader.rubric.c4_contrast import VAGUE, vague_relations
+from grader.rubric.c4_counterpart import counterpart_halves
 from grader.rubric.c4_ellipsis import elided_second_half
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
 from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
@@ -168,6 +169,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     same, vague_same = vague_relations(same)
     diff, vague_diff = vague_relations(diff)
     same, diff = _one_and_the_other(an, same, diff)
+    same, diff = counterpart_halves(an, same, diff)  # "..., while the other's ... never gives"
     same, diff = scoped(an, same, diff)
     more_same, more_diff = elided_second_half(an, same, diff)
     frag_same, frag_diff = fragment_subjects(an, same, diff)
@@ -364,7 +366,7 @@ def _clm_sees_more_in_training(an: Analysis) -> list[Claim]:
             continue  # "... and predicting the next word is exactly what it does at generation"
         norm = f.sentence.norm
         at = min(h.start for h in f.hits["generation_time"])
-        if not _LESS_AT_USE.search(norm[max(0, at - 25) :]):
+        if not (_LESS_AT_USE.search(norm[max(0, at - 25) :]) or _HIDDEN_FOR_USE.search(norm[:at])):
             continue  # "... only at generation time does it go left to right": no loss stated
         for c in _of(f.kinds("see_both"), CLM, BOTH):
             if (c.strong or c.direct) and c.attributed:
@@ -385,6 +387,13 @@ _LESS_AT_USE = re.compile(
     r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b|"
     # round 10: "when it generates it has access only to the earlier tokens"
     r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b",
+    re.IGNORECASE,
+)
+# round 11: the later tokens hidden for use alone, "it only hides the later words at generation
+# time" (read over the clause before the use: the hidden words may take a few words to name)
+_HIDDEN_FOR_USE = re.compile(
+    r"\bonly\W+(?:hides?|hid|blocks?|masks?|cuts?\W+off)\W+(?:the\W+)?(?:\w+\W+)?"
+    r"(?:future|later|next|right|following|upcoming)\b[^,;.]*$",
     re.IGNORECASE,
 )
 

@@ -332,9 +332,24 @@ _TASK_MATCH = re.compile(
 )
 
 
+# round 11: the use defined as the causal objective, "writing a text means predicting the next
+# word again and again": a task match for the model trained on next-word prediction
+_USE_IS_NEXT_WORD = re.compile(
+    r"\b(?:generation|generating|writing|producing)(?: (?:a |the )?text)? (?:just |basically )?"
+    r"(?:means|is|amounts to|comes down to|boils down to) (?:just |basically |simply )?"
+    r"(?:predicting|guessing|choosing) (?:the |a |each )?next (?:word|token)s?\b",
+    re.IGNORECASE,
+)
+
+
 def task_match(an: Analysis) -> list[Claim]:
     out = []
+    trains_next = any(c.subject == CLM for c in an.claims("predicts_next"))
     for k, f in enumerate(an.sentences):
+        u = _USE_IS_NEXT_WORD.search(f.asserted or f.sentence.norm)
+        if u is not None and trains_next:
+            out.append(Claim("relation_same", CLM, f.sentence.index, False, True, u.group(0)))
+            continue
         m = _TASK_MATCH.search(f.asserted or f.sentence.norm)
         if m is None:
             continue

@@ -245,9 +245,10 @@ USE_PAIRED = re.compile(
     r"(?:use|usage|using|deployment|inference|test(?:ing)?)\b|"
     r"\b(?:how|the way)\s+(?:\S+\s+){0,2}?(?:trained|train)\b[^.;:]{0,30}?\b"
     r"(?:and|vs\.?|versus|from|to)\s+(?:how|the way)\s+(?:\S+\s+){0,2}?(?:used|use)\b|"
-    # "training differs from use", "its training is different from its use" (round 9)
+    # "training differs from use", "its training is different from its use" (round 9), "for
+    # BERT, training is different from using it" (round 11)
     r"\btrain(?:ing|ed|s)?\s+(?:\w+\s+)?(?:differs?|(?:is|are|was|were)\s+different)\s+"
-    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment)\b|"
+    r"(?:from|to|than)\s+(?:its\s+|their\s+|the\s+)?(?:use|usage|deployment|using)\b|"
     # round 10: the use as the object of the comparison, in a clause of its own ("trained in
     # a different setting from the one you use it in", "its training is closer to how it's
     # used")
