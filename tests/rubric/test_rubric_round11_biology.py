@@ -1,0 +1,27 @@
+"""Readings of issue-19 round 11 (track a: protein and molecule language models).
+
+- The models of biology and chemistry named by their own names: ESM-2, ProtBERT, ChemBERTa
+  are the masked family; ProtGPT2, ProGen2, MolGPT the causal family.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+
+# -- the domain's model names ------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["ESM-2", "ProtBERT", "ChemBERTa", "ESM-1v", "DNABERT"])
+def test_domain_masked_model_names_are_the_masked_family(name: str) -> None:
+    assert rules(f"{name} sees the tokens on both sides of the blank.")["C1"] == "met"
+
+
+@pytest.mark.parametrize("name", ["ProtGPT2", "ProGen2", "MolGPT", "ZymCTRL"])
+def test_domain_causal_model_names_are_the_causal_family(name: str) -> None:
+    assert rules(f"{name} sees only the earlier tokens.")["C3"] == "met"
+
+
+def test_the_split_told_by_domain_names() -> None:
+    text = "ChemBERTa is used for classification and MolGPT for generation."
+    assert rules(text)["C5"] == "met"
