@@ -25,3 +25,21 @@ def test_domain_causal_model_names_are_the_causal_family(name: str) -> None:
 def test_the_split_told_by_domain_names() -> None:
     text = "ChemBERTa is used for classification and MolGPT for generation."
     assert rules(text)["C5"] == "met"
+
+
+# -- C5: the tasks of biology and chemistry -----------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our group runs ESM-2 for variant effect prediction and ProGen2 for de novo design.",
+        "The encoder handles contact prediction, while the decoder is used for sequence design.",
+        "ProtBERT is what we use to annotate new proteins; for design we pick ProtGPT2.",
+        "ChemBERTa does toxicity prediction and MolGPT generates novel molecules.",
+    ],
+)
+def test_domain_understanding_and_design_tasks_make_the_split(text: str) -> None:
+    assert rules(text)["C5"] == "met"
+
+
+def test_a_design_task_alone_is_half_the_split() -> None:
+    assert rules("For antibody design people choose ProtGPT2-style models.")["C5"] == "partial"
