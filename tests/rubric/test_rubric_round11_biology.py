@@ -43,3 +43,34 @@ def test_domain_understanding_and_design_tasks_make_the_split(text: str) -> None
 
 def test_a_design_task_alone_is_half_the_split() -> None:
     assert rules("For antibody design people choose ProtGPT2-style models.")["C5"] == "partial"
+
+
+# -- positions along a chain: upstream / downstream, N- and C-terminal ---------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ESM predicts each masked residue from the residues upstream and downstream of it.",
+        "The masked model fills in hidden residues using the N-terminal and C-terminal context "
+        "together.",
+    ],
+)
+def test_both_sides_of_a_chain(text: str) -> None:
+    assert rules(text)["C1"] == "met"
+
+
+def test_upstream_residues_only_are_the_causal_restriction() -> None:
+    text = "ProtGPT2 predicts the next residue from only the upstream residues, with a causal mask."
+    assert rules(text)["C3"] == "met"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ESM always had the C-terminal part in pretraining and never learned to predict without "
+        "it, but when we grow a protein from the N-terminus the C-terminal part is not there yet.",
+        "Sampling builds the chain residue by residue, so for ESM the downstream half is missing "
+        "at every step, a condition it was never trained for.",
+    ],
+)
+def test_the_missing_downstream_part_at_generation(text: str) -> None:
+    assert rules(text)["C2"] == "met"
