@@ -42,6 +42,9 @@ _MODAL = frozenset(
 _USE_VERB = frozenset("use using want wanting".split())
 _HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
+# round 11: a chain read from its first end to its last, "reads the sequence N to C" (the
+# protein voice's left to right)
+_CHAIN_WAY = re.compile(r"n\W*to\W*c\b", re.I)
 _READ_VERB = re.compile(
     r"\b(?:reads?|reading|process(?:es|ing)?|looks?|sees?|attends?|goes|go|works?|scans?|"
     r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+){0,3}$",
@@ -154,9 +157,9 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     ]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
-        if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(
-            ss.sent.norm[max(0, h.start - 30) : h.start]
-        ):
+        if (
+            "left to right" in t or t.startswith("autoregressive") or _CHAIN_WAY.match(t)
+        ) and _READ_VERB.search(ss.sent.norm[max(0, h.start - 30) : h.start]):
             cands.append(h)
     # "append a [MASK] at the end and BERT will predict the next word": the next word is the
     # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective

@@ -74,3 +74,16 @@ def test_upstream_residues_only_are_the_causal_restriction() -> None:
 )
 def test_the_missing_downstream_part_at_generation(text: str) -> None:
     assert rules(text)["C2"] == "met"
+
+
+# -- C1: the masked model said to read a chain N to C --------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both protein models read the chain N to C, like a ribosome would.",
+        "ESM reads every sequence N to C, one residue after another.",
+    ],
+)
+def test_masked_model_reading_n_to_c_is_a_false_claim(text: str) -> None:
+    # the capital N is the chain's first end, not the texting "n" for "and"
+    assert rules(text)["C1"] == "contradicted"
