@@ -87,3 +87,20 @@ def test_the_missing_downstream_part_at_generation(text: str) -> None:
 def test_masked_model_reading_n_to_c_is_a_false_claim(text: str) -> None:
     # the capital N is the chain's first end, not the texting "n" for "and"
     assert rules(text)["C1"] == "contradicted"
+
+
+# -- C5: design as a verb, and a fronted task its users give to a family --------------------------
+def test_designing_new_ones_is_the_generation_half() -> None:
+    text = (
+        "ESM-2 suits scoring variants on complete sequences; decoders like ProGen are the ones "
+        "used to design new ones."
+    )
+    assert rules(text)["C5"] == "met"
+
+
+def test_fronted_task_given_to_the_family_its_users_pick() -> None:
+    text = (
+        "For jobs like classifying enzymes into families, people use the encoder models; for "
+        "making new enzymes they use decoders."
+    )
+    assert rules(text)["C5"] == "met"
