@@ -82,7 +82,11 @@ _TRAIL_BAD = re.compile(
 _NO_PROBLEM = re.compile(
     r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
     r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
-    r"(?:problem|issue|obstacle|difficulty))\b",
+    r"(?:problem|issue|obstacle|difficulty)|"
+    # round 11: the denial in the writer's belief, "I don't think generation is a real
+    # obstacle for it"
+    r"(?:don't|do not|doesn't|does not) (?:really )?think (?:\w+ ){1,3}(?:is|poses|makes) "
+    r"(?:a |an |any )?(?:real |big |actual )?(?:problem|issue|obstacle|difficulty))\b",
     re.IGNORECASE,
 )
 _NOT_CONTEXT = re.compile(

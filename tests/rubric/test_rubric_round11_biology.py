@@ -104,3 +104,12 @@ def test_fronted_task_given_to_the_family_its_users_pick() -> None:
         "making new enzymes they use decoders."
     )
     assert rules(text)["C5"] == "met"
+
+
+# -- C2: no problem for the masked model, denied in the writer's belief ----------------------------
+def test_believed_no_obstacle_for_the_masked_model_is_a_false_claim() -> None:
+    text = (
+        "ESM sees residues on both sides of each mask. I don't think generation is a real "
+        "obstacle for ESM, you can just sample it one residue at a time."
+    )
+    assert rules(text)["C2"] == "contradicted"
