@@ -113,3 +113,8 @@ def test_believed_no_obstacle_for_the_masked_model_is_a_false_claim() -> None:
         "obstacle for ESM, you can just sample it one residue at a time."
     )
     assert rules(text)["C2"] == "contradicted"
+
+
+# -- a question opened by a conjunction is asked, not claimed -------------------------------------
+def test_question_opening_with_and_is_no_claim() -> None:
+    assert rules("And does the decoder really see only the earlier tokens?")["C3"] == "missing"
