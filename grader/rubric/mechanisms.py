@@ -42,6 +42,9 @@ _MODAL = frozenset(
 _USE_VERB = frozenset("use using want wanting".split())
 _HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
+# round 11: a chain read from its first end to its last, "reads the sequence N to C" (the
+# protein voice's left to right)
+_CHAIN_WAY = re.compile(r"n\W*to\W*c\b", re.I)
 _READ_VERB = re.compile(
     r"\b(?:reads?|reading|process(?:es|ing)?|looks?|sees?|attends?|goes|go|works?|scans?|"
     r"moves?|handles?|is|are|was|were|being)\s+(?:\w+\s+){0,3}$",
@@ -79,7 +82,11 @@ _TRAIL_BAD = re.compile(
 _NO_PROBLEM = re.compile(
     r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
     r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
-    r"(?:problem|issue|obstacle|difficulty))\b",
+    r"(?:problem|issue|obstacle|difficulty)|"
+    # round 11: the denial in the writer's belief, "I don't think generation is a real
+    # obstacle for it"
+    r"(?:don't|do not|doesn't|does not) (?:really )?think (?:\w+ ){1,3}(?:is|poses|makes) "
+    r"(?:a |an |any )?(?:real |big |actual )?(?:problem|issue|obstacle|difficulty))\b",
     re.IGNORECASE,
 )
 _NOT_CONTEXT = re.compile(
@@ -154,9 +161,9 @@ def mlm_causal(ss: ParsedSentence) -> list[Claim]:
     ]
     for h in ss.hits.get("left_to_right", []):
         t = h.text.lower()
-        if ("left to right" in t or t.startswith("autoregressive")) and _READ_VERB.search(
-            ss.sent.norm[max(0, h.start - 30) : h.start]
-        ):
+        if (
+            "left to right" in t or t.startswith("autoregressive") or _CHAIN_WAY.match(t)
+        ) and _READ_VERB.search(ss.sent.norm[max(0, h.start - 30) : h.start]):
             cands.append(h)
     # "append a [MASK] at the end and BERT will predict the next word": the next word is the
     # trailing-[MASK] experiment's output (a C2 claim), not the masked LM's objective

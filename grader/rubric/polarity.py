@@ -267,7 +267,8 @@ _QUOTE_REJECT = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_OPEN = re.compile(
-    r"^\W*(?:does|do|did|is|are|was|were|can|could|would|will|should|shall|has|have|had|"
+    # round 11: a question may open with a conjunction ("And does it really use only ...?")
+    r"^\W*(?:(?:and|or)\s+)?(?:does|do|did|is|are|was|were|can|could|would|will|should|shall|has|have|had|"
     r"doesn't|don't|isn't|aren't|can't|couldn't|wouldn't|why|how|what|which|who|whom|whose|"
     r"where|when|so what|but why|and why|then why|is it|isn't it)\b",
     re.IGNORECASE,

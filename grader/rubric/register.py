@@ -152,6 +152,8 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
     if low in _SIGNS:
         return _SIGNS[low]
     if low in _BETWEEN_WORDS:
+        if w.isupper() and w.isalpha():
+            return None  # a capital letter is a name ("N to C": the two ends of a protein)
         before, after = _word_at(text, m.start(), False), _word_at(text, m.end(), True)
         ok = _WORDLIKE.fullmatch(before) and _WORDLIKE.fullmatch(after)
         ok = ok and before.lower() not in _MID_PHRASE

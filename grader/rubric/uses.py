@@ -59,7 +59,8 @@ def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
     """ "Where a task supplies the whole input (classification, NER), the encoder is
     preferred": a use named in a fronted condition or aside, before the sentence names any
     model, belongs to the first family named after it in its (strong) clause, when a word of
-    choice follows that family there ("is preferred", "is the standard")."""
+    choice follows that family there ("is preferred", "is the standard") or a user's verb
+    stands right before it ("people use", "we rely on")."""
     if any(h.start < u.start for h, _, _ in ss.subj):
         return None
     stop = _PART_END.search(ss.sent.norm, u.end)
@@ -68,11 +69,21 @@ def _fronted_family(ss: ParsedSentence, u: Hit) -> Subject | None:
     if not after or after[0][1] not in (MLM, CLM):
         return None
     h, code = after[0]
+    # the word of choice after the family, or a user's verb right before it ("For binding
+    # sites, people use the encoders")
     chosen = [
         x for x in ss.hits.get("usage", [])
         if h.end <= x.start < end and not ss.negated(x) and not unsuited(ss.sent.norm, x)
-    ]  # fmt: skip
+    ] or _USER_VERB.search(ss.sent.norm[u.end : h.start])  # fmt: skip
     return code if chosen else None
+
+
+_USER_VERB = re.compile(
+    r"(?:^|[,;:]\s*)(?:we|you|one|people|they|labs?|groups?|researchers|practitioners|i)\s+"
+    r"(?:\w+\s+)?(?:use|pick|choose|reach for|go with|rely on|prefer)\s+(?:the\s+)?"
+    r"(?:\w+\s+){0,2}$",
+    re.I,
+)
 
 
 _PART_END = re.compile(r"[;:.!?]|\b(?:but|whereas|while|whilst)\b")
