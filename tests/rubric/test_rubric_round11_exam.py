@@ -1,0 +1,52 @@
+"""Readings of handwritten timed-exam notation (round 11, track B).
+
+- C5: a use attached to a family by an arrow or a colon also when the family carries a kind
+  suffix ("GPT-like -> generation", "BERT-style: tagging").
+- C2: an arrow between two clauses is their cause-and-effect link: "needs the words on both
+  sides => it can't generate" is the masked LM's inability drawn from its reliance.
+- C2: "beam search" is a decoding method, not the search task encoders are used for, so the
+  later tokens said to be available during beam-search generation are the false claim.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+MLM_VIEW = "The masked model guesses each hidden word from the words on its left and its right."
+CLM_ONLY = "The causal model predicts every word from only the words before it, due to its mask."
+
+
+# -- C5: a kind suffix before the arrow ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "line",
+    ["GPT-like -> chatbots.", "GPT-style => story writing.", "GPT-type models: text generation."],
+)
+def test_suffixed_family_with_arrow_names_its_use(line: str) -> None:
+    text = MLM_VIEW + " " + CLM_ONLY + " Conclusion. " + line
+    assert rules(text)["C5"] == "partial"
+
+
+def test_both_suffixed_families_with_arrows_make_the_split() -> None:
+    text = MLM_VIEW + " " + CLM_ONLY + " BERT-like -> tagging and NER. GPT-like -> chatbots."
+    assert rules(text)["C5"] == "met"
+
+
+# -- C2: an arrow as the consequence link -------------------------------------------------------
+def test_arrow_joins_reliance_and_inability() -> None:
+    text = (
+        "The masked model has to have the full sentence around a gap to fill it in => "
+        "it cannot generate. " + CLM_ONLY
+    )
+    assert rules(text)["C2"] == "partial"
+
+
+# -- C2: beam search is decoding ---------------------------------------------------------------
+def test_later_tokens_available_during_beam_search_is_the_false_claim() -> None:
+    text = (
+        MLM_VIEW + " " + CLM_ONLY + " When decoding with beam search the model keeps whole "
+        "candidate sentences, so the later tokens are there during generation and BERT can "
+        "use them."
+    )
+    assert rules(text)["C2"] == "contradicted"
