@@ -4,6 +4,8 @@
   suffix ("GPT-like -> generation", "BERT-style: tagging").
 - C2: an arrow between two clauses is their cause-and-effect link: "needs the words on both
   sides => it can't generate" is the masked LM's inability drawn from its reliance.
+- A struck-through passage ("~~word~~") is out of the sentence the scorer reads: the words
+  around it join as the student left them.
 - C2: "beam search" is a decoding method, not the search task encoders are used for, so the
   later tokens said to be available during beam-search generation are the false claim.
 
@@ -50,3 +52,17 @@ def test_later_tokens_available_during_beam_search_is_the_false_claim() -> None:
         "use them."
     )
     assert rules(text)["C2"] == "contradicted"
+
+
+# -- struck-through words are out of the sentence ----------------------------------------------
+def test_struck_word_does_not_split_the_phrase_after_it() -> None:
+    text = "The masked model fills in a blank using the words ~~before~~ before and after it."
+    assert rules(text)["C1"] == "met"
+
+
+def test_struck_verb_does_not_break_the_comparison() -> None:
+    text = (
+        MLM_VIEW + " " + CLM_ONLY + " The causal model is trained the way it ~~is~~ generates, "
+        "the masked model is not."
+    )
+    assert rules(text)["C4"] == "met"
