@@ -6,6 +6,8 @@
   sides => it can't generate" is the masked LM's inability drawn from its reliance.
 - A struck-through passage ("~~word~~") is out of the sentence the scorer reads: the words
   around it join as the student left them.
+- C1: what a person gives a model in a trial ("I gave BERT only a prefix") is the trial's
+  input, not what the model is said to see.
 - C2: "beam search" is a decoding method, not the search task encoders are used for, so the
   later tokens said to be available during beam-search generation are the false claim.
 
@@ -66,3 +68,12 @@ def test_struck_verb_does_not_break_the_comparison() -> None:
         "the masked model is not."
     )
     assert rules(text)["C4"] == "met"
+
+
+# -- the input a person gives a model in a trial -------------------------------------------------
+def test_input_given_to_the_masked_model_in_a_trial_is_no_false_claim() -> None:
+    text = (
+        MLM_VIEW + " In the lab I gave BERT only a prefix with a blank at the end, and its "
+        "guesses got much worse."
+    )
+    assert rules(text)["C1"] == "met"
