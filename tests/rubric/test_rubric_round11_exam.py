@@ -8,6 +8,8 @@
   around it join as the student left them.
 - C1: what a person gives a model in a trial ("I gave BERT only a prefix") is the trial's
   input, not what the model is said to see.
+- C1/C3: position ranges written tight ("tok 1..t-1", "i+1..n") are the earlier and the later
+  side; a view denied past a range ("can't look past tokens 1 to t-1") is the restriction.
 - C2: "beam search" is a decoding method, not the search task encoders are used for, so the
   later tokens said to be available during beam-search generation are the false claim.
 
@@ -77,3 +79,22 @@ def test_input_given_to_the_masked_model_in_a_trial_is_no_false_claim() -> None:
         "guesses got much worse."
     )
     assert rules(text)["C1"] == "met"
+
+
+# -- ranges written as notes ---------------------------------------------------------------------
+def test_tight_range_up_to_the_previous_index_is_the_causal_restriction() -> None:
+    text = MLM_VIEW + " The causal model: predict tok t from tok 1..t-1, nothing after."
+    assert rules(text)["C3"] == "met"
+
+
+def test_tight_later_range_is_the_later_side() -> None:
+    text = (
+        "The masked model fills in token i from tokens 1..i-1 and i+1..n. "
+        "The causal model predicts token t from tokens before it only."
+    )
+    assert rules(text)["C1"] == "met"
+
+
+def test_denied_view_past_a_range_is_the_restriction() -> None:
+    text = MLM_VIEW + " The causal model can't look past tokens 1 to t-1 when it predicts token t."
+    assert rules(text)["C3"] == "met"
