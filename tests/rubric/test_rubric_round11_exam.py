@@ -10,6 +10,8 @@
   input, not what the model is said to see.
 - C1/C3: position ranges written tight ("tok 1..t-1", "i+1..n") are the earlier and the later
   side; a view denied past a range ("can't look past tokens 1 to t-1") is the restriction.
+- C4: a line that stops after a conjunction and a model name ("..., and BERT") was cut off:
+  it says nothing of that model and compares nothing.
 - C2: "beam search" is a decoding method, not the search task encoders are used for, so the
   later tokens said to be available during beam-search generation are the false claim.
 
@@ -98,3 +100,13 @@ def test_tight_later_range_is_the_later_side() -> None:
 def test_denied_view_past_a_range_is_the_restriction() -> None:
     text = MLM_VIEW + " The causal model can't look past tokens 1 to t-1 when it predicts token t."
     assert rules(text)["C3"] == "met"
+
+
+# -- a line cut off when time ran out ------------------------------------------------------------
+@pytest.mark.parametrize("joint", ["and", "but"])
+def test_model_named_where_the_line_stops_is_not_compared(joint: str) -> None:
+    text = (
+        MLM_VIEW + " " + CLM_ONLY + f" So the causal model trains the same way it generates, "
+        f"{joint} BERT"
+    )
+    assert rules(text)["C4"] == "partial"
