@@ -12,6 +12,8 @@
   side; a view denied past a range ("can't look past tokens 1 to t-1") is the restriction.
 - C4: a line that stops after a conjunction and a model name ("..., and BERT") was cut off:
   it says nothing of that model and compares nothing.
+- C3: "bidirectional vs unidirectional" with no model named names the two families; the
+  one-way label does not make the sentence about the causal LM alone.
 - C2: "beam search" is a decoding method, not the search task encoders are used for, so the
   later tokens said to be available during beam-search generation are the false claim.
 
@@ -110,3 +112,9 @@ def test_model_named_where_the_line_stops_is_not_compared(joint: str) -> None:
         f"{joint} BERT"
     )
     assert rules(text)["C4"] == "partial"
+
+
+# -- the two labels named together ---------------------------------------------------------------
+def test_one_way_label_beside_the_two_way_one_is_no_causal_claim() -> None:
+    text = "This exam answer is about bidirectional vs unidirectional. " + MLM_VIEW + " " + CLM_ONLY
+    assert rules(text)["C3"] == "met"
