@@ -16,7 +16,14 @@ from grader.rubric.c4_contrast import VAGUE, vague_relations
 from grader.rubric.c4_counterpart import counterpart_halves
 from grader.rubric.c4_ellipsis import elided_second_half
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
-from grader.rubric.c4_scope import denied_mismatch, handed_out, imagined_model, never_met, scoped
+from grader.rubric.c4_scope import (
+    cut_off_model,
+    denied_mismatch,
+    handed_out,
+    imagined_model,
+    never_met,
+    scoped,
+)
 from grader.rubric.c4_sides import (
     gone_at_use,
     lesser_mismatch,
@@ -202,7 +209,8 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     if dismissed:
         return _contradicted(dismissed, "training_alike", supported)
 
-    mentions = {s.sentence.index: s.mentions for s in an.sentences}
+    # a model named only where the line is cut off ("..., and BERT") is not compared
+    mentions = {s.sentence.index: s.mentions - {cut_off_model(s)} for s in an.sentences}
     # "only GPT's training matches what it has at generation": the other model is excluded
     for c in causal_side:
         if _only_this_model(an, c):

@@ -102,6 +102,14 @@ _TAIL = re.compile(
     r"(?P<neg2>not|no))?\s*(?:too|either|though|really|at all)?\W*$",
     re.IGNORECASE,
 )
+# the last clause of a line that stops after a conjunction and a model name, with no stop:
+# the student ran out of time ("So GPT trains the way it generates, and BERT")
+_CUT_OFF = re.compile(
+    r"^\W*(?:but|and|while|whereas|yet|so)\s+(?:the\s+)?[\w-]+(?:\s+\w+)?\s*$", re.I
+)
+_CUT_OFF_TAIL = re.compile(
+    r"\s(?:but|and|while|whereas|yet)\s+(?:the\s+)?(?P<name>[\w-]+(?:\s+\w+)?)\s*$", re.I
+)
 _CLAUSE_BREAK = re.compile(r"[;,:]|\s(?:but|while|whereas)\s|\s-\s", re.IGNORECASE)
 
 
@@ -131,11 +139,28 @@ def _halves(f: SentenceFacts, start: int = 0) -> list[tuple[Subject, bool]] | No
             return None
         if not (lead.group(0).strip(" ,;:-") or tail.group(0).strip(" .,;:-'s")):
             return None  # a bare name ("Causal LM") is a heading, not an elided half
+        if b == len(norm) and _CUT_OFF.match(norm[a:]):
+            return None  # "..., but BERT" and the line stops: cut off, it says nothing of BERT
         denied = bool(lead.group("neg") or tail.group("neg") or tail.group("neg2"))
         if lead.group("neg") and (tail.group("neg") or tail.group("neg2")):
             return None  # "not for BERT not": read by nobody
         out.append((code, denied))
     return out or None
+
+
+def cut_off_model(f: SentenceFacts) -> Subject | None:
+    """The model named only in the last clause of `f` when that clause stops right after a
+    conjunction and the name, with no stop ("So GPT trains the way it generates, and BERT"):
+    the line was cut off, so it says nothing of that model, nor compares it."""
+    m = _CUT_OFF_TAIL.search(f.sentence.norm)
+    if m is None:
+        return None
+    late = [
+        code
+        for code, key in MODEL_KEYS.items()
+        if (hs := f.hits.get(key, [])) and all(h.start >= m.start("name") for h in hs)
+    ]
+    return late[0] if len(late) == 1 else None
 
 
 def handed_out(an: Analysis, rels: list[Claim]) -> list[Claim]:

@@ -42,7 +42,10 @@ _RELIANCE = ("rel", "depend", "need", "assum", "expect", "lean")
 # it is presented as following from something.
 _CONNECTIVE = re.compile(
     r"\b(?:because|so|therefore|thus|hence|since|that's why|this is why|which is why|as a result|"
-    r"consequently|due to|because of|the reason\b[^.;]*?\b(?:is|was) that)\b",
+    r"consequently|due to|because of|the reason\b[^.;]*?\b(?:is|was) that)\b"
+    # an arrow between two clauses of notes is their cause-and-effect link ("X => it can't
+    # generate"), not one joining two words ("left->right")
+    r"|(?:^|\s)(?:-+>|=+>|\u2192|\u21d2)(?=\s)",
     re.IGNORECASE,
 )
 _DATA = re.compile(

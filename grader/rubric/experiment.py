@@ -30,6 +30,10 @@ _PERSON = re.compile(
 )
 # a model pointed to between the person and the phrase: then the phrase is said of it
 _MODEL_REF = re.compile(r"\b(?:it|its|they|their|the model|the network)\b", re.I)
+# ... unless the person gives the model the input: "I gave BERT only a prefix", "we fed it
+# the whole sentence" (the model is the recipient, the phrase what it was given)
+_GIVING = re.compile(r"\s(?:gave|give|fed|feed|showed|show|handed|passed)$", re.I)
+_RECIPIENT_WORDS = 3
 
 
 def unattributed_conditions(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
@@ -70,7 +74,9 @@ def _condition(ss: ParsedSentence, pos: int, measured: bool, person: list, names
         if m.end() > pos:
             continue
         between = s[m.end() : pos]
-        if any(m.end() <= h.start < pos for h in names) or _MODEL_REF.search(between):
+        said_of = any(m.end() <= h.start < pos for h in names) or _MODEL_REF.search(between)
+        given = _GIVING.search(m.group(0)) and len(between.split()) <= _RECIPIENT_WORDS
+        if said_of and not given:
             continue
         return True
     return False

@@ -2,6 +2,7 @@
 
     withdrawn_spans(norm) -> list[(start, end)]
     withdraws_previous(norm) -> bool
+    drop_struck(norm) -> str
 
 Students correct themselves as they write: "BERT sees only the left context - no sorry, that's
 backwards.", "It sees the whole sentence, scratch that, it sees only the earlier words.",
@@ -17,6 +18,12 @@ the corrected statement after the marker is the student's claim.
 - A marker needs a word of withdrawal ("no", "sorry", "scratch that", "backwards", "I take
   that back", "correction:", "EDIT: actually"; in speech "sorry, I mean", "actually, no"):
   a "wait" that confirms ("wait - yes, it does") withdraws nothing.
+
+- A struck-through passage ("~~word~~", how a transcript shows a word crossed out by hand) is
+  not part of the sentence at all: `drop_struck` takes it out of the text the scorer reads,
+  so the words around it join as the student left them ("the words ~~before~~ before and
+  after it" reads "the words before and after it"; "the way it ~~is~~ generates" reads "the
+  way it generates"). The quote still shows the student's text as written.
 
 Offsets are into `Sentence.norm`. Pure functions, no state.
 """
@@ -44,6 +51,17 @@ _OPENS = re.compile(r"^\W*" + _MARKER, re.I)
 # stop after it) withdraw the guess before it; "... no future tokens" is a negation, kept
 _TRAILING_NO = re.compile(r"(?:\.\.\.|\u2026)\s*(?P<m>no\b)(?=\s*[,.;:!?\u2014\u2013-])", re.I)
 _STRUCK = re.compile(r"~~[^~]+~~")
+# a struck passage with the space before it when a stop or the end follows, else the space
+# after it
+_STRUCK_GAP = re.compile(r"\s*~~[^~]+~~(?=[^\w\s]|\s*$)|~~[^~]+~~\s*")
+
+
+def drop_struck(s: str) -> str:
+    """`s` without its struck-through passages ("~~word~~"): a word the student crossed out
+    is withdrawn, neither asserted nor part of the phrase around it."""
+    if "~~" not in s:
+        return s
+    return _STRUCK_GAP.sub("", s).strip()
 
 
 def withdraws_previous(s: str) -> bool:

@@ -39,6 +39,7 @@ from grader.rubric.hedges import drop_hedges
 from grader.rubric.judgement import CONF_CONTRADICTED
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
+from grader.rubric.retraction import drop_struck
 from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.rubric.word_order import scrambled_sentences
@@ -274,7 +275,12 @@ def _read(
     if spoken:
         sentences = split_run_ons(sentences)
     sentences = [
-        replace(s, norm=drop_hedges(correct_spelling(register(unspoken(s.norm, lms, spoken)).text)))
+        replace(
+            s,
+            norm=drop_hedges(
+                correct_spelling(register(unspoken(drop_struck(s.norm), lms, spoken)).text)
+            ),
+        )
         for s in sentences
     ]
     sentences = expand_tables(sentences, rubric)

@@ -64,6 +64,7 @@ _RESTRICTED = frozenset("restricted limited confined constrained bound".split())
 # words after which "no" starts a noun phrase that names an absence ("having no context")
 _NONFINITE_BEFORE = frozenset("having with getting seeing being".split())
 _HEDGES = frozenset("perfectly entirely fully completely totally always quite".split())
+_TWO_WAY = re.compile(r"^bi[\s-]?directional(?:ly|ity)?$", re.IGNORECASE)
 # "the reason it can't generate is that it needs ...": a predicate clause the negation is not in
 _PREDICATE_CLAUSE = re.compile(r"\b(?:is|was|are|were)\s+(?:that|because)\b", re.IGNORECASE)
 
@@ -353,18 +354,20 @@ class ParsedSentence:
         masks = self.hits.get("causal_mask", [])
         if masks and all(self.negated(h) for h in masks):
             return MLM
-        causal = bool(
-            masks
-            or self.hits.get("one_direction")
-            or any(
-                h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()
-                for h in self.hits.get("predict_next", [])
-            )
+        predicts = any(
+            h.text.lower().startswith(("predict", "guess")) or "prediction" in h.text.lower()
+            for h in self.hits.get("predict_next", [])
         )
+        causal = bool(masks or self.hits.get("one_direction") or predicts)
         # "I had to predict a hidden word": the student's own exercise, no model (round 9)
         masked = any(
             not own_exercise(self.sent.norm, h) for h in self.hits.get("predict_masked", [])
         )
+        # "the question is about bidirectional vs unidirectional": a one-way label beside the
+        # two-way one names the two families, not the causal LM alone
+        two_way = any(_TWO_WAY.match(h.text) for h in self.hits.get("both_sides", []))
+        if causal and not (masks or predicts or masked) and two_way:
+            return None
         if causal != masked:
             return CLM if causal else MLM
         return None

@@ -21,8 +21,13 @@ from grader.rubric.sentence import ParsedSentence, _overlap
 _NOT_A_CHOICE = re.compile(
     r"\b(?:(?:pre ?)?trained|optimi[sz]ed|works?|worked|working|fine|ok(?:ay)?)\s+$", re.I
 )
-# the model may carry its examples in brackets before the arrow: "Decoders (GPT) -> generation"
-_ATTACH = re.compile(r"\s*(?:\([^()]*\))?\)?\s*(?::|->|=>|=|→)\s*$")
+# the model may carry its examples in brackets before the arrow: "Decoders (GPT) -> generation",
+# or a kind suffix: "GPT-like -> generation", "BERT-style models: NER"
+_ATTACH = re.compile(
+    r"(?:[-\s](?:like|style|type|based)(?:\s+(?:models?|ones|encoders?|decoders?))?)?"
+    r"\s*(?:\([^()]*\))?\)?\s*(?::|->|=>|=|→)\s*$",
+    re.IGNORECASE,
+)
 
 
 def used_for_understanding(c: ClaimContext, found: list[Claim]) -> list[Claim]:

@@ -391,12 +391,21 @@ def sees_a_range(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             # the conditioning set of a written conditional, "p(x_t | x_{<t})", is the
             # previous tokens as a formula: what the model is given, not that nothing else is
             strong = not _GIVEN.search(ss.sent.norm[: h.start])
-            return _vision(c, h, not ss.negated(h), strong)
+            # "can't look past tokens 1 to t": what lies beyond the range is denied, so the
+            # range is all it sees; "it sees beyond tokens 1..t" is the later ones
+            beyond = bool(_BEYOND.search(ss.sent.norm[max(0, h.start - 40) : h.start]))
+            return _vision(c, h, ss.negated(h) == beyond, strong)
     return []
 
 
 # a probability's conditioning bar just before the range: "p(x_t | " , "p_θ(x_t \\mid "
 _GIVEN = re.compile(r"(?:\||\\mid)\s*$")
+# what lies outside a range: "past", "beyond", "more than", "anything other than", "except"
+_BEYOND = re.compile(
+    r"\b(?:past|beyond|further than|more than|other than|except(?: for| to)?|but|outside(?: of)?|"
+    r"apart from|besides)\s+(?:(?:the|its|their)\s+)?$",
+    re.IGNORECASE,
+)
 
 
 # "x_<i and x_>i", "x_<i, x_>i": the two sides joined, nothing else in between
