@@ -249,13 +249,13 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             s.sentence.index for s in an.sentences if s.has("training") or s.has("never_trained")
         }
         # without a word about training the passage compares the models, not the conditions
-        if near is not None and trained & {*c2.evidence, near}:
+        if near is not None and trained & {*c2.evidence, near} and _tied(an, near, c2.evidence):
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
         if near is not None:
-            # the same passage with no training word: what each model has at generation, set
-            # side by side (the masked LM's loss, the causal LM's sufficiency); one side made
-            # of the use alone, so partial
+            # the same passage with no training word, or the causal LM only described ("GPT
+            # predicts from the earlier tokens"): what each model has, set side by side; one
+            # side made of the use alone, so partial
             return Judgement("partial", tuple(sorted({*c2.evidence, near})), CONF_PARTIAL - 0.05)
     partial = causal_side + mlm_side + general + tasks + practice_analogy(an)
     partial += vague_same + vague_diff
@@ -317,6 +317,42 @@ def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
         if c.strong and c.attributed and not c.gen_ctx and lo <= c.sentence <= hi:
             return c.sentence
     return None
+
+
+# the causal restriction set against the masked LM's loss ("GPT, on the other hand, ..."), or
+# said of the causal LM's whole past ("it only ever used the left side") or of both conditions
+# ("ask the same two questions about GPT: in both cases, only the left")
+_SET_AGAINST = re.compile(
+    r"\b(?:on the other hand|by contrast|in contrast|whereas|unlike|conversely|however|instead)\b",
+    re.IGNORECASE,
+)
+_WHOLE_PAST = re.compile(
+    r"\b(?:always|ever|never|throughout|all along|both times)\b|"
+    r"\b(?:in|for) (?:both|either|each) (?:cases?|settings?|situations?|conditions?|phases?)\b",
+    re.IGNORECASE,
+)
+
+
+def _tied(an: Analysis, near: int, link: tuple[int, ...]) -> bool:
+    """The causal restriction near the C2 link is the causal side of the comparison, not a
+    description of the causal LM ("GPT predicts from only the earlier tokens"): it is said in
+    the link sentence, with a training word, of the model's whole past or of both conditions
+    ("in both cases, only the left"), set against the masked LM's loss ("GPT, on the other
+    hand, ..."), or carried to both conditions by a sentence after it about the causal LM ("So
+    they have the same info at generation as in training")."""
+    if near in link:
+        return True
+    f = next(s for s in an.sentences if s.sentence.index == near)
+    norm = f.asserted or f.sentence.norm
+    if f.has("training") or f.has("never_trained") or _WHOLE_PAST.search(norm):
+        return True
+    if _SET_AGAINST.search(norm):
+        return True
+    return any(
+        g.has("training") and _names_generation(g) and MLM not in g.mentions
+        for g in an.sentences
+        if near < g.sentence.index <= near + LINK_WINDOW
+    )
 
 
 # "one ... and the other does not", neither named (not the comparand "different from the other")

@@ -1,0 +1,37 @@
+"""C4 readings of round 11 (track G: the causal side beside the C2 link).
+
+- The masked LM's link ("while writing, the later words are missing, and it never trained
+  without them") with the causal LM only described after it ("the causal model predicts from
+  the preceding words only") compares what each model has, not the causal LM's training with
+  its generation: partial. The description counts as the causal side when it is tied to the
+  conditions: a training word or its whole past ("only ever"), a contrast with the masked
+  model ("on the other hand"), or a sentence after it carrying it to training and generation.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+MLM_VIEW = "The masked model fills each blank using the words to its left and to its right."
+LINK = (
+    "When we write a text one word after another, the words further on are not there yet, so "
+    "the masked model loses the right-hand context it leaned on, and it was never trained "
+    "without it."
+)
+
+
+def test_causal_lm_only_described_after_the_link_is_partial() -> None:
+    text = (
+        MLM_VIEW + " " + LINK + " The causal model predicts the next word from the preceding "
+        "words only."
+    )
+    assert rules(text)["C4"] == "partial"
+
+
+def test_causal_mask_described_after_the_link_is_partial() -> None:
+    text = (
+        MLM_VIEW + " " + LINK + " GPT forecasts each token from only the earlier tokens, since "
+        "its causal mask blocks the later positions. That is why BERT suits classification."
+    )
+    assert rules(text)["C4"] == "partial"
