@@ -29,6 +29,7 @@ from grader.rubric.c4_sides import (
     lesser_mismatch,
     masked_training_before,
     practice_analogy,
+    restriction_tied,
     same_range_twice,
     task_match,
     training_dismissed,
@@ -133,6 +134,21 @@ def _labelled_after(an: Analysis, c: Claim) -> Claim:
     return c
 
 
+# the standard a difference is measured against: "different from the way it is used"
+_DIFFERENT_FROM = re.compile(
+    r"\b(?:different|differs?|differing|distinct|apart)\s+(?:from|to|than)\s+$", re.IGNORECASE
+)
+
+
+def _comparand(an: Analysis, c: Claim) -> bool:
+    """ "The way they are trained is different from the way they are used": a sameness phrase
+    that is the comparand of a difference word ("the way they are used" after "different
+    from") states the difference, not a sameness."""
+    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    at = f.sentence.norm.find(c.text) if c.text else -1
+    return at > 0 and bool(_DIFFERENT_FROM.search(f.sentence.norm[:at]))
+
+
 def _names_generation(f: SentenceFacts) -> bool:
     return f.has("generation") or f.has("generation_time")
 
@@ -168,7 +184,11 @@ def _not_consistency(an: Analysis, i: int) -> bool:
 def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     """C4's verdict; `c2` and `c3` are the verdicts already given (the C2 link is the masked
     side of the comparison)."""
-    same = [_labelled_after(an, c) for c in an.claims("relation_same") if _framed(an, c)]
+    same = [
+        _labelled_after(an, c)
+        for c in an.claims("relation_same")
+        if _framed(an, c) and not _comparand(an, c)
+    ]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
     carried = additive_mismatch(an)
     same += [c for c in carried if c.kind == "relation_same"]
@@ -249,7 +269,11 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             s.sentence.index for s in an.sentences if s.has("training") or s.has("never_trained")
         }
         # without a word about training the passage compares the models, not the conditions
-        if near is not None and trained & {*c2.evidence, near} and _tied(an, near, c2.evidence):
+        if (
+            near is not None
+            and trained & {*c2.evidence, near}
+            and restriction_tied(an, near, c2.evidence)
+        ):
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)
         if near is not None:
@@ -317,42 +341,6 @@ def _restriction_near(an: Analysis, link: tuple[int, ...]) -> int | None:
         if c.strong and c.attributed and not c.gen_ctx and lo <= c.sentence <= hi:
             return c.sentence
     return None
-
-
-# the causal restriction set against the masked LM's loss ("GPT, on the other hand, ..."), or
-# said of the causal LM's whole past ("it only ever used the left side") or of both conditions
-# ("ask the same two questions about GPT: in both cases, only the left")
-_SET_AGAINST = re.compile(
-    r"\b(?:on the other hand|by contrast|in contrast|whereas|unlike|conversely|however|instead)\b",
-    re.IGNORECASE,
-)
-_WHOLE_PAST = re.compile(
-    r"\b(?:always|ever|never|throughout|all along|both times)\b|"
-    r"\b(?:in|for) (?:both|either|each) (?:cases?|settings?|situations?|conditions?|phases?)\b",
-    re.IGNORECASE,
-)
-
-
-def _tied(an: Analysis, near: int, link: tuple[int, ...]) -> bool:
-    """The causal restriction near the C2 link is the causal side of the comparison, not a
-    description of the causal LM ("GPT predicts from only the earlier tokens"): it is said in
-    the link sentence, with a training word, of the model's whole past or of both conditions
-    ("in both cases, only the left"), set against the masked LM's loss ("GPT, on the other
-    hand, ..."), or carried to both conditions by a sentence after it about the causal LM ("So
-    they have the same info at generation as in training")."""
-    if near in link:
-        return True
-    f = next(s for s in an.sentences if s.sentence.index == near)
-    norm = f.asserted or f.sentence.norm
-    if f.has("training") or f.has("never_trained") or _WHOLE_PAST.search(norm):
-        return True
-    if _SET_AGAINST.search(norm):
-        return True
-    return any(
-        g.has("training") and _names_generation(g) and MLM not in g.mentions
-        for g in an.sentences
-        if near < g.sentence.index <= near + LINK_WINDOW
-    )
 
 
 # "one ... and the other does not", neither named (not the comparand "different from the other")

@@ -384,3 +384,41 @@ def lesser_mismatch(an: Analysis, c: Claim) -> bool:
     f = next(s for s in an.sentences if s.sentence.index == c.sentence)
     at = f.sentence.norm.find(c.text) if c.text else -1
     return at > 0 and bool(_LESSER.search(f.sentence.norm[:at]))
+
+
+# the causal restriction set against the masked LM's loss ("GPT, on the other hand, ..."), or
+# said of the causal LM's whole past ("it only ever used the left side") or of both conditions
+# ("ask the same two questions about GPT: in both cases, only the left")
+_SET_AGAINST = re.compile(
+    r"\b(?:on the other hand|by contrast|in contrast|whereas|unlike|conversely|however|instead)\b",
+    re.IGNORECASE,
+)
+_WHOLE_PAST = re.compile(
+    r"\b(?:always|ever|never|throughout|all along|both times)\b|"
+    r"\b(?:in|for) (?:both|either|each) (?:cases?|settings?|situations?|conditions?|phases?)\b",
+    re.IGNORECASE,
+)
+
+
+def restriction_tied(an: Analysis, near: int, link: tuple[int, ...]) -> bool:
+    """The causal restriction near the C2 link is the causal side of the comparison, not a
+    description of the causal LM ("GPT predicts from only the earlier tokens"): it is said in
+    the link sentence, with a training word, of the model's whole past or of both conditions
+    ("in both cases, only the left"), set against the masked LM's loss ("GPT, on the other
+    hand, ..."), or carried to both conditions by a sentence after it about the causal LM ("So
+    they have the same info at generation as in training")."""
+    if near in link:
+        return True
+    f = next(s for s in an.sentences if s.sentence.index == near)
+    norm = f.asserted or f.sentence.norm
+    if f.has("training") or f.has("never_trained") or _WHOLE_PAST.search(norm):
+        return True
+    if _SET_AGAINST.search(norm):
+        return True
+    return any(
+        g.has("training")
+        and (g.has("generation") or g.has("generation_time"))
+        and MLM not in g.mentions
+        for g in an.sentences
+        if near < g.sentence.index <= near + LINK_WINDOW
+    )

@@ -6,6 +6,8 @@
   its generation: partial. The description counts as the causal side when it is tied to the
   conditions: a training word or its whole past ("only ever"), a contrast with the masked
   model ("on the other hand"), or a sentence after it carrying it to training and generation.
+- A sameness phrase that is the comparand of a difference word ("different from the way they
+  are used") states the difference, not a sameness: a vague comparison, partial.
 
 Sentences written for these tests."""
 
@@ -33,5 +35,15 @@ def test_causal_mask_described_after_the_link_is_partial() -> None:
     text = (
         MLM_VIEW + " " + LINK + " GPT forecasts each token from only the earlier tokens, since "
         "its causal mask blocks the later positions. That is why BERT suits classification."
+    )
+    assert rules(text)["C4"] == "partial"
+
+
+def test_sameness_phrase_after_different_from_is_the_comparand_of_a_difference() -> None:
+    text = (
+        "BERT guesses a covered word from the words in front of it and behind it. Once you "
+        "produce a text word by word, the coming words do not exist yet. GPT is a causal model "
+        "that predicts the following word. How these models learn is different from the way "
+        "they are used."
     )
     assert rules(text)["C4"] == "partial"
