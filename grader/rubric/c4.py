@@ -273,6 +273,9 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
             near is not None
             and trained & {*c2.evidence, near}
             and restriction_tied(an, near, c2.evidence)
+            # "in short, how these models are trained differs from how they are used": a
+            # difference said of no one model takes the causal side back
+            and not [c for c in _of(diff, None, BOTH) if c.sentence not in c2.evidence]
         ):
             ev = tuple(sorted({*c2.evidence, near}))
             return Judgement("met", ev, CONF_MET_LINKED - 0.05)

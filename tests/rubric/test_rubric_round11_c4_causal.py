@@ -8,6 +8,8 @@
   model ("on the other hand"), or a sentence after it carrying it to training and generation.
 - A sameness phrase that is the comparand of a difference word ("different from the way they
   are used") states the difference, not a sameness: a vague comparison, partial.
+- A difference said of no one model ("how these models are trained differs from how they are
+  used") takes back a causal side read from the restriction alone: partial.
 
 Sentences written for these tests."""
 
@@ -44,6 +46,15 @@ def test_sameness_phrase_after_different_from_is_the_comparand_of_a_difference()
         "BERT guesses a covered word from the words in front of it and behind it. Once you "
         "produce a text word by word, the coming words do not exist yet. GPT is a causal model "
         "that predicts the following word. How these models learn is different from the way "
+        "they are used."
+    )
+    assert rules(text)["C4"] == "partial"
+
+
+def test_a_difference_said_of_no_one_model_takes_the_contrasted_causal_side_back() -> None:
+    text = (
+        MLM_VIEW + " " + LINK + " The causal model, on the other hand, predicts each word from "
+        "the preceding words only. All in all, how these models are trained differs from how "
         "they are used."
     )
     assert rules(text)["C4"] == "partial"
