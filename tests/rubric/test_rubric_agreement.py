@@ -100,7 +100,11 @@ FLOORS = {
     # start and once at its end, in aggregate; heldout14's C4 (0.50) and its seven false
     # contradictions are the round's clearest open failure (docs/rubric.md)
     "heldout14": ({"C1": 0.92, "C2": 0.8, "C3": 0.78, "C4": 0.48, "C5": 0.94}, 1.05, 1.25),
-    "heldout15": ({"C1": 0.98, "C2": 0.92, "C3": 0.9, "C4": 0.85, "C5": 0.83}, 0.45, 0.7),
+    # heldout15 C4 0.85 -> 0.83 in round 11 (0.834, aggregate only): C4's causal side beside
+    # the C2 link now needs a tie to the conditions (docs/rubric.md entry 27); it gained on four
+    # tuning sets (heldout22 C4 .85 -> .91) and costs this frozen set about one answer. Kept,
+    # not dropped on the frozen result.
+    "heldout15": ({"C1": 0.98, "C2": 0.92, "C3": 0.9, "C4": 0.83, "C5": 0.83}, 0.45, 0.7),
     "heldout16": ({"C1": 0.95, "C2": 0.8, "C3": 0.91, "C4": 0.7, "C5": 0.88}, 0.75, 0.95),
     # the seventh round's tuning sets (four new authors), measured clean at 470fb03 (C4 .43-.87,
     # wrong-claim precision .50-.75) and after the round
