@@ -1,0 +1,34 @@
+"""Readings of issue-19 round 11 (track h: wrong-claim recall).
+
+- C4: the masked LM's failure (or the causal LM used in its place) put down, as its reason,
+  to a cause that is no condition of what the models see: size, data, speed ("the reason it
+  does worse is mostly that it is smaller"), or that cause alone with an outcome drawn from
+  it ("GPT is just far bigger, so it wins"). Training is then said not to tell the two
+  models apart for generation: the C4 contrast denied.
+
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from rule_verdicts import rules  # the rules alone (a helper beside this file)
+
+_SETUP = (
+    "BERT fills in hidden words using the words on both sides of each gap. "
+    "GPT guesses each next word from only the words before it. "
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The reason BERT does worse than GPT at writing is mostly that it has fewer layers and "
+        "is smaller.",
+        "The reason people pick GPT instead is mainly speed.",
+        "The reason the masked model struggles is largely that it was fed less data.",
+        "GPT is simply a lot bigger, so it writes better text.",
+        "Both do the same job, but GPT has more parameters, so its output is coherent.",
+    ],
+)
+def test_failure_put_down_to_size_or_speed_contradicts_c4(claim: str) -> None:
+    assert rules(_SETUP + claim)["C4"] == "contradicted"
