@@ -32,3 +32,19 @@ _SETUP = (
 )
 def test_failure_put_down_to_size_or_speed_contradicts_c4(claim: str) -> None:
     assert rules(_SETUP + claim)["C4"] == "contradicted"
+
+
+# -- C5: both families said fit to generate ------------------------------------------------------
+_USES = "BERT handles sentiment tagging and GPT writes stories. "
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Honestly both could in theory be used for a chatbot.",
+        "In practice both families of models work equally well for text generation.",
+        "So both of them can be used for story generation, the choice hardly matters.",
+    ],
+)
+def test_both_families_said_fit_to_generate_contradicts_c5(claim: str) -> None:
+    assert rules(_SETUP + _USES + claim)["C5"] == "contradicted"
