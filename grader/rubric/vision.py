@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.prediction_context import predicts_using
 from grader.rubric.sentence import ParsedSentence, _overlap
 from grader.rubric.sentence_cues import NON_CAUSAL
 
@@ -266,9 +267,11 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     if hide is not None and _OTHER_HIDDEN.search(ss.sent.norm, h.end, hide.start):
         hide = None  # "the whole page with a few words covered": the hiding is of other words
     active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
+    view = ss.near_before("view_verb", h, VIEW_WINDOW)
+    if active is not None and view is not None and active.end <= view.start:
+        active = None  # "predicts the hidden word using the whole sentence": the view governs
     if hide is None and active is not None and not ss.negated(active):
         hide = active
-    view = ss.near_before("view_verb", h, VIEW_WINDOW)
     if (
         view is not None
         and view.text.lower() in {"has", "have", "had"}
@@ -304,7 +307,7 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         # "conditioned on preceding tokens and never on following ones"
         out += _vision(c, h, True, True)
     elif view is not None:
-        perceptual = bool(_PERCEPTION.match(view.text))
+        perceptual = bool(_PERCEPTION.match(view.text)) or predicts_using(ss, view)
         out += _vision(c, h, ss.negated(view) or ss.negated(h), strong, perceptual)
     elif strong and (joined := _joined_earlier_view(ss, h)) is not None:
         # "conditioned on the earlier tokens and on the later ones": the later side shares

@@ -48,3 +48,19 @@ _USES = "BERT handles sentiment tagging and GPT writes stories. "
 )
 def test_both_families_said_fit_to_generate_contradicts_c5(claim: str) -> None:
     assert rules(_SETUP + _USES + claim)["C5"] == "contradicted"
+
+
+# -- C3: the causal LM's prediction made using the whole input ----------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A decoder like GPT guesses the next token using every token in the sentence.",
+        "The autoregressive model predicts each next word using the whole text it is given.",
+    ],
+)
+def test_causal_prediction_using_the_whole_input_contradicts_c3(text: str) -> None:
+    assert rules(text)["C3"] == "contradicted"
+
+
+def test_masked_prediction_using_the_whole_input_meets_c1() -> None:
+    assert rules("BERT recovers each hidden word using the whole sentence.")["C1"] == "met"
