@@ -64,3 +64,17 @@ def test_causal_prediction_using_the_whole_input_contradicts_c3(text: str) -> No
 
 def test_masked_prediction_using_the_whole_input_meets_c1() -> None:
     assert rules("BERT recovers each hidden word using the whole sentence.")["C1"] == "met"
+
+
+# -- polarity: a supposition about the context, not a claim --------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If the following words were available during generation, BERT would be fine.",
+        "And if the future tokens were available when it generates, then the masked model "
+        "would write well.",
+        "If the right-hand context were available at inference time, the masked LM would be fine.",
+    ],
+)
+def test_counterfactual_about_the_later_context_is_no_c2_claim(text: str) -> None:
+    assert rules(text)["C2"] != "contradicted"
