@@ -78,3 +78,16 @@ def test_masked_prediction_using_the_whole_input_meets_c1() -> None:
 )
 def test_counterfactual_about_the_later_context_is_no_c2_claim(text: str) -> None:
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- C3: the later side cut by the mask is hidden, not seen ----------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In GPT the arrows from the right are cut by the causal mask.",
+        "The causal LM predicts the next word from the earlier cells only, the lines from the "
+        "right are cut by the mask.",
+    ],
+)
+def test_later_side_cut_by_the_mask_is_no_c3_contradiction(text: str) -> None:
+    assert rules(text)["C3"] != "contradicted"
