@@ -201,18 +201,21 @@ def _removed(ss: ParsedSentence, h: Hit) -> Hit | None:
 # round 9: "it would need the later words, and during generation those are available too": a
 # demonstrative standing for the later tokens named before it in the sentence, right before
 # an availability verb, at generation time
-_ANAPHOR = re.compile(r"\b(?:those|these|they)\s+$", re.I)
+# (round 11: "they're also available during generation", "they are still available")
+_ANAPHOR = re.compile(
+    r"\b(?:those|these|they)(?:'re|\s+are)?\s+(?:(?:also|still|even|likewise)\s+)?$", re.I
+)
 
 
 def later_tokens_said_available(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """The later tokens, named earlier in the sentence and then pointed to, said to be
     available at generation (the C2 false claim)."""
     ss = c.ss
-    if any(f.kind == "future_available" for f in found):
-        return []
+    if any(f.kind == "future_available" and f.gen_ctx for f in found):
+        return []  # (one said of training only, "available during training", leaves it open)
     refs = ss.hits.get("future_ref", []) + ss.hits.get("both_sides", [])
     for v in ss.hits.get("available_verb", []):
-        if not _ANAPHOR.search(ss.sent.norm[max(0, v.start - 12) : v.start]) or ss.negated(v):
+        if not _ANAPHOR.search(ss.sent.norm[max(0, v.start - 24) : v.start]) or ss.negated(v):
             continue
         ref = [r for r in refs if r.end <= v.start]
         if ref and (ss.clause_has("generation_time", v) or ss.leading_time(v)):

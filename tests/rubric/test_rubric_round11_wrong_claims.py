@@ -91,3 +91,17 @@ def test_counterfactual_about_the_later_context_is_no_c2_claim(text: str) -> Non
 )
 def test_later_side_cut_by_the_mask_is_no_c3_contradiction(text: str) -> None:
     assert rules(text)["C3"] != "contradicted"
+
+
+# -- C2: the later tokens pointed to and said available at generation ------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BERT gets the words after the gap during training, and they're still available at "
+        "generation time because it reads its whole input at once.",
+        "In training BERT sees the tokens after the mask, and they're also available during "
+        "generation.",
+    ],
+)
+def test_later_tokens_said_available_at_generation_contradicts_c2(text: str) -> None:
+    assert rules(text)["C2"] == "contradicted"
