@@ -68,3 +68,42 @@ def able_alone(ss: ParsedSentence, g: Hit) -> bool:
         and ss.anchored
         and not COMPARED.search(norm[max(0, g.start - 30) : g.start])
     )
+
+
+# round 11: the two families said equally fit to generate: "both could in principle be used
+# for chatbots", "both kinds of models work well for generation" (bare "both" or the pair
+# named, then an ability or a use, then the generation use right after it)
+_BOTH_FIT = re.compile(
+    r"(?:^\W*(?:\w+ly,?\s+)?|[,;:]\s*|\b(?:think|so|and|then|principle|theory|fact|practice)\W+)"
+    r"both(?:\s+of\s+them|\s+(?:kinds?|types?|families|sorts?)(?:\s+of\s+(?:models?|lms?))?|"
+    r"\s+models?)?\s+"
+    r"(?:(?:can|could|may|might)\s+(?:(?:in principle|in theory|also|equally|actually|really|"
+    r"still|just|easily)\s+)*(?:be\s+used\s+(?:for|to|in)|be\s+applied\s+to|do|handle|power)|"
+    r"(?:work|do|perform)\s+(?:equally\s+|just\s+as\s+|really\s+)?well\s+(?:for|at|in|on))"
+    r"\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+_FAILS_AFTER = re.compile(
+    r"\b(?:but|however|though|although|yet|only|badly|poorly|worse|incoherent\w*|drift\w*|"
+    r"nonsense|garbage)\b",
+    re.IGNORECASE,
+)
+
+
+def both_fit_to_generate(ss: ParsedSentence) -> Hit | None:
+    """The generation use said of both families alike, asserted, with no failure after it in
+    the clause ("both could be used for chatbots, but BERT's text would drift": no claim)."""
+    norm = ss.sent.norm
+    for g in ss.hits.get("generation_use", []):
+        if not _BOTH_FIT.search(norm[max(0, g.start - 80) : g.start]):
+            continue
+        clause = re.split(r"[;.]", norm[g.end :], maxsplit=1)[0]
+        if BOTH_CAN_BUT.search(clause.split(",")[0]) or _FAILS_AFTER.search(clause):
+            continue  # (a negation after a comma is another clause's: "..., size doesn't matter")
+        if ss.negated(g) or inside(g.start, ss.unasserted) or inside(g.start, ss.conceded):
+            continue
+        if _SUPPOSED.search(norm[: g.start]):
+            continue  # "if both could be used for chatbots, ...": supposed
+        return g
+    return None

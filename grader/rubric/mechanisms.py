@@ -28,7 +28,14 @@ import re
 from collections.abc import Callable
 
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
-from grader.rubric.generation_ability import ASKED_CAN, BOTH_CAN_BUT, COMPARED, GOOD, able_alone
+from grader.rubric.generation_ability import (
+    ASKED_CAN,
+    BOTH_CAN_BUT,
+    COMPARED,
+    GOOD,
+    able_alone,
+    both_fit_to_generate,
+)
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import noun_complement, suited_time, unsuited
@@ -213,6 +220,9 @@ def mlm_generates_well(ss: ParsedSentence) -> list[Claim]:
             continue
         if _blamed(ss, g, MLM):
             return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, g.text)]
+    both = both_fit_to_generate(ss)
+    if both is not None:
+        return [Claim("wrong_mlm_generates_well", MLM, ss.sent.index, True, True, both.text)]
     return []
 
 

@@ -279,7 +279,10 @@ _CLAUSE_CUT = re.compile(r"[,;:]\s+|\s-\s")  # where a last clause may open with
 _SUPPOSE = re.compile(
     r"\b(?:even if|if|suppose|supposing|imagine|assume|assuming|what if)\b"
     r"(?=\s+(?:that\s+)?(?:bert|gpt|it|they|the (?:model|masked|causal|encoder|decoder)|"
-    r"a (?:masked|causal)|masked|causal|mlms?|clms?|encoders?|decoders?)\b)"
+    r"a (?:masked|causal)|masked|causal|mlms?|clms?|encoders?|decoders?|"
+    # round 11: or a condition of the context ("if the later tokens were available ...")
+    r"(?:the\s+)?(?:later|future|following|upcoming|right(?:-hand)?)\s+(?:tokens?|words?|"
+    r"context|side|positions?))\b)"
     r"(?=(?:\s+\S+){1,8}?\s+(?:could|were|would|had|did|might)\b)",
     re.IGNORECASE,
 )

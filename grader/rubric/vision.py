@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from grader.rubric.extractor import ClaimContext
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
+from grader.rubric.prediction_context import predicts_using
 from grader.rubric.sentence import ParsedSentence, _overlap
 from grader.rubric.sentence_cues import NON_CAUSAL
 
@@ -200,18 +201,21 @@ def _removed(ss: ParsedSentence, h: Hit) -> Hit | None:
 # round 9: "it would need the later words, and during generation those are available too": a
 # demonstrative standing for the later tokens named before it in the sentence, right before
 # an availability verb, at generation time
-_ANAPHOR = re.compile(r"\b(?:those|these|they)\s+$", re.I)
+# (round 11: "they're also available during generation", "they are still available")
+_ANAPHOR = re.compile(
+    r"\b(?:those|these|they)(?:'re|\s+are)?\s+(?:(?:also|still|even|likewise)\s+)?$", re.I
+)
 
 
 def later_tokens_said_available(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """The later tokens, named earlier in the sentence and then pointed to, said to be
     available at generation (the C2 false claim)."""
     ss = c.ss
-    if any(f.kind == "future_available" for f in found):
-        return []
+    if any(f.kind == "future_available" and f.gen_ctx for f in found):
+        return []  # (one said of training only, "available during training", leaves it open)
     refs = ss.hits.get("future_ref", []) + ss.hits.get("both_sides", [])
     for v in ss.hits.get("available_verb", []):
-        if not _ANAPHOR.search(ss.sent.norm[max(0, v.start - 12) : v.start]) or ss.negated(v):
+        if not _ANAPHOR.search(ss.sent.norm[max(0, v.start - 24) : v.start]) or ss.negated(v):
             continue
         ref = [r for r in refs if r.end <= v.start]
         if ref and (ss.clause_has("generation_time", v) or ss.leading_time(v)):
@@ -266,9 +270,11 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
     if hide is not None and _OTHER_HIDDEN.search(ss.sent.norm, h.end, hide.start):
         hide = None  # "the whole page with a few words covered": the hiding is of other words
     active = ss.near_before("hide_verb", h, 3)  # "the mask hides everything after it"
+    view = ss.near_before("view_verb", h, VIEW_WINDOW)
+    if active is not None and view is not None and active.end <= view.start:
+        active = None  # "predicts the hidden word using the whole sentence": the view governs
     if hide is None and active is not None and not ss.negated(active):
         hide = active
-    view = ss.near_before("view_verb", h, VIEW_WINDOW)
     if (
         view is not None
         and view.text.lower() in {"has", "have", "had"}
@@ -304,7 +310,7 @@ def _later_context(c: ClaimContext, h: Hit, strong: bool) -> list[Claim]:
         # "conditioned on preceding tokens and never on following ones"
         out += _vision(c, h, True, True)
     elif view is not None:
-        perceptual = bool(_PERCEPTION.match(view.text))
+        perceptual = bool(_PERCEPTION.match(view.text)) or predicts_using(ss, view)
         out += _vision(c, h, ss.negated(view) or ss.negated(h), strong, perceptual)
     elif strong and (joined := _joined_earlier_view(ss, h)) is not None:
         # "conditioned on the earlier tokens and on the later ones": the later side shares
