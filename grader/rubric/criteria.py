@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
-from grader.rubric.c2_conditions import BARE_LABEL, available_elsewhere, reliance_claims
+from grader.rubric.c2_conditions import (
+    BARE_LABEL,
+    available_elsewhere,
+    link_denied,
+    reliance_claims,
+)
 from grader.rubric.c2_inability import not_built_for, reason_about_context
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.contradictions import (
@@ -172,6 +177,10 @@ def _c2(an: Analysis) -> Judgement:
     able = _generates_left_to_right(an)
     if able:
         return _contradicted(able, "mlm_no_problem", bool(link))
+    if link and link_denied(an):
+        # the answer gives the train / generation gap to the causal LM instead
+        # (`c2_conditions.link_denied`)
+        return Judgement("partial", link, CONF_PARTIAL - 0.05)
     if link:
         gap = link[-1] - link[0]
         conf = (
