@@ -71,11 +71,12 @@ def reliance_claims(an: Analysis) -> list[Claim]:
 def one_half_only(an: Analysis) -> bool:
     """The answer says at most one half of the C2 link anywhere: no absence of the later tokens
     at generation, or nothing at all about what the masked LM does with its context (no view,
-    reliance, training gap or blank-filling of its). Then no reading of the answer, however
+    reliance or training gap of its; the blank-filling task alone, "BERT fills in the blank",
+    names the objective, not the later tokens it draws on). Then no reading of the answer, however
     well its words co-occur, can find the whole link ("BERT needs the whole sentence, so it
     cannot generate" has no generation condition; "when writing, the future does not exist
     yet" said beside the causal LM alone has no masked side)."""
-    kinds = ("mlm_relies", "never_trained", "predicts_masked")
+    kinds = ("mlm_relies", "never_trained")
     # the family's label "BERT is bidirectional" says no view (as in `reliance_claims`)
     views = [c for c in an.claims("see_both") if c.strong or not BARE_LABEL.match(c.text)]
     masked_side = (

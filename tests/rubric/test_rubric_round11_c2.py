@@ -3,6 +3,8 @@
 - The train / generation gap given to the causal LM, singled out as the one that has it
   ("it's GPT that has the mismatch"): the answer's conditions link nothing to the masked LM,
   so C2 is at most partial, by the rules and by the second reader.
+- The blank-filling task alone ("a fill-in-the-blank exercise") is no masked side of the C2
+  link: beside the later tokens' absence the second reader does not raise it to met.
 
 Sentences written for these tests."""
 
@@ -35,3 +37,20 @@ def test_gap_given_to_the_causal_lm_is_no_c2_link_for_the_rules(gap: str) -> Non
 @pytest.mark.parametrize("gap", _GAP_TO_CAUSAL)
 def test_gap_given_to_the_causal_lm_is_not_raised_by_the_reader(gap: str) -> None:
     assert _c2(f"{_VIEW} {_ABSENT} {gap}") == "partial"
+
+
+# -- the blank-filling task alone is no masked side of the link --------------------------------
+_BLANKS = [
+    "A masked model plays a cloze game: words are hidden and it must guess what goes there. "
+    "At generation time you add one token after another, so later tokens don't exist yet when "
+    "you predict. A causal model guesses the next token from the ones before it.",
+    "Masked LM: a fill-in-the-blank exercise where the network guesses the hidden words. When "
+    "generating you build the text one word at a time, so the rest of the sentence hasn't been "
+    "written yet. This is why GPT-type models are what people use to write text.",
+]
+
+
+@pytest.mark.parametrize("text", _BLANKS)
+def test_blank_filling_beside_the_absence_is_not_raised_to_met(text: str) -> None:
+    assert rules(text)["C2"] == "partial"
+    assert _c2(text) == "partial"
