@@ -5,6 +5,8 @@
   so C2 is at most partial, by the rules and by the second reader.
 - The blank-filling task alone ("a fill-in-the-blank exercise") is no masked side of the C2
   link: beside the later tokens' absence the second reader does not raise it to met.
+- "because it is not autoregressive": the family's label said of a model through a pronoun is
+  no generation condition (no C2 half).
 
 Sentences written for these tests."""
 
@@ -54,3 +56,16 @@ _BLANKS = [
 def test_blank_filling_beside_the_absence_is_not_raised_to_met(text: str) -> None:
     assert rules(text)["C2"] == "partial"
     assert _c2(text) == "partial"
+
+
+# -- "autoregressive" said of a model through a pronoun is its label, not how generation goes -----
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The encoder cannot write text because it is not autoregressive.",
+        "BERT won't generate well since it isn't autoregressive, unlike GPT.",
+        "Masked models fail at generating text because they aren't autoregressive.",
+    ],
+)
+def test_not_autoregressive_as_the_masked_lms_label_earns_no_c2(text: str) -> None:
+    assert rules(text)["C2"] == "missing"
