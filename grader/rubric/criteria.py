@@ -209,11 +209,16 @@ def _generation_of_masked(an: Analysis) -> list[Claim]:
     generation condition, one half of C2. Given as the reason the causal LM is used for
     generation ("GPT reads left to right, that is why it is used for chatbots", "a good setup
     for generation because generating is sequential"), with the masked LM not named there, it
-    says why the causal LM suits the use, not what generation takes from the masked LM."""
+    says why the causal LM suits the use, not what generation takes from the masked LM; given
+    as why the masked LM suits generating, it is a false claim, no half of C2."""
     out = []
     for c in an.claims("generation_left_to_right"):
         f = _facts_of(an, c)
         uses = f.kinds("used_generation") + f.kinds("compared_generation")
+        # "BERT is better for generation since it goes left to right": the order given as why
+        # the masked LM suits generating is a false claim of its, not what generation takes
+        if any(g.subject == MLM for g in f.kinds("mlm_good_at_generation")):
+            continue
         if MLM in f.mentions or not any(u.subject == CLM for u in uses):
             out.append(c)
     return out

@@ -7,6 +7,8 @@
   link: beside the later tokens' absence the second reader does not raise it to met.
 - "because it is not autoregressive": the family's label said of a model through a pronoun is
   no generation condition (no C2 half).
+- "BERT is better for generation since it goes left to right": the order given as the masked
+  LM's strength is a false claim, no C2 half.
 
 Sentences written for these tests."""
 
@@ -68,4 +70,10 @@ def test_blank_filling_beside_the_absence_is_not_raised_to_met(text: str) -> Non
     ],
 )
 def test_not_autoregressive_as_the_masked_lms_label_earns_no_c2(text: str) -> None:
+    assert rules(text)["C2"] == "missing"
+
+
+# -- the left-to-right order given as why the masked LM suits generating -----------------------
+def test_order_as_the_masked_lms_strength_is_no_c2_half() -> None:
+    text = "The masked model is better for generation since it writes left to right."
     assert rules(text)["C2"] == "missing"
