@@ -167,6 +167,8 @@ def mlm_relies(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             (v.text.lower().startswith(_RELIANCE) or points_back)
             and ss.subject_at(v.start) == MLM
             and not ss.negated(v)
+            # "generating needs the model to work without the future": generation needs it
+            and not any(0 <= v.start - g.end <= 1 for g in ss.hits.get("generation", []))
         ):
             return [Claim("mlm_relies", MLM, c.idx, True, False, v.text)]
     return []

@@ -9,6 +9,8 @@
   no generation condition (no C2 half).
 - "BERT is better for generation since it goes left to right": the order given as the masked
   LM's strength is a false claim, no C2 half.
+- "generating needs the model to work without the future": the reliance verb's subject is the
+  generation, so it is no reliance of the masked LM's (no C2 link).
 
 Sentences written for these tests."""
 
@@ -77,3 +79,13 @@ def test_not_autoregressive_as_the_masked_lms_label_earns_no_c2(text: str) -> No
 def test_order_as_the_masked_lms_strength_is_no_c2_half() -> None:
     text = "The masked model is better for generation since it writes left to right."
     assert rules(text)["C2"] == "missing"
+
+
+# -- what generation needs is no reliance of the masked LM -------------------------------------
+def test_generation_as_the_one_that_needs_is_no_masked_lm_reliance() -> None:
+    text = (
+        "When writing new text you only have the words so far, so the decoder is fine. The "
+        "masked model was just trained another way, so it fails at generation, because "
+        "generating needs a model that works without the future."
+    )
+    assert rules(text)["C2"] != "met"
