@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import BOTH, MLM, Analysis, Claim, SentenceFacts
+from grader.rubric.facts import BOTH, CLM, MLM, Analysis, Claim, SentenceFacts
 
 # "BERT is bidirectional": the family's label, not what it relies on
 BARE_LABEL = re.compile(r"^\s*(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?\s*$", re.IGNORECASE)
@@ -71,11 +71,12 @@ def reliance_claims(an: Analysis) -> list[Claim]:
 def one_half_only(an: Analysis) -> bool:
     """The answer says at most one half of the C2 link anywhere: no absence of the later tokens
     at generation, or nothing at all about what the masked LM does with its context (no view,
-    reliance, training gap or blank-filling of its). Then no reading of the answer, however
+    reliance or training gap of its; the blank-filling task alone, "BERT fills in the blank",
+    names the objective, not the later tokens it draws on). Then no reading of the answer, however
     well its words co-occur, can find the whole link ("BERT needs the whole sentence, so it
     cannot generate" has no generation condition; "when writing, the future does not exist
     yet" said beside the causal LM alone has no masked side)."""
-    kinds = ("mlm_relies", "never_trained", "predicts_masked")
+    kinds = ("mlm_relies", "never_trained")
     # the family's label "BERT is bidirectional" says no view (as in `reliance_claims`)
     views = [c for c in an.claims("see_both") if c.strong or not BARE_LABEL.match(c.text)]
     masked_side = (
@@ -88,3 +89,42 @@ def one_half_only(an: Analysis) -> bool:
         )
     )  # a note's "BERT: both sides" says the view without a claim's grammar
     return not an.claims("future_absent") or not masked_side
+
+
+# the train / generation gap named as such ("mismatch", "train/test gap", "exposure bias")
+_GAP = re.compile(
+    r"\b(?:mis-?match\w*|gap|exposure bias|train(?:ing)?\s*/\s*(?:test|gen\w*|inference))\b",
+    re.IGNORECASE,
+)
+
+_EXPLICIT = ("mlm_relies", "never_trained")
+# the causal LM singled out as the one the gap belongs to
+_CLEFT = re.compile(
+    r"\b(?:(?:it'?s|it\s+is|it\s+was)\s+(?:actually\s+|really\s+)?(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+    r"\s+(?:that|which|who)|(?:is|are|was|were)\s+(?:actually\s+|really\s+)?the\s+ones?)\b",
+    re.IGNORECASE,
+)
+
+
+def link_denied(an: Analysis) -> list[int]:
+    """Sentences that give the train / generation gap to the causal LM, singled out as the
+    one that has it ("so actually it's GPT that has the mismatch", "ProtGPT2 is the one with
+    the train/test gap"): the later tokens' absence and the masked LM's two-sided view may
+    both be stated, but the answer draws from them no condition the masked LM never trained
+    for; it puts the gap on the other model, so the C2 link is at most partial. An answer that
+    states the masked LM's dependence itself (`mlm_relies`, `never_trained`: "it always had
+    the right side and never learned without it") has drawn the link, and is not read so."""
+    if any(c.kind in _EXPLICIT for c in reliance_claims(an)):
+        return []
+    out: set[int] = set()
+    for f in an.sentences:
+        for c in f.kinds("relation_diff"):
+            if c.subject != CLM or not c.strong or not _GAP.search(c.text):
+                continue
+            at = f.sentence.norm.find(c.text)
+            # given as a correction, a cleft before the gap ("it's GPT that has the mismatch",
+            # "GPT is the one with the gap"), not negated before it ("GPT has no mismatch")
+            head = f.sentence.norm[:at]
+            if _CLEFT.search(head) and not any(h.start < at for h in f.hits.get("negation", [])):
+                out.add(f.sentence.index)
+    return sorted(out)

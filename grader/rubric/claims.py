@@ -167,6 +167,8 @@ def mlm_relies(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             (v.text.lower().startswith(_RELIANCE) or points_back)
             and ss.subject_at(v.start) == MLM
             and not ss.negated(v)
+            # "generating needs the model to work without the future": generation needs it
+            and not any(0 <= v.start - g.end <= 1 for g in ss.hits.get("generation", []))
         ):
             return [Claim("mlm_relies", MLM, c.idx, True, False, v.text)]
     return []
@@ -184,7 +186,9 @@ def never_trained(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     """ "generation goes left to right"."""
     ss = c.ss
-    # "GPT is autoregressive, so it can generate": the family's label, not how generation goes
+    # "GPT is autoregressive, so it can generate", "BERT can't generate because it is not
+    # autoregressive": the family's label, said of a model (named or pointed to), not how
+    # generation goes
     l2r = [h for h in ss.hits.get("left_to_right", []) if not _LABEL_OF_MODEL.search(
         ss.sent.norm[max(0, h.start - 40) : h.end])]  # fmt: skip
     if c.gen_any and l2r and (ss.hits.get("generation") or ss.hits.get("generation_time")):
@@ -193,7 +197,9 @@ def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]
 
 
 _LABEL_OF_MODEL = re.compile(
-    r"\b(?:bert|gpt|\w*(?:model|lm|coder)s?)\s+(?:is|are)\s+(?:\w+\s+)?autoregressive\w*$", re.I
+    r"\b(?:bert|gpt|it|they|\w*(?:model|lm|coder)s?)\s*(?:\bis|\bare|'s|'re|isn't|aren't)\s+"
+    r"(?:\w+\s+)?autoregressive\w*$",
+    re.I,
 )
 
 

@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 
 from grader.rubric.analysis import BOTH, CLM, MLM, Analysis, Claim
-from grader.rubric.c2_conditions import BARE_LABEL, available_elsewhere, reliance_claims
+from grader.rubric.c2_conditions import (
+    BARE_LABEL,
+    available_elsewhere,
+    link_denied,
+    reliance_claims,
+)
 from grader.rubric.c2_inability import not_built_for, reason_about_context
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.contradictions import (
@@ -172,6 +177,10 @@ def _c2(an: Analysis) -> Judgement:
     able = _generates_left_to_right(an)
     if able:
         return _contradicted(able, "mlm_no_problem", bool(link))
+    if link and link_denied(an):
+        # the answer gives the train / generation gap to the causal LM instead
+        # (`c2_conditions.link_denied`)
+        return Judgement("partial", link, CONF_PARTIAL - 0.05)
     if link:
         gap = link[-1] - link[0]
         conf = (
@@ -200,11 +209,16 @@ def _generation_of_masked(an: Analysis) -> list[Claim]:
     generation condition, one half of C2. Given as the reason the causal LM is used for
     generation ("GPT reads left to right, that is why it is used for chatbots", "a good setup
     for generation because generating is sequential"), with the masked LM not named there, it
-    says why the causal LM suits the use, not what generation takes from the masked LM."""
+    says why the causal LM suits the use, not what generation takes from the masked LM; given
+    as why the masked LM suits generating, it is a false claim, no half of C2."""
     out = []
     for c in an.claims("generation_left_to_right"):
         f = _facts_of(an, c)
         uses = f.kinds("used_generation") + f.kinds("compared_generation")
+        # "BERT is better for generation since it goes left to right": the order given as why
+        # the masked LM suits generating is a false claim of its, not what generation takes
+        if any(g.subject == MLM for g in f.kinds("mlm_good_at_generation")):
+            continue
         if MLM in f.mentions or not any(u.subject == CLM for u in uses):
             out.append(c)
     return out

@@ -19,7 +19,7 @@ from dataclasses import replace
 from grader.report import CriterionResult, WrittenResult
 from grader.rubric import reader
 from grader.rubric.analysis import Analysis, analyse
-from grader.rubric.c2_conditions import one_half_only
+from grader.rubric.c2_conditions import link_denied, one_half_only
 from grader.rubric.certainty import settle
 from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
@@ -82,7 +82,9 @@ def score_explanation(
     ops = reader.opinions(an, judgements, reader_weights)
     rule = {c: j.verdict for c, j in judgements.items()}
     premise = any(judgements[c].verdict == "contradicted" for c in ("C1", "C3") if c in judgements)
-    half = one_half_only(an)
+    # C2 is not raised past partial where the answer says one half of its link only, or gives
+    # the train / generation gap to the causal LM (`link_denied`)
+    half = one_half_only(an) or bool(link_denied(an))
     for cid, op in ops.items():
         if cid in judgements:
             judgements[cid] = reader.second_read(
