@@ -36,7 +36,6 @@ from grader.rubric.c4_sides import (
     training_said,
     unlike_the_masked_training,
 )
-from grader.rubric.claims import _POINTS_BACK
 from grader.rubric.facts import BOTH, CLM, MLM, MODEL_KEYS, Analysis, Claim, SentenceFacts
 from grader.rubric.implied_restriction import premises_together
 from grader.rubric.judgement import (
@@ -50,6 +49,7 @@ from grader.rubric.judgement import (
     _missing,
     _of,
 )
+from grader.rubric.relation_claims import _POINTS_BACK
 from grader.rubric.relation_senses import is_sign, use_paired
 
 

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from grader.rubric.claims import _CONTEXT, _DATA
 from grader.rubric.facts import CLM, MLM, Analysis, SentenceFacts
 from grader.rubric.prefilter import fold, search
 from grader.rubric.reader_cues import CUES, LEX, plain
+from grader.rubric.relation_claims import _CONTEXT, _DATA
 from grader.rubric.text import words
 
 __all__ = ["CONTENT", "MET_NEEDS", "Fam", "Found", "families", "features", "names_models",

@@ -2,8 +2,9 @@
 
 `see_both` / `see_left` claims from "sees both sides", "the mask hides the later tokens",
 "only the earlier tokens", "positions <= i", "unidirectional", "the causal mask hides ...", and
-the verb-phrase ellipsis "BERT sees both sides, GPT doesn't". Context phrases next to an
-absence become `mlm_relies`, availability at generation `future_available`.
+(in `vision_shared.py`) what a "like" comparison or a verb-phrase ellipsis carries to the other
+model. Context phrases next to an absence become `mlm_relies`, availability at generation
+`future_available`.
 """
 
 from __future__ import annotations
@@ -25,13 +26,6 @@ _RANGE = re.compile(r"[<\u2264]|\bup to\b|\b(?:1|0|one)\s*(?:to|through|\.\.)\s*
 _PERCEPTION = re.compile(
     r"(?:see|saw|seen|look|attend|access|peek|read|know|knew|visible|in view|\w+ shown)", re.I
 )
-_ELLIPSIS = re.compile(
-    r"^\s*(?:(?:does|do|did|is|are|was|were|can|could|has|have|would)(?:n't|\s+not)|can't|"
-    # the telegraphic "bert is bidirectional, gpt not" (issue-19 round 7)
-    r"cannot|won't|not|no)\b[\s\w]{0,8}?[.!?]?\s*$",
-    re.IGNORECASE,
-)
-
 _CONSEQUENCE = re.compile(
     r"\W*(?:so|therefore|thus|hence|which is why|that's why|this is why|and so)\b", re.I
 )
@@ -446,43 +440,6 @@ def causal_mask_hides(c: ClaimContext, found: list[Claim]) -> list[Claim]:
     return out
 
 
-_LIKE = frozenset({"like", "just like", "similar to", "same as", "as with"})
-
-
-def shared_by_comparison(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "GPT, like BERT, can attend to every position": what is said of the subject is said of
-    the model it is likened to as well. Shared only where it earns that model credit (both
-    sides for the masked LM, the left only for the causal LM), never as a false claim."""
-    ss, out = c.ss, []
-    likes = [
-        (h, code)
-        for h, code, contrast in ss.subj
-        if contrast and code in (MLM, CLM) and _likened(ss, h)
-    ]
-    for h, code in likes:
-        want = "see_both" if code == MLM else "see_left"
-        for f in found:
-            if f.kind != want or f.subject in (code, None) or f.gen_ctx:
-                continue
-            if (f.strong or f.direct) and f.text and ss.sent.norm.find(f.text, h.end) >= 0:
-                out.append(Claim(want, code, c.idx, f.strong, False, f.text, f.direct))
-                break
-    return out
-
-
-def _likened(ss: ParsedSentence, h: Hit) -> bool:
-    """`h` is the object of a "like" comparison ("like BERT", "just like GPT")."""
-    return any(
-        p.text.lower() in _LIKE and p.end <= h.start and 0 <= h.tok - p.tok_end <= 1
-        for p in ss.hits.get("contrast_prefix", [])
-    )
-
-
-def elided_contrast(c: ClaimContext, found: list[Claim]) -> list[Claim]:
-    """ "BERT sees both sides, GPT doesn't." (see `_ellipsis`)."""
-    return _ellipsis(c.ss, found)
-
-
 def _bare_label(ss: ParsedSentence, h: Hit) -> bool:
     """ "BERT is bidirectional": the family's label, not what it uses. It says what the model
     sees only when a context noun follows ("bidirectional context / attention")."""
@@ -490,34 +447,3 @@ def _bare_label(ss: ParsedSentence, h: Hit) -> bool:
         return False
     nxt = [t for _, _, t in ss.toks[h.tok_end : h.tok_end + 2]]
     return not any(t.lower() in _CONTEXT_NOUN for t in nxt)
-
-
-def _ellipsis(ss: ParsedSentence, claims: list[Claim]) -> list[Claim]:
-    """Verb-phrase ellipsis: "BERT sees both sides, GPT doesn't." gives GPT the opposite of
-    what the earlier clause said, as a weak claim (the restriction is implied, not stated)."""
-    out: list[Claim] = []
-    bounds = ss.bounds + [len(ss.sent.norm)]
-    for h, code, contrast in ss.subj:
-        if contrast or code not in (MLM, CLM):
-            continue
-        ci = ss.clause(h.start, strong=False)
-        rest = ss.sent.norm[h.end : bounds[ci + 1]]
-        if not _ELLIPSIS.match(rest):
-            continue
-        # a bare "not" / "no" ("gpt not") elides the clause right before it only: in "so gpt
-        # trains how it generates and bert not" it denies the training, not a view stated
-        # further back
-        bare = re.match(r"\s*(?:not|no)\b", rest, re.IGNORECASE) is not None
-        for c in claims:
-            at = ss.sent.norm.find(c.text) if c.text else -1
-            if bare and (at < 0 or ss.clause(at, strong=False) < ci - 1):
-                continue
-            if c.kind in ("see_both", "see_left") and c.subject not in (code, None, BOTH):
-                flipped = "see_left" if c.kind == "see_both" else "see_both"
-                # "BERT sees the words after the blank, GPT doesn't" denies the later words
-                # themselves (the restriction stated); "..., GPT doesn't" after "both sides"
-                # or a label only implies it
-                strong = flipped == "see_left" and c.strong and _LATER_ONLY.search(c.text)
-                out.append(Claim(flipped, code, c.sentence, bool(strong), c.gen_ctx, h.text))
-                break
-    return out
