@@ -137,10 +137,18 @@ FLOORS = {
     "dev21": ({"C1": 0.98, "C2": 0.87, "C3": 0.96, "C4": 0.93, "C5": 0.91}, 0.35, 0.35),
     "dev22": ({"C1": 0.94, "C2": 0.89, "C3": 0.91, "C4": 0.84, "C5": 0.92}, 0.6, 0.55),
     "dev23": ({"C1": 0.91, "C2": 0.9, "C3": 0.89, "C4": 0.94, "C5": 0.97}, 0.5, 0.5),
-    # heldout24-26 (round 10) were frozen first and measured at its start and once at its end
-    "heldout24": ({"C1": 0.92, "C2": 0.72, "C3": 0.79, "C4": 0.86, "C5": 0.96}, 0.9, 0.9),
-    "heldout25": ({"C1": 0.86, "C2": 0.8, "C3": 0.83, "C4": 0.86, "C5": 0.64}, 0.9, 0.9),
-    "heldout26": ({"C1": 0.94, "C2": 0.89, "C3": 0.87, "C4": 0.84, "C5": 0.83}, 0.6, 0.6),
+    # heldout24-26 (round 10) were frozen first and measured at its start and once at its end;
+    # released as tuning data for round 11, their floors guard its gains (heldout24 C2 .73 ->
+    # .91, MAE .85 -> .45; heldout25 C5 .65 -> .86, C2 .81 -> .91)
+    "heldout24": ({"C1": 0.98, "C2": 0.89, "C3": 0.86, "C4": 0.86, "C5": 0.98}, 0.5, 0.5),
+    "heldout25": ({"C1": 0.87, "C2": 0.89, "C3": 0.84, "C4": 0.92, "C5": 0.84}, 0.55, 0.55),
+    "heldout26": ({"C1": 0.94, "C2": 0.89, "C3": 0.87, "C4": 0.84, "C5": 0.83}, 0.55, 0.55),
+    # heldout27 and heldout28 (round 11) were frozen first (6b639d7) and measured in aggregate at
+    # its start and once at its end; dev27 and dev28 are that round's tuning sets
+    "heldout27": ({"C1": 0.87, "C2": 0.9, "C3": 0.96, "C4": 0.78, "C5": 0.97}, 0.65, 0.65),
+    "heldout28": ({"C1": 0.96, "C2": 0.87, "C3": 0.88, "C4": 0.74, "C5": 0.93}, 0.75, 0.75),
+    "dev27": ({"C1": 0.96, "C2": 0.81, "C3": 0.92, "C4": 0.84, "C5": 0.92}, 0.65, 0.65),
+    "dev28": ({"C1": 0.91, "C2": 0.83, "C3": 0.85, "C4": 0.87, "C5": 0.92}, 0.8, 0.75),
 }
 # "contradicted" verdicts on answers not labelled contradicted, summed over criteria, as
 # measured: none on the first two sets; none on heldout3 since the issue-19 C4 round (one
@@ -186,9 +194,13 @@ FALSE_CONTRADICTIONS = {
     "dev21": 0,
     "dev22": 0,
     "dev23": 0,
-    "heldout24": 6,
+    "heldout24": 2,  # 6 before round 11 (then released as tuning data)
     "heldout25": 2,
     "heldout26": 1,
+    "heldout27": 0,
+    "heldout28": 2,
+    "dev27": 2,
+    "dev28": 0,
 }
 
 
