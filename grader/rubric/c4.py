@@ -121,7 +121,7 @@ def _labelled_after(an: Analysis, c: Claim) -> Claim:
     ("the first has lost what she leaned on (that's BERT), the second is doing exactly what
     she practised (that's GPT)"): the label, not the model named last before the relation,
     says what the clause is about."""
-    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    f = an.fact(c.sentence)
     norm = f.sentence.norm
     at = norm.find(c.text) if c.text else -1
     m = _LABEL_AFTER.match(norm[at + len(c.text) :]) if at >= 0 else None
@@ -144,7 +144,7 @@ def _comparand(an: Analysis, c: Claim) -> bool:
     """ "The way they are trained is different from the way they are used": a sameness phrase
     that is the comparand of a difference word ("the way they are used" after "different
     from") states the difference, not a sameness."""
-    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    f = an.fact(c.sentence)
     at = f.sentence.norm.find(c.text) if c.text else -1
     return at > 0 and bool(_DIFFERENT_FROM.search(f.sentence.norm[:at]))
 
@@ -172,7 +172,7 @@ def _not_consistency(an: Analysis, i: int) -> bool:
     condition it was never trained for, or the context it relies on set beside an absence
     ("the continuation is gone, which removes exactly the context it depended on"): a
     sameness word read there as the masked LM's emphasises or belongs to the other side."""
-    f = next(s for s in an.sentences if s.sentence.index == i)
+    f = an.fact(i)
     if imagined_model(an, i) or any(
         c.subject in (MLM, BOTH) for c in f.kinds("relation_diff") + f.kinds("never_trained")
     ):
@@ -440,7 +440,7 @@ def _only_this_model(an: Analysis, c: Claim) -> bool:
     """ "Only GPT's training matches generation", "only the causal LM is tested on what it
     studied": "only" on the model itself says the other model does not, an explicit contrast.
     (Not "GPT only sees the prefix": there "only" restricts what it sees.)"""
-    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    f = an.fact(c.sentence)
     norm = f.sentence.norm
     return any(_ONLY_BEFORE.search(norm[: h.start]) for h in f.hits.get("causal_model", []))
 

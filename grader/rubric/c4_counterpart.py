@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from grader.rubric.facts import CLM, MLM, Analysis, Claim
+from grader.rubric.facts import CLM, MLM, MODEL_KEYS, Analysis, Claim
 
 _CONTRAST = re.compile(r"\b(?:while|whereas|but|unlike|by contrast|in contrast)\b", re.IGNORECASE)
 _OTHER = {CLM: MLM, MLM: CLM}
@@ -42,11 +42,7 @@ def counterpart_halves(
             m = _CONTRAST.search(norm, ia + len(a.text), ib)
             if m is None:
                 continue
-            if any(
-                m.start() <= h.start
-                for k in ("masked_model", "causal_model")
-                for h in f.hits.get(k, [])
-            ):
+            if any(m.start() <= h.start for k in MODEL_KEYS.values() for h in f.hits.get(k, [])):
                 continue  # the second clause names a model itself: its own subject stands
             moved[id(b)] = replace(b, subject=_OTHER[a.subject], attributed=False)
     return [moved.get(id(c), c) for c in same], [moved.get(id(c), c) for c in diff]

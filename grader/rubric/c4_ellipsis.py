@@ -49,7 +49,7 @@ def _elided(f: SentenceFacts) -> tuple[Subject, bool] | None:
 def _agrees_in_sentence(an: Analysis, c: Claim, other: Subject) -> bool:
     """ "GPT's training lines up with generation, and so does BERT's": the other model named
     with an elided half that repeats the relation, in the relation's own sentence."""
-    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    f = an.fact(c.sentence)
     norm = f.sentence.norm
     return any(
         _SO_AUX.search(norm[: h.start]) or _AUX_TOO.match(norm[h.end :])

@@ -41,10 +41,6 @@ def _names_both(an: Analysis) -> bool:
     return MLM in named and CLM in named
 
 
-def _facts(an: Analysis, i: int) -> SentenceFacts:
-    return next(f for f in an.sentences if f.sentence.index == i)
-
-
 # an "it" that refers to nothing: "it's about train/generation consistency", "it all comes
 # down to what each model was taught", "it boils down to"
 _EXPLETIVE = re.compile(
@@ -71,7 +67,7 @@ def generic_referent(an: Analysis, c: Claim) -> bool:
     consistency"), in an answer that names both families. Its subject was carried, not said."""
     if not _names_both(an):
         return False
-    f = _facts(an, c.sentence)
+    f = an.fact(c.sentence)
     if f.mentions:
         return False
     norm = f.sentence.norm
@@ -256,7 +252,7 @@ def unlike_object(an: Analysis, c: Claim) -> list[Claim]:
     replace `c` ([c] itself when the pattern is absent)."""
     if c.subject not in (CLM, MLM):
         return [c]
-    f = _facts(an, c.sentence)
+    f = an.fact(c.sentence)
     if f.subjects:
         return [c]
     norm = f.sentence.norm
@@ -351,4 +347,4 @@ _IMAGINED = re.compile(
 
 def imagined_model(an: Analysis, i: int) -> bool:
     """Sentence `i` speaks of an imagined model."""
-    return bool(_IMAGINED.search(_facts(an, i).sentence.norm))
+    return bool(_IMAGINED.search(an.fact(i).sentence.norm))

@@ -445,7 +445,7 @@ def lesser_mismatch(an: Analysis, c: Claim) -> bool:
     smaller mismatch for GPT called exposure bias"). With the causal side stated in another
     sentence (`judge_c4` checks) it is a second, smaller effect, not the causal LM having the
     rubric's mismatch."""
-    f = next(s for s in an.sentences if s.sentence.index == c.sentence)
+    f = an.fact(c.sentence)
     at = f.sentence.norm.find(c.text) if c.text else -1
     return at > 0 and bool(_LESSER.search(f.sentence.norm[:at]))
 
@@ -473,7 +473,7 @@ def restriction_tied(an: Analysis, near: int, link: tuple[int, ...]) -> bool:
     they have the same info at generation as in training")."""
     if near in link:
         return True
-    f = next(s for s in an.sentences if s.sentence.index == near)
+    f = an.fact(near)
     norm = f.asserted or f.sentence.norm
     if f.has("training") or f.has("never_trained") or _WHOLE_PAST.search(norm):
         return True

@@ -150,7 +150,7 @@ def _c2(an: Analysis) -> Judgement:
     contra = [
         c
         for c in an.claims("future_available")
-        if c.gen_ctx and not available_elsewhere(_facts_of(an, c), c)
+        if c.gen_ctx and not available_elsewhere(an.fact(c.sentence), c)
     ]
     absent = an.claims("future_absent")
     # "BERT is bidirectional" names the family: what it relied on is not stated (guide: a
@@ -196,7 +196,7 @@ def _c2(an: Analysis) -> Judgement:
     cannot_linked = [
         c
         for c in cannot
-        if any(0 <= c.sentence - i <= 2 for i in own) and not _own_reason(_facts_of(an, c), c)
+        if any(0 <= c.sentence - i <= 2 for i in own) and not _own_reason(an.fact(c.sentence), c)
     ]
     partial = absent + _generation_of_masked(an) + cannot_linked
     if partial:
@@ -213,7 +213,7 @@ def _generation_of_masked(an: Analysis) -> list[Claim]:
     as why the masked LM suits generating, it is a false claim, no half of C2."""
     out = []
     for c in an.claims("generation_left_to_right"):
-        f = _facts_of(an, c)
+        f = an.fact(c.sentence)
         uses = f.kinds("used_generation") + f.kinds("compared_generation")
         # "BERT is better for generation since it goes left to right": the order given as why
         # the masked LM suits generating is a false claim of its, not what generation takes
@@ -258,7 +258,7 @@ def _generates_left_to_right(an: Analysis) -> list[Claim]:
     that condition is no problem for it, the C2 false claim as well as the C5 one."""
     out = []
     for c in an.claims("wrong_mlm_generates_well"):
-        f = _facts_of(an, c)
+        f = an.fact(c.sentence)
         at = f.sentence.norm.find(c.text) if c.text else -1
         # the manner right after the generation verb ("generate left to right fine"), not a
         # left-to-right order named elsewhere in the sentence ("... includes the left-to-right
@@ -316,10 +316,6 @@ def _own_reason(f: SentenceFacts, c: Claim) -> bool:
     if reason_about_context(f, start):
         return False  # "because it always expects to have the full sentence"
     return bool(reason.strip()) and not _CONTEXT_REASON.search(reason)
-
-
-def _facts_of(an: Analysis, c: Claim) -> SentenceFacts:
-    return next(f for f in an.sentences if f.sentence.index == c.sentence)
 
 
 def _close(an: Analysis, i: int, j: int) -> bool:
@@ -388,7 +384,7 @@ def _mask_restricts(an: Analysis) -> tuple[int, ...]:
     before" is the generation condition)."""
     masks = {c.sentence for c in _of(an.claims("causal_mask"), CLM)}
     for c in _of(an.claims("see_left"), None):
-        f = _facts_of(an, c)
+        f = an.fact(c.sentence)
         if not c.strong or c.gen_ctx or f.mentions:
             continue
         src = [i for i in masks if 0 <= c.sentence - i <= LINK_WINDOW]

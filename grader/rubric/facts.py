@@ -78,3 +78,7 @@ class Analysis:
 
     def claims(self, kind: str) -> list[Claim]:
         return [c for s in self.sentences for c in s.claims if c.kind == kind]
+
+    def fact(self, index: int) -> SentenceFacts:
+        """The facts of the sentence whose `Sentence.index` is `index` (one of `sentences`)."""
+        return next(f for f in self.sentences if f.sentence.index == index)

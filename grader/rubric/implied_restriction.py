@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from grader.rubric.facts import CLM, Analysis, Claim, SentenceFacts
+from grader.rubric.facts import CLM, Analysis, Claim
 from grader.rubric.judgement import LINK_WINDOW
 
 __all__ = ["premises_together"]
@@ -51,15 +51,11 @@ def premises_together(an: Analysis, same: Claim) -> bool:
     return _absence_near(an, same) and not (_order_only(an, same) and _objective_stated(an))
 
 
-def _sentence_of(an: Analysis, c: Claim) -> SentenceFacts:
-    return next(f for f in an.sentences if f.sentence.index == c.sentence)
-
-
 def _names_condition(an: Analysis, c: Claim) -> bool:
     """The sameness is of the information condition: a condition noun in its sentence, not
     in a contrast clause about the other model after it ("GPT trains the way it generates,
     whereas BERT's training condition never happens")."""
-    norm = _sentence_of(an, c).sentence.norm
+    norm = an.fact(c.sentence).sentence.norm
     at = norm.find(c.text) if c.text else -1
     turn = _CONTRAST.search(norm, at + len(c.text)) if at >= 0 else None
     return bool(_CONDITION.search(norm, 0, turn.start() if turn else len(norm)))
@@ -67,7 +63,7 @@ def _names_condition(an: Analysis, c: Claim) -> bool:
 
 def _difference_too(an: Analysis, c: Claim) -> bool:
     """The sameness phrase is the object of "different from": the term compared."""
-    norm = _sentence_of(an, c).sentence.norm
+    norm = an.fact(c.sentence).sentence.norm
     at = norm.find(c.text) if c.text else -1
     return at > 0 and bool(_DIFFERENT_FROM.search(norm, 0, at))
 
@@ -75,7 +71,7 @@ def _difference_too(an: Analysis, c: Claim) -> bool:
 def _order_only(an: Analysis, c: Claim) -> bool:
     """The sameness spells its manner out as the order of prediction ("the way it generates,
     one word after another", "next word, next word")."""
-    return bool(_ORDER.search(_sentence_of(an, c).sentence.norm))
+    return bool(_ORDER.search(an.fact(c.sentence).sentence.norm))
 
 
 def _objective_stated(an: Analysis) -> bool:
