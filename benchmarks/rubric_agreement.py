@@ -2,7 +2,7 @@
 
     python benchmarks/rubric_agreement.py [--split SPLIT] [--details]
 
-    SPLIT: dev | dev2 ... dev28 | heldout | heldout2 ... heldout28 | both | seen | all
+    SPLIT: dev | dev2 ... dev30 | heldout | heldout2 ... heldout30 | both | seen | all
 
 Prints, per split and per criterion: exact agreement on the four verdicts and quadratic-weighted
 Cohen's kappa on the ordinal scale missing = contradicted (0) < partial (1) < met (2), for all
@@ -42,7 +42,8 @@ SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "hel
           "dev14", "dev15", "dev16", "heldout17", "heldout18", "heldout19", "dev17", "dev18",
           "dev19", "heldout20", "heldout21", "heldout22", "heldout23", "dev20", "dev21",
           "dev22", "dev23", "heldout24", "heldout25", "heldout26", "dev24", "dev25",
-          "dev26", "heldout27", "heldout28", "dev27", "dev28")  # fmt: skip
+          "dev26", "heldout27", "heldout28", "dev27", "dev28", "heldout29", "heldout30",
+          "dev29", "dev30")  # fmt: skip
 
 
 def pooled_kappa(rep: SplitReport, items: list) -> float:
