@@ -29,7 +29,7 @@ DEVSET_DIR = Path(__file__).resolve().parent / "devset"
 # Frozen held-out sets (devset/README.md): never fitted, tuned on or mined for examples; only
 # `benchmarks/rubric_agreement.py` and the agreement floors score them, in aggregate.
 FROZEN = ("heldout5", "heldout6", "heldout7", "heldout10", "heldout14", "heldout15", "heldout16",
-          "heldout27", "heldout28", "heldout29", "heldout30")  # fmt: skip
+          "heldout29", "heldout30")  # fmt: skip
 ORDINAL = {"missing": 0, "contradicted": 0, "partial": 1, "met": 2}
 
 

@@ -72,11 +72,12 @@ OLD_SPLITS = ("dev", "dev2", "heldout", "heldout2", "dev3")  # the reader's data
 # (heldout8 C2, dev9 MAE, heldout11 C4: borderline raises whose P(met) these graders put
 # lower), so not yet.
 # Round 10 adds its three new authors' tuning sets and the four held-out sets it released;
-# round 11 the three held-out sets it released (heldout24-26).
+# round 11 the three held-out sets it released (heldout24-26); round 12 round 11's two tuning
+# sets (dev27, dev28) and the two held-out sets it released (heldout27, heldout28).
 REVIEW_ONLY = ("dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22", "dev23",
                "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22",
                "heldout23", "dev24", "dev25", "dev26", "heldout24", "heldout25",
-               "heldout26")  # fmt: skip
+               "heldout26", "dev27", "dev28", "heldout27", "heldout28")  # fmt: skip
 FIT_SPLITS = TRAIN_SPLITS + REVIEW_ONLY  # every set the fit reads
 NEW_AUTHORS = ("heldout11", "dev9", "dev10", "heldout12", "heldout13", "dev11", "dev12", "dev13",
                "dev14", *REVIEW_ONLY)  # fmt: skip
