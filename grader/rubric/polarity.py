@@ -121,6 +121,13 @@ _ERROR_NOUN = (
     r"student|pupil|learner|beginner)(?:s'|'s)?\s+(?:\w+\s+)?(?:mistake|error|confusion|trap|"
     r"pitfall))"
 )
+# adverbs a denial frame may carry before its rejection word ("It is also false that", "It is
+# certainly not true that", "it would be equally wrong to say that"); never a negation, which
+# would turn the frame into the student's own claim ("it is not false that")
+_FRAME_ADVERB = (
+    r"(?:(?!(?:not|never|hardly|barely|scarcely|only)\b)"
+    r"(?:[a-z]+ly|also|just|even|too|quite|so|again|still)\s+)"
+)
 # "Nobody (seriously) thinks that", "It is false that", "It would be wrong to say that",
 # "Contrary to the popular belief that": everything after the frame is the denied view.
 _DENY_PREFIX = re.compile(
@@ -128,7 +135,7 @@ _DENY_PREFIX = re.compile(
     r"\b(?:(?:nobody|no one|no-one|no serious \w+)\s+(?:(?:who|that)\s+(?:[\w']+\s+){1,6}?|\w+\s+)?"
     r"(?:thinks|believes|claims|says|argues|assumes|would (?:say|claim|argue|think))"
     r"(?:\s+that)?|"
-    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:simply\s+|just\s+|plainly\s+)?"
+    r"it(?:'s|\s+is|\s+was|\s+would\s+be)\s+" + _FRAME_ADVERB + r"{0,2}"
     r"(?:" + _REJECT + r"|an?\s+" + _ERROR_NOUN + r")\s+"
     r"(?:to\s+(?:say|think|claim|believe|assume)\s+)?(?:that\b)?|"
     r"contrary\s+to\s+(?:the\s+|a\s+)?(?:popular\s+|common\s+|widespread\s+)?"
