@@ -167,22 +167,37 @@ def _replacement(text: str, m: re.Match[str]) -> str | None:
             pad_r = "" if text[m.end() : m.end() + 1] == " " else " "
             return f"{pad_l}{new}{pad_r}"
         return new
-    if low == "casual":
-        return "causal" if _word_at(text, m.end(), True).lower() in _CASUAL_BEFORE else None
+    if low in _BY_CONTEXT:
+        return _BY_CONTEXT[low](text, m)
     if low in _CONTRACTIONS:
         return _CONTRACTIONS[low]
-    if low == "gen" and _word_at(text, m.end(), True).lower() in _COHORTS:
-        return None  # "gen z" names people, not text being generated
-    if low == "diff":  # "the diff between" is a difference, "they are diff" different
-        before = _word_at(text, m.start(), False).lower()
-        return "difference" if before in _DETERMINERS else "different"
     return _WORDS.get(low)
 
 
+def _casual(text: str, m: re.Match[str]) -> str | None:
+    """A typo of "causal" only before a word the model name takes ("casual LM")."""
+    return "causal" if _word_at(text, m.end(), True).lower() in _CASUAL_BEFORE else None
+
+
+def _gen(text: str, m: re.Match[str]) -> str | None:
+    """Generation, except in "gen z", which names people."""
+    return None if _word_at(text, m.end(), True).lower() in _COHORTS else _WORDS["gen"]
+
+
 _DETERMINERS = frozenset("a an the this that one no any some big main key real only".split())
+
+
+def _diff(text: str, m: re.Match[str]) -> str | None:
+    """A difference after a determiner ("the diff between"), else different ("they are diff")."""
+    before = _word_at(text, m.start(), False).lower()
+    return "difference" if before in _DETERMINERS else "different"
+
+
+# shorthand whose expansion depends on its neighbours
+_BY_CONTEXT = {"casual": _casual, "gen": _gen, "diff": _diff}
 # every lowercased token `_replacement` may rewrite: any other token it leaves (returns None),
 # so the loops skip the call for the plain words that are most of every text
-_REWRITABLE = frozenset([*_SIGNS, *_BETWEEN_WORDS, *_CONTRACTIONS, *_WORDS, "casual", "diff"])
+_REWRITABLE = frozenset([*_SIGNS, *_BETWEEN_WORDS, *_BY_CONTEXT, *_CONTRACTIONS, *_WORDS])
 
 
 def _sign(text: str, m: re.Match[str]) -> str | None:
