@@ -56,9 +56,17 @@ __all__ = [
 ]
 
 
-def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = None) -> Analysis:
-    """Extract `SentenceFacts` (hits, subjects, claims) for each sentence not in `skip`."""
+def analyse(
+    sentences: list[Sentence],
+    rubric: Rubric,
+    skip: set[int] | None = None,
+    disowned: dict[int, str] | None = None,
+) -> Analysis:
+    """Extract `SentenceFacts` (hits, subjects, claims) for each sentence not in `skip`.
+    `disowned`: sentences the answer disowns (`disavowal.disowned_sentences`), read as
+    asserting nothing."""
     skip = skip or set()
+    disowned = disowned or {}
     facts: list[SentenceFacts] = []
     inherited: Subject | None = None
     named: tuple[Subject, ...] = ()
@@ -77,6 +85,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
             continue
         yes = k + 1 < len(sentences) and affirms(sentences[k + 1].norm)
         withdrawn = k + 1 < len(sentences) and withdraws_previous(sentences[k + 1].norm)
+        withdrawn = withdrawn or sent.index in disowned
         prev = sentences[k - 1] if k > 0 and sentences[k - 1].index not in skip else None
         frame = question_frame(prev, sent, rubric) if prev is not None else ()
         frame = frame or carried_frame(prev_gen and prev is not None, sent, rubric)
@@ -152,7 +161,7 @@ def analyse(sentences: list[Sentence], rubric: Rubric, skip: set[int] | None = N
         elif scene_gap is not None:
             scene_gap += word_count(sent.norm)
         facts.append(f)
-    return Analysis(facts, frozenset(skip))
+    return Analysis(facts, frozenset(skip), dict(disowned))
 
 
 def _families(rubric: Rubric) -> Callable[[str], set[str]]:

@@ -25,6 +25,7 @@ _WRONG: dict[str, tuple[str, str]] = {
     "wrong_clm_fills_blanks": ("C3", "clm_fills_blanks"),
     "wrong_mlm_generates_well": ("C5", "mlm_generation"),
     "wrong_arch_swap": ("C5", "arch_swap"),
+    "wrong_clm_cannot_generate": ("C5", "clm_cannot_generate"),
 }
 _RETRACT = re.compile(r"^\W*(?:but|however|yet|except|unfortunately|sadly|in practice)\b", re.I)
 # round 9: after a pasted output ("the . . , , the"), the sentence that names the experiment's

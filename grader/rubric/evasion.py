@@ -75,7 +75,8 @@ def noncommittal_sentences(sentences: list[Sentence]) -> set[int]:
 # `title`, `value`: a hover at most) and a link's destination and title; and the content of an
 # element that is hidden (`hidden`, inline CSS beyond emphasis - colour, size, position,
 # clipping, opacity... hide text in too many ways to list -, a hiding class, zero width or
-# height, `<font color|size|face>`), nested or left open (to the end), or never rendered
+# height, `<font color|size|face>`), nested or left open (to the end), crossed out (`del`,
+# `s`, `strike`: the writer took it back), or never rendered
 # (`script`, `style`, `template`, `title`, `head`, `datalist`, `noscript`, `noembed`,
 # `noframes`, the fallback of `iframe`, `object`, `video`, `audio`, `canvas`, an SVG `desc`
 # or `metadata`). Text a reader cannot see earns nothing and is never quoted back.
@@ -101,6 +102,8 @@ _UNSHOWN = frozenset(
     "script style template title head datalist noscript noembed noframes iframe object video "
     "audio canvas desc metadata".split()
 )
+# crossed out: shown struck through, which is how a writer takes words back
+_STRUCK = frozenset("del s strike".split())
 _EMPHASIS_CSS = frozenset(("font-weight", "font-style", "text-decoration", "text-decoration-line"))
 _HIDING_CLASS = re.compile(r"hidden|hide|invisible|sr-only|d-none", re.IGNORECASE)
 _OVERLONG = re.compile(r"\S{100,}")
@@ -180,7 +183,7 @@ def visible_text(text: str) -> str:
                 continue
             if hide:
                 hide[2] += name == hide[1]
-            elif name in _UNSHOWN or _hides(attrs):
+            elif name in _UNSHOWN or name in _STRUCK or _hides(attrs):
                 hide = [i, name, 1]
         elif (close := _CLOSE.match(text, i)) is not None:
             pos = close.end()

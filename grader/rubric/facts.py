@@ -75,6 +75,8 @@ class SentenceFacts:
 class Analysis:
     sentences: list[SentenceFacts]
     skipped: frozenset[int] = frozenset()  # indices of sentences left out (see `analyse`)
+    # sentences the answer itself disowns, by why (`disavowal.disowned_sentences`)
+    disowned: dict[int, str] = field(default_factory=dict)
 
     def claims(self, kind: str) -> list[Claim]:
         return [c for s in self.sentences for c in s.claims if c.kind == kind]

@@ -19,8 +19,11 @@ from grader.rubric.sentence import ParsedSentence
 __all__ = ["ASKED_CAN", "BOTH_CAN_BUT", "COMPARED", "GOOD", "able_alone"]
 
 GOOD = re.compile(
-    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|nicely|"
-    r"easily|without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|good text|"
+    r"^\W*(?:\w+\s+){0,4}?(?:just\s+)?(?:fine|(?<!\bas\s)well|coherently|perfectly|"
+    r"nicely|easily|without (?:any )?(?:problems?|issues?|trouble)|no problem|as well as|"
+    # a quality of the text itself ("coherent text"), not "text that is not coherent"
+    r"(?<!\bless\s)(?<!\bnot\s)(?<!\bmore\s)(?<!\bno\s)"
+    r"(?:good|coherent|fluent|sensible|meaningful) (?:text|sentences|output|prose|stories)|"
     r"great)\b",
     re.IGNORECASE,
 )

@@ -347,6 +347,20 @@ def assess(
             "): a claim offered with its alternative asserts neither, so it earned nothing."
         )
         g.cap = min(g.cap, 0.5)
+    if _LONG_ALT.search(text):
+        g.reasons.append(
+            "The answer writes part of its text as an image's alt text (\"![...](...)\"), which "
+            "a reader sees only where the image fails to load. Please read it."
+        )
+        g.cap = min(g.cap, 0.5)
+    repeated = repeated_sentences(sentences)
+    if len(repeated) >= REPEATS_FLAGGED:
+        g.reasons.append(
+            f"The answer repeats sentences word for word (sentence {_numbered(repeated)} "
+            "restate an earlier one): repetition earns nothing twice, but it can pad a short "
+            "answer. Please read it."
+        )
+        g.cap = min(g.cap, 0.5)
     if disguised:
         g.reasons.append(
             "The answer writes words with letters of another script mixed into Latin ones "
@@ -417,6 +431,26 @@ def assess(
 JARGON_LONG_WORDS = 0.22  # share of words of 10+ letters above which an answer reads as jargon
 _LONG_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _CONCRETE = ("see_both", "see_left", "future_absent", "mlm_relies", "never_trained")
+
+
+# an image's alt text of a sentence or more: a caption is a few words, an answer is not
+_LONG_ALT = re.compile(r"!\[[^\[\]\n]{80,2000}\]\(")
+REPEATS_FLAGGED = 3  # one restated sentence is a summary; three are padding
+
+
+def repeated_sentences(sentences: list[Sentence]) -> set[int]:
+    """Indices of sentences of four or more words whose words (case and punctuation aside)
+    are those of an earlier sentence."""
+    seen: set[tuple[str, ...]] = set()
+    out: set[int] = set()
+    for s in sentences:
+        key = tuple(w.lower() for w in words(s.norm))
+        if len(key) < 4:
+            continue
+        if key in seen:
+            out.add(s.index)
+        seen.add(key)
+    return out
 
 
 def _numbered(indices: set[int]) -> str:

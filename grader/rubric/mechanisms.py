@@ -14,7 +14,9 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
   coherently, to be used for / better at generation, or to be the better generator;
-- `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks.
+- `wrong_clm_fills_blanks` (C3): the causal LM is said to predict masked tokens / fill blanks;
+- `wrong_clm_cannot_generate` (C5): the causal LM is said unable to generate coherently
+  (`clm_inability.py`).
 
 Every extractor needs the model it blames as the subject of the phrase (`subject_at`), skips
 negated phrases and phrases under a modal or purpose frame ("would have to predict the next
@@ -27,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grader.rubric.clm_inability import clm_cannot_generate
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.generation_ability import (
     ASKED_CAN,
@@ -475,6 +478,7 @@ EXTRACTORS: tuple[Callable[[ParsedSentence], list[Claim]], ...] = (
     label_swapped_under_heading,
     family_called_other_architecture,
     architecture_illustrated_by_other,
+    clm_cannot_generate,
 )
 
 

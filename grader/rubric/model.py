@@ -40,8 +40,14 @@ LEXICON_KEYS: tuple[str, ...] = (
 CLAIM_KEYS: tuple[str, ...] = (
     "mlm_left_only", "clm_sees_future", "future_at_generation", "mlm_consistent",
     "clm_mismatch", "mlm_generation", "arch_swap", "mlm_causal", "mlm_trailing_mask",
-    "mlm_no_problem", "clm_fills_blanks", "training_alike",
+    "mlm_no_problem", "clm_fills_blanks", "training_alike", "clm_cannot_generate",
 )  # fmt: skip
+# claim messages added after rubrics were first edited by instructors: a rubric without them
+# keeps loading, with these texts
+_CLAIM_DEFAULTS = {
+    "clm_cannot_generate": "The answer says the causal LM cannot generate coherent text. It "
+    "can: it is trained on exactly what generation gives it, only the earlier tokens.",
+}
 THRESHOLD_KEYS: dict[str, type] = {
     "short_words": int,
     "long_words": int,
@@ -250,7 +256,12 @@ def _parse(data: dict[str, Any], where: str) -> Rubric:
         raise err(f"criterion weights sum to {total:g} but rubric.max_score is {max_score:g}")
 
     claims_t = _table(data, "claims", err)
-    claims = {k: _str(claims_t, k, "claims", err) for k in CLAIM_KEYS}
+    claims = {
+        k: _CLAIM_DEFAULTS[k]
+        if k in _CLAIM_DEFAULTS and k not in claims_t
+        else _str(claims_t, k, "claims", err)
+        for k in CLAIM_KEYS
+    }
     _no_extra(claims_t, set(CLAIM_KEYS), "claims", err)
 
     lex_t = _table(data, "lexicon", err)

@@ -3,6 +3,7 @@
     withdrawn_spans(norm) -> list[(start, end)]
     withdraws_previous(norm) -> bool
     drop_struck(norm) -> str
+    blank_struck_passages(text) -> str
 
 Students correct themselves as they write: "BERT sees only the left context - no sorry, that's
 backwards.", "It sees the whole sentence, scratch that, it sees only the earlier words.",
@@ -30,6 +31,7 @@ Offsets are into `Sentence.norm`. Pure functions, no state.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from grader.rubric.text import clause_bounds
@@ -54,6 +56,36 @@ _STRUCK = re.compile(r"~~[^~]+~~")
 # a struck passage with the space before it when a stop or the end follows, else the space
 # after it
 _STRUCK_GAP = re.compile(r"\s*~~[^~]+~~(?=[^\w\s]|\s*$)|~~[^~]+~~\s*")
+
+
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+def blank_struck_passages(text: str) -> str:
+    """`text` with every struck-through passage that runs over more than one sentence
+    ("~~BERT sees ... . GPT sees ...~~", as Markdown strikes a passage within a paragraph)
+    replaced by spaces, line breaks kept: the same length, so offsets still index the answer.
+    A passage inside one sentence is left to `drop_struck`, which joins the words around it.
+    Linear: each marker pairs with the next one in its paragraph."""
+    if text.count("~~") < 2:
+        return text
+    breaks = [m.start() for m in _PARAGRAPH.finditer(text)]
+    marks = [m.start() for m in re.finditer("~~", text)]
+    out = list(text)
+    k = 0
+    while k + 1 < len(marks):
+        a, b = marks[k], marks[k + 1]
+        nxt = bisect.bisect_right(breaks, a)
+        if nxt < len(breaks) and breaks[nxt] < b:
+            k += 1  # a marker left open at a paragraph's end strikes nothing
+            continue
+        if _SENTENCE_END.search(text, a + 2, b):
+            for i in range(a, b + 2):
+                if out[i] not in "\r\n":
+                    out[i] = " "
+        k += 2
+    return "".join(out)
 
 
 def drop_struck(s: str) -> str:

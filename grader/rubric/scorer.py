@@ -23,6 +23,7 @@ from grader.rubric.c2_conditions import link_denied, one_half_only
 from grader.rubric.certainty import settle
 from grader.rubric.coherence import salad_signal
 from grader.rubric.criteria import Judgement, judge_all
+from grader.rubric.disavowal import disowned_reason, disowned_sentences
 from grader.rubric.discourse import expand_tables
 from grader.rubric.disguise import disguised_sentences
 from grader.rubric.evasion import noncommittal_sentences, visible_text
@@ -39,7 +40,7 @@ from grader.rubric.hedges import drop_hedges
 from grader.rubric.judgement import CONF_CONTRADICTED
 from grader.rubric.model import Rubric, load_rubric
 from grader.rubric.register import register, split_note_lines
-from grader.rubric.retraction import drop_struck
+from grader.rubric.retraction import blank_struck_passages, drop_struck
 from grader.rubric.spoken import about_language_models, split_run_ons, spoken_answer, unspoken
 from grader.rubric.text import Sentence, correct_spelling, non_latin_script, split_sentences
 from grader.rubric.word_order import scrambled_sentences
@@ -112,6 +113,10 @@ def score_explanation(
             "effect about the other) or gives one model the other's properties; it may be a "
             "keyword template rather than an explanation. Please read it."
         )
+        guards.cap = min(guards.cap, 0.5)
+    disowned = disowned_reason(an.disowned)
+    if disowned:  # a person decides what the answer holds (`disavowal.py`)
+        guards.reasons.append(disowned)
         guards.cap = min(guards.cap, 0.5)
     if len(full_text) > MAX_CHARS:
         guards.reasons.append(
@@ -271,6 +276,7 @@ def _read(
     `disguised_sentences`), so the scorer need not find them twice. An answer written in a
     non-Latin script is routed to a person whole (`guards.assess`), so its words that mix
     scripts ("GPT\u0448\u043a\u0430") are not held against it."""
+    text = blank_struck_passages(text)  # a passage struck through over several sentences
     lms = about_language_models(text)
     sentences = split_note_lines(split_sentences(text), text)
     spoken = spoken_answer(text)
@@ -296,7 +302,7 @@ def _read(
     hedged = noncommittal_sentences(sentences)
     disguised = set() if non_latin_script(text) else disguised_sentences(sentences)
     skip = injected | echoed | copied | scrambled | hedged | disguised
-    an = analyse(sentences, rubric, skip=skip)
+    an = analyse(sentences, rubric, skip=skip, disowned=disowned_sentences(text, sentences))
     return sentences, injected, an, (copied, scrambled, hedged, disguised)
 
 

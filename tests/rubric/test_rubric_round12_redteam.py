@@ -1,0 +1,171 @@
+"""Issue 19, round 12 (red team): a correct answer the student disowns earns nothing, and a
+person reads it; a wrong claim that the causal LM cannot generate contradicts C5; hidden,
+struck and self-graded text earns nothing.
+
+Mechanisms pinned (every case is written for these tests; none is taken from a labelled set):
+- `disavowal.disowned_sentences`: a retraction of everything above, a one-word rejection of
+  the sentence before, a rejection tagged onto a sentence, a block introduced as someone's
+  wrong answer or as a list of myths; `disavowal.disowning_spans`: "I disagree with the claim
+  that", "X wrongly claimed that", "a strong answer would say";
+- `clm_inability.clm_cannot_generate` (C5);
+- `evasion.visible_text`: `<del>` / `<s>` / `<strike>` are not read; an answer in an image's
+  alt text is flagged (`guards.assess`);
+  `retraction.blank_struck_passages`: a passage struck through over several sentences;
+- the rubric's injection patterns: "C1 met because ...", a note to the grader in Spanish;
+- `guards.repeated_sentences`: an answer padded by repetition is flagged.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.rubric import score_explanation
+
+ANSWER = (
+    "A masked LM such as BERT is trained to recover hidden words from the words on both sides "
+    "of each blank, so the later words are always there when it learns. When text is written "
+    "one token at a time, the tokens after the current position do not exist yet, so BERT "
+    "would lack the right-hand context it depended on and was never trained without it. A "
+    "causal LM such as GPT predicts each next token from only the earlier tokens, because its "
+    "causal mask hides everything to the right. So GPT is trained under exactly the conditions "
+    "it has when it generates, and BERT is not. That is why encoders like BERT are used for "
+    "classification and decoders like GPT for text generation."
+)
+
+
+def result(text: str):
+    return score_explanation(text)
+
+
+def test_the_answer_itself_scores_full_marks():
+    r = result(ANSWER)
+    assert r.score == 10 and not r.needs_review
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ANSWER + "\n\nJust kidding. None of the above is true.",
+        ANSWER + " Honestly, I don't believe a word of it.",
+        ANSWER + " Ignore everything I wrote above.",
+        "Here is the answer my confused lab partner handed in, which got zero:\n\n" + ANSWER,
+        "Below are the usual myths about this question (all of them false):\n\n" + ANSWER,
+    ],
+)
+def test_a_disowned_answer_earns_nothing_and_is_read_by_a_person(text):
+    r = result(text)
+    assert r.score <= 1 and r.needs_review
+    assert any("disowns" in why for why in r.review_reasons)
+
+
+def test_each_sentence_tagged_false_earns_nothing():
+    tagged = ANSWER.replace(". ", " (false). ").rstrip(".") + " (false)."
+    assert result(tagged).score <= 1
+
+
+def test_each_sentence_rejected_by_the_next_earns_nothing():
+    rejected = ANSWER.replace(". ", ". Not really. ") + " Not really."
+    assert result(rejected).score <= 1
+
+
+@pytest.mark.parametrize(
+    "frame",
+    ["I disagree with the claim that ", "The tutor wrongly claimed that ",
+     "A strong answer would probably say that "],
+)  # fmt: skip
+def test_a_frame_that_disowns_every_sentence_earns_nothing(frame):
+    sentences = [s.strip() for s in ANSWER.split(". ") if s.strip()]
+    text = " ".join(frame + s[0].lower() + s[1:].rstrip(".") + "." for s in sentences)
+    assert result(text).score <= 1
+
+
+def test_a_rejected_quotation_is_no_reason_for_review():
+    # guard: the rejection confirms what the reported-speech frame already reads as theirs
+    text = 'My roommate said "BERT is GPT run backwards". That\'s wrong. ' + ANSWER
+    r = result(text)
+    assert not any("disowns" in why for why in r.review_reasons)
+    assert r.score == 10
+
+
+def test_qualified_retraction_words_keep_the_answer():
+    # guard: "none of this is true for GPT" qualifies a claim; it retracts nothing
+    text = ANSWER + " BERT has a hard time writing; none of this is true for GPT."
+    assert result(text).score == 10
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        " In short, GPT cannot generate coherently from left to right, while BERT can.",
+        " So BERT can generate coherent text, while GPT cannot.",
+        " That is also why GPT is bad at generation.",
+    ],
+)
+def test_the_causal_lm_said_unable_to_generate_contradicts_c5(ending):
+    verdicts = {c.id: c.verdict for c in result(ANSWER + ending).criteria}
+    assert verdicts["C5"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        " GPT cannot generate well without the earlier tokens.",
+        " GPT cannot generate the whole text at once.",
+        " Nobody thinks GPT cannot generate coherently.",
+        " BERT generates less fluently than GPT.",
+        " In that world it would be fine, and I see no reason GPT could not generate.",
+    ],
+)
+def test_an_inability_under_a_condition_or_denied_is_no_false_claim(ending):
+    verdicts = {c.id: c.verdict for c in result(ANSWER + ending).criteria}
+    assert verdicts["C5"] == "met"
+
+
+def test_an_answer_in_an_images_alt_text_is_read_by_a_person():
+    # the alt text shows where the image fails to load, so it is read; but a person checks
+    r = result("I have no idea.\n\n![" + ANSWER + "](https://example.org/a.png)")
+    assert r.needs_review and any("alt text" in why for why in r.review_reasons)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<del>" + ANSWER + "</del>\n\nI crossed that out.",
+        "~~" + ANSWER + "~~\n\nI crossed that out.",
+    ],
+)
+def test_struck_passages_earn_nothing(text):
+    assert result(text).score <= 1
+
+
+def test_a_struck_word_inside_a_sentence_is_still_dropped_not_blanked():
+    # guard: one sentence's struck word is left to `drop_struck`, which joins the words
+    text = ANSWER.replace("both sides", "~~one side~~ both sides")
+    assert result(text).score == 10
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Rubric self-assessment: C1 met because BERT sees both sides.",
+        "C2 met, C3 met, C4 met.",
+        "Nota para el corrector: esta respuesta cumple todos los criterios.",
+    ],
+)
+def test_an_answer_that_grades_itself_is_addressed_to_the_grader(note):
+    r = result(ANSWER + " " + note)
+    assert r.needs_review
+    assert any("addressed to the grader" in why for why in r.review_reasons)
+
+
+def test_an_answer_padded_by_repetition_is_flagged():
+    short = "BERT sees both sides. GPT sees only the earlier words. GPT trains as it writes. "
+    r = result(short * 4)
+    assert r.needs_review
+    assert any("repeats sentences" in why for why in r.review_reasons)
+
+
+def test_one_restated_sentence_is_no_padding():
+    r = result(ANSWER + " So GPT is trained under exactly the conditions it has when it generates, "
+               "and BERT is not.")  # fmt: skip
+    assert not any("repeats sentences" in why for why in r.review_reasons)
