@@ -57,7 +57,13 @@ _ELIDED = re.compile(
 
 # a supposed world before the claim: "in that world it would ...", "imagine ...", "if ..."
 _SUPPOSED = re.compile(
-    r"\b(?:if|unless|would|imagine|suppose|supposing|in that world|hypothetically)\b", re.I
+    r"\b(?:if|unless|would|imagine|suppose|supposing|in that world|hypothetically|even|"
+    # a causal LM of another kind than the trained one: "an untrained GPT", "before training",
+    # "a GPT whose mask was removed", "trained like BERT"
+    r"untrained|randomly|before (?:any |its )?training|without (?:any )?training|whose|"
+    r"(?:gpt\S*|model|lm|decoder)s?\s+(?:that|which)\s+(?:was|is|has|had)|"
+    r"trained (?:like|as|with|on)|removed|remove|without)\b",
+    re.I,
 )
 
 

@@ -27,15 +27,18 @@ the claim that ...", "The lecturer wrongly claimed that ...", "A strong answer w
 that ...", "The key points the grader is looking for are ...": the rest of the sentence is
 not the student's claim.
 
-The scorer reads a disowned sentence as asserting nothing and asks a person to read the answer:
-a real student rarely disowns a correct sentence, so where this fires a person decides.
+The scorer reads a disowned sentence as asserting nothing. An answer that disowns a third of
+its sentences or more goes to a person (`FLAGGED_SHARE`): a student who rejects one myth in
+passing is read as written, an answer that takes most of itself back is no answer.
 Offsets are into `Sentence.norm`. Pure functions, no state.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
+from grader.rubric.reference import is_heading
 from grader.rubric.text import Sentence
 
 __all__ = ["disowned_reason", "disowned_sentences", "disowning_spans"]
@@ -51,27 +54,37 @@ _ABOVE = (
     r"what i (?:just )?(?:wrote|said)(?: above)?|all i (?:just )?(?:wrote|said)|"
     r"(?:all )?my (?:previous|earlier) (?:sentences|points|answer))"
 )
-_RETRACT_ALL = (
-    r"\b(?:(?:none|not one|not a single one|nothing)\s+of\s+(?:{above}|(?<=^none of )(?:this|that))"
-    r"\s+(?:is|was|are|were)\s+(?:actually\s+|really\s+)?(?:true|right|correct|real)|"
-    r"(?:{above}|(?<=^)(?:all (?:of )?(?:this|that)|everything))\s+(?:is|was|are|were)\s+"
-    r"(?:actually\s+|really\s+|totally\s+|completely\s+|just\s+)?" + _FALSE + r"|"
-    r"i\s+(?:do not|don't|dont)\s+(?:really\s+)?believe\s+(?:a word of|any of|one word of)\s+"
-    r"(?:it|this|that|{above})|"
-    r"(?:ignore|disregard|forget)\s+(?:{above}|everything|all of (?:this|that)))"
-    # nothing qualifies it: "none of the above is true for GPT" is a claim about GPT
-    r"(?=\s*(?:[.!,;:)]|\band\b|\bbut\b|$))"
-).replace("{above}", _ABOVE)
-_ALL_BEFORE = re.compile(_RETRACT_ALL, re.IGNORECASE)
-# a short opener that may stand before the retraction: "Just kidding, none of this is true"
-_OPENER = re.compile(
-    r"^\W*(?:(?:just\s+)?kidding|jk|honestly|to be honest|lol|haha|ok(?:ay)?)\W+", re.I
-)
+# what came just before: "that", "all of this", "a word of it"
+_THAT = r"(?:this|that|it|all (?:of )?(?:this|that))"
+
+
+def _retraction(what: str) -> re.Pattern[str]:
+    """A sentence that is only a retraction of `what` ("None of the above is true.", "I
+    don't believe a word of that.", "Ignore everything I wrote above."), perhaps after a
+    short opener ("Just kidding,") and before "and I ..." ("..., and I do not believe a word
+    of it"); nothing after it qualifies it ("none of this is true, of course, for GPT")."""
+    body = (
+        r"(?:(?:none|not one|not a single one|nothing)\s+of\s+W\s+(?:is|was|are|were)\s+"
+        r"(?:actually\s+|really\s+)?(?:true|right|correct|real)|"
+        r"(?:all\s+(?:of\s+)?)?W\s+(?:is|was|are|were)\s+(?:actually\s+|really\s+|totally\s+|"
+        r"completely\s+|just\s+|all\s+)?" + _FALSE + r"|"
+        r"i\s+(?:do not|don't|dont)\s+(?:really\s+)?believe\s+(?:a word of|any of|one word of)\s+W|"
+        r"(?:ignore|disregard|forget)\s+(?:everything\s+|all\s+(?:of\s+)?)?W)"
+    ).replace("W", what)
+    return re.compile(
+        r"^\W*(?:(?:just\s+)?kidding|jk|honestly|to be honest|lol|haha|ok(?:ay)?)?\W*"
+        + body
+        + r"(?:\s*,?\s*(?:and|so)\s+i\b[^.;:]*)?\W*$",
+        re.IGNORECASE,
+    )
+
+
+_ALL_BEFORE = _retraction(_ABOVE)
+_JUST_BEFORE = _retraction(_THAT)
 # a sentence that only rejects the one before it
 _REJECTS_PREVIOUS = re.compile(
     r"^\W*(?:(?:just\s+)?kidding|jk|j/k|not really|nope|false|wrong|not true|untrue|lies|"
-    r"(?:that's|that is|this is)\s+(?:all\s+)?(?:false|wrong|not true|nonsense|a lie)|"
-    r"(?:of course\s+)?not)\W*$",
+    r"(?:that's|that is|this is)\s+(?:all\s+)?(?:false|wrong|not true|nonsense|a lie))\W*$",
     re.IGNORECASE,
 )
 # a rejection tagged onto the end of a sentence
@@ -84,14 +97,22 @@ _TAGGED = re.compile(
     r"\W*$",
     re.IGNORECASE,
 )
-# an introduction pointing forward to a block
-_FORWARD = re.compile(r":\W*$|\b(?:the following|below|as follows)\b", re.I)
+# an introduction pointing forward to a block: it ends in a colon, or says what the following
+# is ("The following is a common misunderstanding that I will debunk afterwards.")
+_FORWARD = re.compile(
+    r":\W*$|^\W*(?:the following|below|what follows)\s+(?:is|are|was|were)\s+(?:\w+\s+){0,3}?"
+    r"(?:myths?|misconceptions?|misunderstandings?|fallac(?:y|ies)|(?:wrong|incorrect|bad|false)"
+    r"\s+(?:answers?|claims?|ideas?|beliefs?|explanations?))\b",
+    re.IGNORECASE,
+)
 # ... that calls the block someone's wrong answer, a list of myths, a thing to debunk (a word
-# about the block, not the topic: "here is why BERT goes wrong:" introduces the student's own)
+# about the block, not the topic: "here is why BERT gets confused:" introduces the student's own)
 _WRONG_BLOCK = re.compile(
     r"\b(?:myths?|misconceptions?|misunderstandings?|fallac(?:y|ies)|debunk\w*|"
     r"got (?:zero|0|no (?:marks|points|credit))|"
-    r"confused|clueless|(?:wrong|incorrect|bad|false|mistaken|failed|failing)\s+"
+    r"(?:confused|clueless)\s+(?:\w+\s+)?(?:classmate|friend|student|partner|peer|person|"
+    r"colleague|roommate|flatmate)s?|"
+    r"(?:wrong|incorrect|bad|false|mistaken|failed|failing)\s+"
     r"(?:answers?|claims?|statements?|ideas?|beliefs?|explanations?|reasoning|submissions?)|"
     r"(?:all|each|every one)\s+(?:of\s+(?:them|these|which)\s+)?(?:is\s+|are\s+)?"
     r"(?:false|wrong|untrue|incorrect|nonsense))\b",
@@ -121,9 +142,11 @@ _DISOWN_FRAME = re.compile(
 )
 # where the student turns from the block to their own view
 _OWN_TURN = re.compile(
-    r"^\W*(?:the truth|in truth|in reality|in fact|actually|but|however|the (?:real|correct|"
-    r"actual|right) (?:answer|explanation|reason|story)|here is what is (?:actually )?true|"
-    r"my (?:own )?(?:answer|view|explanation))\b",
+    r"^\W*(?:the truth|in truth|in reality|in fact|actually|but|however|instead|rather|"
+    r"the (?:real|correct|actual|right|true) (?:answer|explanation|reason|story|mechanism)|"
+    r"what(?:'s| is) (?:actually |really )?(?:true|going on|happening)|here is what is "
+    r"(?:actually |really )?true|my (?:own )?(?:answer|view|explanation)|(?:the )?facts?\b|"
+    r"neither|none of (?:these|them|this|that))\b",
     re.IGNORECASE,
 )
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
@@ -134,12 +157,32 @@ _REPORTED = re.compile(
 )
 
 
+# where a staged answer gives way to the student's own ("..., so here goes:", "but ...")
+_STAGED_END = re.compile(r"\b(?:but|however|instead|actually|(?:so\s+)?here goes)\b", re.I)
+
+
+# where a disowned claim gives way to the student's own ("...; it was trained with ...",
+# "..., but the real reason is ...")
+_FRAME_END = re.compile(
+    r";|\s[\u2014\u2013-]\s|,\s*yet\b|\b(?:but|however|whereas|in fact|in reality|actually)\b|"
+    r"\bthe (?:real|actual|true) (?:reason|answer|problem)\b",
+    re.IGNORECASE,
+)
+
+
 def disowning_spans(norm: str) -> list[tuple[int, int]]:
-    """Spans of `norm` after a frame that disowns the rest of the sentence ("I disagree with
-    the claim that", "X wrongly claimed that", "a strong answer would say"). Sorted."""
-    return sorted(
-        (m.start(), len(norm)) for pat in (_DISOWN_FRAME, _STAGED_FRAME) for m in pat.finditer(norm)
-    )
+    """Spans of `norm` after a frame that disowns what follows: "I disagree with the claim
+    that" and "X wrongly claimed that" up to the end of the disowned claim (`_FRAME_END`);
+    "a strong answer would say" and "the points the grader looks for are" to the end of the
+    sentence or a "but" / "so here goes". Sorted."""
+    spans = []
+    for m in _DISOWN_FRAME.finditer(norm):
+        stop = _FRAME_END.search(norm, m.end())
+        spans.append((m.start(), stop.start() if stop else len(norm)))
+    for m in _STAGED_FRAME.finditer(norm):
+        stop = _STAGED_END.search(norm, m.end())
+        spans.append((m.start(), stop.start() if stop else len(norm)))
+    return sorted(spans)
 
 
 def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
@@ -150,19 +193,21 @@ def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
     breaks = [m.start() for m in _PARAGRAPH.finditer(text)]
 
     def paragraph(s: Sentence) -> int:
-        return sum(b < s.start for b in breaks)
+        return bisect.bisect_left(breaks, s.start)
+
+    def own_statement(s: Sentence) -> bool:
+        # not a question (a rejection after it answers it) and not someone's reported words
+        # (a rejection after 'my friend said "..."' confirms what polarity reads as theirs)
+        return not s.norm.rstrip(" \"')").endswith("?") and not _REPORTED.search(s.norm)
 
     for k, s in enumerate(sentences):
         norm = s.norm.strip()
-        opened = _OPENER.sub("", norm) if len(norm.split()) <= 16 else norm
-        if _ALL_BEFORE.search(opened):
-            out.update({p.index: "retracted" for p in sentences[:k]})
-            out.setdefault(s.index, "retracted")
-        elif k > 0 and _REJECTS_PREVIOUS.match(norm):
-            before = sentences[k - 1]
-            # after a question it answers; after someone's reported words ('my friend said
-            # "..."', "That's wrong.") it confirms what polarity already reads as theirs
-            if not before.norm.rstrip(" \"')").endswith("?") and not _REPORTED.search(before.norm):
+        before = sentences[k - 1] if k > 0 else None
+        if before is not None and own_statement(before):
+            if _ALL_BEFORE.match(norm):
+                out.update({p.index: "retracted" for p in sentences[:k]})
+                out.setdefault(s.index, "retracted")
+            elif _JUST_BEFORE.match(norm) or _REJECTS_PREVIOUS.match(norm):
                 out.setdefault(before.index, "rejected")
         if _TAGGED.search(norm):
             out.setdefault(s.index, "rejected")
@@ -172,7 +217,7 @@ def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
             ends_paragraph = k + 1 < len(sentences) and paragraph(sentences[k + 1]) > here
             block = here + 1 if ends_paragraph else here
             for nxt in sentences[k + 1 :]:
-                if paragraph(nxt) != block or _OWN_TURN.match(nxt.norm):
+                if paragraph(nxt) != block or _OWN_TURN.match(nxt.norm) or is_heading(nxt.norm):
                     break
                 out.setdefault(nxt.index, why)
     return out
@@ -186,9 +231,15 @@ _WHY = {
 }
 
 
-def disowned_reason(disowned: dict[int, str]) -> str:
-    """The review reason for an answer that disowns sentences, "" when it disowns none."""
-    if not disowned:
+# the share of an answer's sentences it must disown to go to a person: one myth rejected in
+# passing is read as it is written; an answer that disowns most of itself is no answer
+FLAGGED_SHARE = 1 / 3
+
+
+def disowned_reason(disowned: dict[int, str], n_sentences: int) -> str:
+    """The review reason for an answer that disowns at least `FLAGGED_SHARE` of its
+    `n_sentences` sentences; "" otherwise (the disowned sentences still earn nothing)."""
+    if not disowned or len(disowned) < FLAGGED_SHARE * n_sentences:
         return ""
     parts = []
     for why, text in _WHY.items():

@@ -76,7 +76,7 @@ def noncommittal_sentences(sentences: list[Sentence]) -> set[int]:
 # element that is hidden (`hidden`, inline CSS beyond emphasis - colour, size, position,
 # clipping, opacity... hide text in too many ways to list -, a hiding class, zero width or
 # height, `<font color|size|face>`), nested or left open (to the end), crossed out (`del`,
-# `s`, `strike`: the writer took it back), or never rendered
+# `strike`: the writer took it back), or never rendered
 # (`script`, `style`, `template`, `title`, `head`, `datalist`, `noscript`, `noembed`,
 # `noframes`, the fallback of `iframe`, `object`, `video`, `audio`, `canvas`, an SVG `desc`
 # or `metadata`). Text a reader cannot see earns nothing and is never quoted back.
@@ -103,7 +103,7 @@ _UNSHOWN = frozenset(
     "audio canvas desc metadata".split()
 )
 # crossed out: shown struck through, which is how a writer takes words back
-_STRUCK = frozenset("del s strike".split())
+_STRUCK = frozenset(("del", "strike"))  # not "<s>": a tokenizer's start token
 _EMPHASIS_CSS = frozenset(("font-weight", "font-style", "text-decoration", "text-decoration-line"))
 _HIDING_CLASS = re.compile(r"hidden|hide|invisible|sr-only|d-none", re.IGNORECASE)
 _OVERLONG = re.compile(r"\S{100,}")

@@ -349,7 +349,7 @@ def assess(
         g.cap = min(g.cap, 0.5)
     if _LONG_ALT.search(text):
         g.reasons.append(
-            "The answer writes part of its text as an image's alt text (\"![...](...)\"), which "
+            'The answer writes part of its text as an image\'s alt text ("![...](...)"), which '
             "a reader sees only where the image fails to load. Please read it."
         )
         g.cap = min(g.cap, 0.5)
@@ -433,20 +433,21 @@ _LONG_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _CONCRETE = ("see_both", "see_left", "future_absent", "mlm_relies", "never_trained")
 
 
-# an image's alt text of a sentence or more: a caption is a few words, an answer is not
-_LONG_ALT = re.compile(r"!\[[^\[\]\n]{80,2000}\]\(")
+# an image's alt text of a few sentences: a description is a sentence, an answer is more
+_LONG_ALT = re.compile(r"!\[[^\[\]\n]{200,2000}\]\(")
 REPEATS_FLAGGED = 3  # one restated sentence is a summary; three are padding
 
 
 def repeated_sentences(sentences: list[Sentence]) -> set[int]:
     """Indices of sentences of four or more words whose words (case and punctuation aside)
-    are those of an earlier sentence."""
+    are those of an earlier sentence (not questions or lines ending in a colon: a parallel
+    layout asks the same prompt under each heading)."""
     seen: set[tuple[str, ...]] = set()
     out: set[int] = set()
     for s in sentences:
         key = tuple(w.lower() for w in words(s.norm))
-        if len(key) < 4:
-            continue
+        if len(key) < 4 or s.norm.rstrip().endswith(("?", ":")):
+            continue  # a prompt repeated under each heading of a parallel layout
         if key in seen:
             out.add(s.index)
         seen.add(key)

@@ -114,7 +114,7 @@ def score_explanation(
             "keyword template rather than an explanation. Please read it."
         )
         guards.cap = min(guards.cap, 0.5)
-    disowned = disowned_reason(an.disowned)
+    disowned = disowned_reason(an.disowned, len(sentences))
     if disowned:  # a person decides what the answer holds (`disavowal.py`)
         guards.reasons.append(disowned)
         guards.cap = min(guards.cap, 0.5)

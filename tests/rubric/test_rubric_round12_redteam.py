@@ -46,7 +46,7 @@ def test_the_answer_itself_scores_full_marks():
     "text",
     [
         ANSWER + "\n\nJust kidding. None of the above is true.",
-        ANSWER + " Honestly, I don't believe a word of it.",
+        ANSWER + " Honestly, I don't believe a word of what I wrote.",
         ANSWER + " Ignore everything I wrote above.",
         "Here is the answer my confused lab partner handed in, which got zero:\n\n" + ANSWER,
         "Below are the usual myths about this question (all of them false):\n\n" + ANSWER,
@@ -169,3 +169,25 @@ def test_one_restated_sentence_is_no_padding():
     r = result(ANSWER + " So GPT is trained under exactly the conditions it has when it generates, "
                "and BERT is not.")  # fmt: skip
     assert not any("repeats sentences" in why for why in r.review_reasons)
+
+
+# -- guards: genuine answers that use the same words keep their marks and their flag ----------
+@pytest.mark.parametrize(
+    "text",
+    [
+        'A forum post said "BERT can write stories as well as GPT." None of that is true: '
+        + ANSWER,
+        "BERT gets confused at generation time, for the following reason. " + ANSWER,
+        "I disagree with the claim that BERT only needs more data; "
+        + ANSWER[0].lower()
+        + ANSWER[1:],
+        ANSWER + " An untrained GPT cannot generate coherent text either, of course.",
+        ANSWER + " RoBERTa-style tokenizers mark the start of a text with <s>.",
+        "Myths:\n- BERT is just smaller than GPT.\n\nWhat is actually true:\n" + ANSWER,
+        ANSWER + " People say BERT is simply too small (false).",
+    ],
+)
+def test_a_genuine_answer_using_the_same_words_keeps_its_marks(text):
+    r = result(text)
+    assert r.score == 10
+    assert not any("disowns" in why for why in r.review_reasons)
