@@ -42,6 +42,11 @@ _MODELS_OPEN = re.compile(
     r"^\W*(?:\d+\W+)?(?:so,? |basically,? |in general,? )?(?:language )?models\b", re.I
 )
 
+# round 12: a relation in an embedded question ("what settles it is whether the training
+# situation matches the generation situation", "it depends on whether ..."): the question the
+# student sets, asked of no model; a model named only before it is not its subject
+_ASKED_BEFORE = re.compile(r"\bwhether\b[^,;:]*$", re.I)
+
 
 # Training versus generation
 def _has_train(ss: ParsedSentence) -> bool:
@@ -190,6 +195,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 subj = BOTH  # "Both are ..., so no difference between how they're trained and used"
             if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
+            elif not ss.own_subjects and _ASKED_BEFORE.search(norm[: r.start]):
+                subj = None  # "what settles it is whether training matches generation"
             elif subj is None and inherits and ss.inherited == _RIGHT_SIDE[rel]:
                 # "CLM: only past tokens. = exactly the gen condition": the argument goes on
                 # about the model of the sentence before. A carried subject earns credit for

@@ -12,6 +12,9 @@
   gives the causal LM the same, so the comparison is only one side (partial), not met. Said of
   its whole past ("it only ever had the left side") or set against the masked LM ("by
   contrast"), it still is the causal side (guards).
+- A relation in an embedded question naming no model ("what decides it is whether the training
+  situation matches the generation situation") is the question the student sets: it is no
+  model's, so the masked model named in the sentence before does not make it a false claim.
 
 Sentences written for these tests."""
 
@@ -110,5 +113,23 @@ def test_guard_explicit_sameness_for_the_causal_model_is_met() -> None:
     text = (
         MLM_VIEW + " " + GEN_GAP + " " + CLM_TRAINED + " So the causal model trains under "
         "exactly the conditions it meets when it generates."
+    )
+    assert rules(text)["C4"] == "met"
+
+
+def test_relation_in_an_embedded_question_is_no_false_claim() -> None:
+    text = (
+        MLM_VIEW + " The masked model never met training examples with the right side empty. "
+        "So what decides it is whether the training situation matches the generation situation."
+    )
+    assert rules(text)["C4"] != "contradicted"
+
+
+def test_guard_embedded_question_then_both_answers_is_met() -> None:
+    # guard (met at the start commit too): the answers after the question still earn met
+    text = (
+        MLM_VIEW + " " + GEN_GAP + " The real test is whether the training condition matches "
+        "the generation condition. For GPT they are identical; for BERT, training gave it right "
+        "context that generation cannot give."
     )
     assert rules(text)["C4"] == "met"
