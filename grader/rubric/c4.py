@@ -426,7 +426,10 @@ _LESS_AT_USE = re.compile(
     r"\bonly\W+(?:\w+\W+)?(?:uses?|used|appl(?:y|ies|ied)|adds?|added|turns? on)\W+"
     r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b|"
     # round 10: "when it generates it has access only to the earlier tokens"
-    r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b",
+    r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b|"
+    # round 12: the use said to switch away from training ("at generation time it switches
+    # to predicting the next token", "it switches modes")
+    r"\bswitch(?:es|ed|ing)?\W+(?:over\W+)?to\b|\bswitch(?:es|ed|ing)?\W+modes?\b",
     re.IGNORECASE,
 )
 # round 11: the later tokens hidden for use alone, "it only hides the later words at generation

@@ -15,6 +15,8 @@
 - A relation in an embedded question naming no model ("what decides it is whether the training
   situation matches the generation situation") is the question the student sets: it is no
   model's, so the masked model named in the sentence before does not make it a false claim.
+- The causal LM said to see the whole sentence in training and to "switch to" next-word
+  prediction (or "switch modes") at generation has the mismatch: contradicted.
 
 Sentences written for these tests."""
 
@@ -133,3 +135,20 @@ def test_guard_embedded_question_then_both_answers_is_met() -> None:
         "context that generation cannot give."
     )
     assert rules(text)["C4"] == "met"
+
+
+def test_causal_model_switching_at_generation_has_the_mismatch() -> None:
+    text = (
+        MLM_VIEW + " GPT reads the entire sentence in both directions during training, and at "
+        "generation time it switches to guessing the next word."
+    )
+    assert rules(text)["C4"] == "contradicted"
+
+
+def test_guard_switching_said_of_the_user_is_no_causal_mismatch() -> None:
+    # guard: nothing said of the causal model seeing more in training
+    text = (
+        MLM_VIEW + " " + CLM_TRAINED + " At generation time we switch to sampling one word "
+        "after another."
+    )
+    assert rules(text)["C4"] != "contradicted"
