@@ -17,6 +17,9 @@
   model's, so the masked model named in the sentence before does not make it a false claim.
 - The causal LM said to see the whole sentence in training and to "switch to" next-word
   prediction (or "switch modes") at generation has the mismatch: contradicted.
+- A supposition of the proposition just asked ("Maybe GPT only reads the earlier words? If that
+  were so, GPT would be trained the same way it generates") is as hypothetical as its premise:
+  it earns nothing (suppositions.py).
 
 Sentences written for these tests."""
 
@@ -152,3 +155,21 @@ def test_guard_switching_said_of_the_user_is_no_causal_mismatch() -> None:
         "after another."
     )
     assert rules(text)["C4"] != "contradicted"
+
+
+def test_consequence_of_a_supposed_premise_earns_nothing() -> None:
+    text = (
+        "I am not sure. Does BERT look at the words on both sides of the gap? And maybe GPT "
+        "only reads the earlier words? If that were so, then GPT would be trained the same way "
+        "it generates and BERT would not."
+    )
+    assert rules(text)["C4"] == "missing"
+
+
+def test_guard_indicative_if_that_is_so_still_asserts() -> None:
+    # guard: "if that is so" with no modal concludes from the premise; the student asserts it
+    text = (
+        MLM_VIEW + " " + GEN_GAP + " GPT only reads the earlier words. If that is so, GPT is "
+        "trained under exactly the conditions it meets when it generates."
+    )
+    assert rules(text)["C4"] == "met"
