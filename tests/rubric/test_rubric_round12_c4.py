@@ -20,6 +20,8 @@
 - A supposition of the proposition just asked ("Maybe GPT only reads the earlier words? If that
   were so, GPT would be trained the same way it generates") is as hypothetical as its premise:
   it earns nothing (suppositions.py).
+- The speaker's plain words: the two conditions "one and the same", the use "what it trained
+  for" (one side each, partial).
 
 Sentences written for these tests."""
 
@@ -173,3 +175,16 @@ def test_guard_indicative_if_that_is_so_still_asserts() -> None:
         "trained under exactly the conditions it meets when it generates."
     )
     assert rules(text)["C4"] == "met"
+
+
+def test_reading_in_training_and_speaking_at_generation_are_one_and_the_same() -> None:
+    text = "For GPT, reading in training and speaking at generation are one and the same."
+    assert rules(text)["C4"] == "partial"
+
+
+def test_generating_is_what_it_trained_for() -> None:
+    text = (
+        "GPT learned to speak by speaking, one word after another, so generating is what it "
+        "trained for."
+    )
+    assert rules(text)["C4"] == "partial"
