@@ -307,7 +307,12 @@ def _conditions_together(an: Analysis, skip: set[int]) -> list[Claim]:
     generation offers"). The generation condition is named there, or stated in the sentence
     just before ("... the next words are not written yet. GPT was trained on the left only.").
     Sentences with a difference relation (`skip`) are read by the relation instead."""
-    absent_at = {c.sentence for c in an.claims("future_absent")}
+    # (round 12: not a sentence that argues the masked LM's failure: "..., and BERT was never
+    # trained without them, so it can't write. GPT is trained on the left only." describes
+    # the causal LM after the masked side; it does not set it against generation)
+    absent_at = {
+        c.sentence for c in an.claims("future_absent") if MLM not in an.fact(c.sentence).subjects
+    }
     # the same restriction said of the causal LM at generation, in a sentence of its own
     # ("What does it look at when it generates? Also only the tokens to its left.")
     at_gen = {
@@ -421,7 +426,10 @@ _LESS_AT_USE = re.compile(
     r"\bonly\W+(?:\w+\W+)?(?:uses?|used|appl(?:y|ies|ied)|adds?|added|turns? on)\W+"
     r"(?:\w+\W+)?mask|\b(?:used|applied|added|turned on)\W+only\b|"
     # round 10: "when it generates it has access only to the earlier tokens"
-    r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b",
+    r"\bonly\W+(?:to\W+)?(?:the\W+)?(?:earlier|previous|preceding|past|prior|left)\b|"
+    # round 12: the use said to switch away from training ("at generation time it switches
+    # to predicting the next token", "it switches modes")
+    r"\bswitch(?:es|ed|ing)?\W+(?:over\W+)?to\b|\bswitch(?:es|ed|ing)?\W+modes?\b",
     re.IGNORECASE,
 )
 # round 11: the later tokens hidden for use alone, "it only hides the later words at generation

@@ -467,15 +467,17 @@ _WHOLE_PAST = re.compile(
 def restriction_tied(an: Analysis, near: int, link: tuple[int, ...]) -> bool:
     """The causal restriction near the C2 link is the causal side of the comparison, not a
     description of the causal LM ("GPT predicts from only the earlier tokens"): it is said in
-    the link sentence, with a training word, of the model's whole past or of both conditions
-    ("in both cases, only the left"), set against the masked LM's loss ("GPT, on the other
-    hand, ..."), or carried to both conditions by a sentence after it about the causal LM ("So
-    they have the same info at generation as in training")."""
+    the link sentence, of the model's whole past or of both conditions ("in both cases, only
+    the left"), set against the masked LM's loss ("GPT, on the other hand, ..."), or carried to
+    both conditions by a sentence after it about the causal LM ("So they have the same info at
+    generation as in training"). A training word alone does not tie it (round 12): "GPT is
+    trained to predict each token from only the tokens before it" after the masked LM's
+    failure describes the causal LM's objective; nothing says generation gives the same."""
     if near in link:
         return True
     f = an.fact(near)
     norm = f.asserted or f.sentence.norm
-    if f.has("training") or f.has("never_trained") or _WHOLE_PAST.search(norm):
+    if _WHOLE_PAST.search(norm):
         return True
     if _SET_AGAINST.search(norm):
         return True

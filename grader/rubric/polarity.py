@@ -41,6 +41,7 @@ import re
 from grader.rubric.disavowal import disowning_spans
 from grader.rubric.prefilter import finditer, fold, search
 from grader.rubric.retraction import withdrawn_spans
+from grader.rubric.suppositions import SUPPOSE_CLAUSE, SUPPOSE_OPEN, SUPPOSE_THAT
 from grader.rubric.teacher_voice import staged_spans
 
 # -- the end of a frame's scope -------------------------------------------------------------
@@ -296,21 +297,6 @@ _SUPPOSE = re.compile(
 )
 
 
-# issue-19 round 7: a supposition about a condition, not only a model ("Suppose, for the sake
-# of argument, that later tokens were available at generation time: then ...", "suppose bert
-# only saw the left - then it would be gpt"): "suppose" (not the "I suppose" of an opinion)
-# with a subjunctive or modal later in its sentence
-_SUPPOSE_CLAUSE = re.compile(
-    r"(?<!\bi )\b(?:suppose|supposing|what if|for the sake of argument)\b"
-    r"(?=[^.?!]*?\b(?:were|would|could|might)\b)",
-    re.IGNORECASE,
-)
-
-
-# round 9: a supposition opening its sentence ("Suppose the masked LM only ever looked at the
-# left."), which needs no modal: the imperative alone supposes (not "I suppose", an opinion)
-_SUPPOSE_OPEN = re.compile(r"^\W*(?:suppose|supposing|what if)\b(?!,?\s+(?:that\s+)?i\b)", re.I)
-
 # round 9: an experiment the student means or wishes to run, asked as an indirect question
 # ("I'd like to see whether BERT with a causal mask would ...", "worth testing if ..."): the
 # "whether" / "if" clause is asked, not claimed, to the end of its clause ("but", ";")
@@ -398,14 +384,14 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
         spans.append((guess.start(), len(s)))  # "..., maybe because X?": asked, not claimed
     frames = (
         _REPORTED, _DENY_PREFIX, _DENY_MODAL, _OWN_REJECTION, _VIEW_FRAME, _SUPPOSE,
-        _SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF, _SUPPOSE_OPEN, _WONDER,
+        SUPPOSE_CLAUSE, _LEARNERS, _LEARNERS_BELIEF, SUPPOSE_OPEN, _WONDER, SUPPOSE_THAT,
     )  # fmt: skip
     for pat in (*frames, _FORMER_BELIEF):
         for m in finditer(pat, s, f):
             if pat in (_REPORTED, _LEARNERS) and _AGREED.search(s, m.end()):
                 continue  # "my friend thinks X, and she is right": the student agrees
             end = _scope_end(s, m.end())
-            if pat is _SUPPOSE or pat is _SUPPOSE_CLAUSE or pat is _SUPPOSE_OPEN:
+            if pat in (_SUPPOSE, SUPPOSE_CLAUSE, SUPPOSE_OPEN, SUPPOSE_THAT):
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
     spans.extend(staged_spans(s, _scope_end))  # a misconception box, a quoted source

@@ -36,6 +36,16 @@ _CONTEXT = re.compile(
 _PLURAL_MODELS = re.compile(
     r"\b(?:(?:the|these|those|such|both|all) (?:two )?models|(?:a|any|every) model)\b", re.I
 )
+# round 12: a bare plural opening the sentence states the principle of all models ("Models
+# work best when used the way they're trained"); it carries no model from the sentence before
+_MODELS_OPEN = re.compile(
+    r"^\W*(?:\d+\W+)?(?:so,? |basically,? |in general,? )?(?:language )?models\b", re.I
+)
+
+# round 12: a relation in an embedded question ("what settles it is whether the training
+# situation matches the generation situation", "it depends on whether ..."): the question the
+# student sets, asked of no model; a model named only before it is not its subject
+_ASKED_BEFORE = re.compile(r"\bwhether\b[^,;:]*$", re.I)
 
 
 # Training versus generation
@@ -171,6 +181,8 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
             rel = base if not flip else ("diff" if base == "same" else "same")
             subj = ss.subject_at(r.start, loose=False)
             carried = False
+            # a bare "Models ..." opening inherits no model (round 12)
+            inherits = not ss.own_subjects and not _MODELS_OPEN.search(norm)
             if subj is not None and not ss.own_subjects and _PLURAL_MODELS.search(norm):
                 # "the way the models are trained differs from how they are used": both
                 # models, in general, not the last one named
@@ -183,7 +195,9 @@ def relations(c: ClaimContext, found: list[Claim]) -> list[Claim]:
                 subj = BOTH  # "Both are ..., so no difference between how they're trained and used"
             if about_data(r):
                 subj = None  # a data or domain gap is not the rubric's information condition
-            elif subj is None and not ss.own_subjects and ss.inherited == _RIGHT_SIDE[rel]:
+            elif not ss.own_subjects and _ASKED_BEFORE.search(norm[: r.start]):
+                subj = None  # "what settles it is whether training matches generation"
+            elif subj is None and inherits and ss.inherited == _RIGHT_SIDE[rel]:
                 # "CLM: only past tokens. = exactly the gen condition": the argument goes on
                 # about the model of the sentence before. A carried subject earns credit for
                 # the side the relation is right about, and never makes a false claim.

@@ -252,7 +252,9 @@ USE_PAIRED = re.compile(
     # round 10: the use as the object of the comparison, in a clause of its own ("trained in
     # a different setting from the one you use it in", "its training is closer to how it's
     # used")
-    r"\btrain(?:ing|ed|s)?\b[^.;:]{0,50}?\b(?:from|as|than|to)\s+(?:the\s+one|the\s+way|how)"
+    # round 12: or as its complement ("the setting it trains in isn't the one it's used in")
+    r"\btrain(?:ing|ed|s)?\b[^.;:]{0,50}?(?:\b(?:from|as|than|to|is|isn't|are|aren't|was|"
+    r"wasn't)|'s|\bis\s+not)\s+(?:the\s+one|the\s+way|how)"
     r"\s+(?:\S+\s+){0,3}?(?:use[sd]?|using)\b",
     re.IGNORECASE,
 )
