@@ -96,7 +96,10 @@ _NO_PROBLEM = re.compile(
     # round 11: the denial in the writer's belief, "I don't think generation is a real
     # obstacle for it"
     r"(?:don't|do not|doesn't|does not) (?:really )?think (?:\w+ ){1,3}(?:is|poses|makes) "
-    r"(?:a |an |any )?(?:real |big |actual )?(?:problem|issue|obstacle|difficulty))\b",
+    r"(?:a |an |any )?(?:real |big |actual )?(?:problem|issue|obstacle|difficulty)|"
+    # round 12: the absence waved away, "..., but this does not matter", "makes no difference"
+    r"(?:this|that|it) (?:does not|doesn't|did not|didn't) (?:really )?matter|"
+    r"makes? (?:no|little) (?:real )?difference)\b",
     re.IGNORECASE,
 )
 _NOT_CONTEXT = re.compile(
@@ -356,7 +359,8 @@ def mlm_no_problem(ss: ParsedSentence) -> list[Claim]:
         if m is None or not gen:
             return []
         subj = ss.subject_at(m.start())
-        if subj != MLM and not (subj is None and MLM in {c for _, c, _ in ss.subj}):
+        named = {c for _, c, _ in ss.subj}
+        if subj not in (MLM, BOTH) and not (subj is None and named & {MLM, BOTH}):
             return []
     if ss.negated(ss._hit("no_problem", m.start(), m.end())):
         return []  # "it is not true that there is no problem"

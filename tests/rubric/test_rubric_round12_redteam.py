@@ -191,3 +191,11 @@ def test_a_genuine_answer_using_the_same_words_keeps_its_marks(text):
     r = result(text)
     assert r.score == 10
     assert not any("disowns" in why for why in r.review_reasons)
+
+
+def test_the_missing_later_tokens_waved_away_contradict_c2():
+    text = ANSWER.replace(
+        "so BERT would lack the right-hand context it depended on and was never trained without it",
+        "but this does not matter for BERT",
+    )
+    assert {c.id: c.verdict for c in result(text).criteria}["C2"] == "contradicted"
