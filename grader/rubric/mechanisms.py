@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grader.rubric.apposition import appositive_swap
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.generation_ability import (
     ASKED_CAN,
@@ -403,6 +404,11 @@ def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
         )
         if named and not inside(m.start(), ss.unasserted) and _blamed(ss, h, blamed):
             return [Claim("wrong_arch_swap", blamed, ss.sent.index, True, False, h.text)]
+    # "BERT, the decoder, fills ...", "GPT (the encoder) for generation": the appositive says
+    # what the copula does
+    swap = appositive_swap(ss.appositives)
+    if swap and not inside(swap[1].start, ss.unasserted) and not ss.negated(swap[1]):
+        return [Claim("wrong_arch_swap", swap[0], ss.sent.index, True, False, swap[1].text)]
     return []
 
 
