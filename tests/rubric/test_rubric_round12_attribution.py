@@ -126,3 +126,29 @@ def test_masked_model_said_to_see_only_the_left_is_still_false() -> None:
 def test_the_model_after_a_plural_they_is_generic(second: str) -> None:
     text = "BERT sees the words on both sides, GPT reads left to right. " + second
     assert rules(text)["C4"] != "contradicted"
+
+
+# -- two figures of one noun told apart by their descriptions --------------------------------
+ANALOGY = (
+    "BERT is like a pupil who only ever did gap-fill worksheets, with the words on both sides "
+    "of each gap printed. A causal LM is a pupil who practised writing stories word by word, "
+    "seeing only what was already written. In the exam the task is to write a story. "
+)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "The story pupil meets exactly the conditions he trained under.",
+        "The gap-fill pupil is stuck, since nothing after the current word exists yet. The "
+        "story pupil meets exactly the conditions he trained under.",
+    ],
+)
+def test_figure_named_by_its_description_is_its_model(tail: str) -> None:
+    assert rules(ANALOGY + tail)["C4"] != "contradicted"
+
+
+def test_one_figure_noun_for_both_models_is_neither_alone() -> None:
+    # "the pupil" alone names neither model once both are pupils
+    text = ANALOGY + "The pupil meets exactly the conditions he trained under."
+    assert rules(text)["C4"] != "contradicted"
