@@ -39,7 +39,7 @@ from grader.rubric.generation_ability import (
 )
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.uses import noun_complement, suited_time, unsuited
+from grader.rubric.uses import noun_complement, purpose_opener, suited_time, unsuited
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -300,6 +300,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
             and not unsuited(ss.sent.norm, u)
             and not noun_complement(ss.sent.norm, u)
+            and not purpose_opener(ss.sent.norm, u, g)
         ]  # fmt: skip
         if any(_PAIRED_WITH_TRAINING.search(norm[: u.start]) for u in used):
             continue  # "its training and its use for generation differ": a compared term

@@ -152,3 +152,24 @@ def test_one_figure_noun_for_both_models_is_neither_alone() -> None:
     # "the pupil" alone names neither model once both are pupils
     text = ANALOGY + "The pupil meets exactly the conditions he trained under."
     assert rules(text)["C4"] != "contradicted"
+
+
+# -- a fronted "for generation" before a clause of need is no use choice ---------------------
+@pytest.mark.parametrize(
+    "second",
+    [
+        "For writing it needs the whole sentence, so it can't really manage.",
+        # guard (not contradicted before this round either)
+        "For generation, RoBERTa would have to know the words after the gap.",
+        "RoBERTa: for text generation it needs both neighbours of every position.",
+    ],
+)
+def test_for_generation_opening_a_need_is_no_use_of_the_masked_model(second: str) -> None:
+    text = "RoBERTa: hidden tokens filled from the tokens on both sides of each gap. " + second
+    assert rules(text)["C5"] != "contradicted"
+
+
+def test_for_generation_as_a_choice_still_counts() -> None:
+    # guard: the use chosen for the masked LM stays a false claim
+    text = "For generation RoBERTa is used, for tagging GPT."
+    assert rules(text)["C5"] == "contradicted"
