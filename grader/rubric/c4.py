@@ -12,7 +12,12 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_additive import additive_mismatch
-from grader.rubric.c4_contrast import VAGUE, model_differences, vague_relations
+from grader.rubric.c4_contrast import (
+    VAGUE,
+    model_differences,
+    same_condition_for_both,
+    vague_relations,
+)
 from grader.rubric.c4_counterpart import counterpart_halves
 from grader.rubric.c4_ellipsis import elided_second_half
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
@@ -216,7 +221,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     general = _of(same + diff, None)
     asserted = [c for c in _of(same, MLM, BOTH) if c.attributed]  # not "a model does ..."
     contra_mlm = [c for c in asserted if not _not_consistency(an, c.sentence)]
-    dismissed = training_dismissed(an)
+    dismissed = training_dismissed(an) + same_condition_for_both(an)
     contra_clm = [
         c
         for c in _of(diff, CLM)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from grader.rubric.facts import CLM, MLM, MODEL_KEYS, Analysis, Claim
+from grader.rubric.facts import BOTH, CLM, MLM, MODEL_KEYS, Analysis, Claim
 
 # a likeness without its condition: "training looks like its use" (and "more similar to",
 # "closer to", "resembles" if an instructor adds them to the lexicon)
@@ -79,4 +79,35 @@ def model_differences(an: Analysis, diff: list[Claim]) -> list[Claim]:
             continue
         between = c.subject == CLM and named >= {MLM, CLM}
         out.append(replace(c, subject=None, attributed=False) if between else c)
+    return out
+
+
+# the two models said to share one training condition: "the two models have the same training
+# condition", "both are trained under the same conditions", "BERT and GPT share the same
+# training context" (a condition: what is seen, not the data or the objective's name)
+_SAME_CONDITION = re.compile(
+    r"\b(?:both(?:\s+(?:models|families|of them))?|the two(?:\s+(?:models|families|lms))?|"
+    r"bert and gpt|gpt and bert)\s+(?:\w+\s+){0,2}?"
+    r"(?:have|has|share|get|got|see|use|are trained (?:under|with|in|on)|train (?:under|with|in))"
+    r"\s+(?:exactly\s+|basically\s+|essentially\s+)?the\s+(?:very\s+)?same\s+"
+    r"(?:training\s+|pre-?training\s+)?(?:conditions?|setups?|settings?|contexts?|restrictions?|"
+    r"visibility|view|regime)\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:not|never|no|n't|neither|nor)\b|n't\b", re.IGNORECASE)
+
+
+def same_condition_for_both(an: Analysis) -> list[Claim]:
+    """The two models said to train under one condition ("..., which is why the two models
+    have the same training condition"): the masked LM trains under the causal LM's condition,
+    the one it generates under, so it has no mismatch (`mlm_consistent`). Only when the
+    student asserts it (not denied, reported or asked) and the sameness is of a condition,
+    not of the data or the recipe ("both are trained on the same text")."""
+    out = []
+    for f in an.sentences:
+        text = f.asserted or f.sentence.norm
+        m = _SAME_CONDITION.search(text)
+        if m is None or _NEGATED.search(text, max(0, m.start() - 20), m.end()):
+            continue
+        out.append(Claim("relation_same", BOTH, f.sentence.index, True, True, m.group(0)))
     return out

@@ -173,3 +173,32 @@ def test_for_generation_as_a_choice_still_counts() -> None:
     # guard: the use chosen for the masked LM stays a false claim
     text = "For generation RoBERTa is used, for tagging GPT."
     assert rules(text)["C5"] == "contradicted"
+
+
+# -- the two models said to share one training condition --------------------------------------
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "So in the end both models have the same training condition.",
+        "Therefore the two models are trained under exactly the same conditions.",
+    ],
+)
+def test_two_models_with_one_training_condition_contradict_c4(claim: str) -> None:
+    text = (
+        "RoBERTa also looks only at the words to its left, because its right side is hidden "
+        "while it learns. " + claim
+    )
+    assert rules(text)["C4"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # guards: a sameness of data, or one denied, is no shared condition
+        "Both models are trained on the same web text.",
+        "The two models do not have the same training condition at all.",
+    ],
+)
+def test_same_data_or_denied_sameness_is_no_shared_condition(claim: str) -> None:
+    text = MLM_VIEW + " " + CLM_ONLY + " " + claim
+    assert rules(text)["C4"] != "contradicted"
