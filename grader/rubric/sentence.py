@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from functools import cached_property
 
-from grader.rubric.apposition import appositive
+from grader.rubric.apposition import appositive, trained_objective
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Hit, Subject
 from grader.rubric.hit_spans import _dedupe, _inside, _overlap  # noqa: F401 (re-exported)
 from grader.rubric.model import Rubric
@@ -264,8 +264,9 @@ class ParsedSentence:
         """A comparison object ("unlike BERT") or a predicate after another model ("BERT is
         not a causal model"): named, but not what the clause is about. "The second family is
         the causal LM" names the topic, so a predicate only counts after another model."""
-        if other_family_before and _PREDICATE.search(
-            self.sent.norm[max(0, h.start - 20) : h.start]
+        if other_family_before and (
+            _PREDICATE.search(self.sent.norm[max(0, h.start - 20) : h.start])
+            or trained_objective(self.sent.norm, h)  # "GPT is trained with masked LM-ing"
         ):
             return True
         names = [x for k in _SUBJECT_KEYS for x in self.hits.get(k, [])]

@@ -202,3 +202,18 @@ def test_two_models_with_one_training_condition_contradict_c4(claim: str) -> Non
 def test_same_data_or_denied_sameness_is_no_shared_condition(claim: str) -> None:
     text = MLM_VIEW + " " + CLM_ONLY + " " + claim
     assert rules(text)["C4"] != "contradicted"
+
+
+# -- an objective named after a training verb is no subject ----------------------------------
+def test_objective_after_training_verb_leaves_the_model_as_subject() -> None:
+    text = (
+        "GPT-2 is pretrained using masked language modelling: it guesses the blanks from "
+        "the words on both sides of them."
+    )
+    assert rules(text)["C3"] == "contradicted"  # said of GPT-2, not of a masked model
+
+
+def test_objective_as_subject_of_its_own_clause_still_names_the_masked_side() -> None:
+    # guard: an objective opening its own clause is still about the masked side
+    text = "Masked language modelling uses the words on both sides of each blank."
+    assert rules(text)["C3"] != "contradicted"
