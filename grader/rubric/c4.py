@@ -12,7 +12,12 @@ import re
 from dataclasses import replace
 
 from grader.rubric.c4_additive import additive_mismatch
-from grader.rubric.c4_contrast import VAGUE, vague_relations
+from grader.rubric.c4_contrast import (
+    VAGUE,
+    model_differences,
+    same_condition_for_both,
+    vague_relations,
+)
 from grader.rubric.c4_counterpart import counterpart_halves
 from grader.rubric.c4_ellipsis import elided_second_half
 from grader.rubric.c4_fragments import fragment_subjects, restriction_in_training_too
@@ -190,6 +195,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
         if _framed(an, c) and not _comparand(an, c)
     ]
     diff = [_labelled_after(an, c) for c in an.claims("relation_diff") if _framed(an, c)]
+    diff = model_differences(an, diff)  # "the difference is only that GPT is bigger"
     carried = additive_mismatch(an)
     same += [c for c in carried if c.kind == "relation_same"]
     diff += [c for c in carried if c.kind == "relation_diff"]
@@ -215,7 +221,7 @@ def judge_c4(an: Analysis, c2: Judgement, c3: Judgement) -> Judgement:
     general = _of(same + diff, None)
     asserted = [c for c in _of(same, MLM, BOTH) if c.attributed]  # not "a model does ..."
     contra_mlm = [c for c in asserted if not _not_consistency(an, c.sentence)]
-    dismissed = training_dismissed(an)
+    dismissed = training_dismissed(an) + same_condition_for_both(an)
     contra_clm = [
         c
         for c in _of(diff, CLM)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from grader.rubric.figures import STOP_WORDS, content_words, told_apart
 from grader.rubric.model import Rubric
 from grader.rubric.text import Sentence, piece_spans, split_sentences
 
@@ -42,7 +43,8 @@ _NP_IS_MODEL = re.compile(rf"\b{_DET} (?P<np>{_NAME}(?: {_NAME})?) {_COPULA} (?P
 # the name ends the phrase: "a student who ...", not "a masked language model"
 _NP_END = r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:who|that|which|and|with|in|on|at|does|can|has)\b)"
 _MODEL_IS_NP = re.compile(
-    rf"(?<![\w-])(?P<target>[\w-]+) (?:{_COPULA}|is like|are like|acts like|works like)"
+    rf"(?<![\w-])(?P<target>(?:[\w-]+ ){{0,2}}[\w-]+) "
+    rf"(?:{_COPULA}|is like|are like|acts like|works like)"
     rf"(?: like)? {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
     re.I,
 )
@@ -53,14 +55,7 @@ _MODEL_AS_NP = re.compile(
     rf" as {_DET} (?P<np>{_NAME}(?: {_NAME})??){_NP_END}",
     re.I,
 )
-_STOP = frozenset(
-    """a an the and or but of to in on at by for with from as is are was were be it its this that
-    these those who which what how when where while so than then only just also very more most
-    same other one ones thing things way ways part parts kind sort type model models network
-    networks word words sentence sentences text texts token tokens context task tasks problem
-    problems reason point answer question case example difference issue side sides time
-    left right rest end start version""".split()
-)
+_STOP = STOP_WORDS  # words that are no name (`_head_name`)
 _ORDINAL = frozenset("first second third former latter last next previous".split())
 
 
@@ -74,6 +69,8 @@ def aliases(
     ("A", "B") match case-sensitively, so an article "a" never becomes a model.
     """
     found: dict[str, set[str]] = {}
+    figures: dict[str, dict[str, set[str]]] = {}  # figure -> model key -> its description
+    also: dict[str, set[str]] = {}  # the figures a multi-word model name is mapped onto
     for s in sentences:
         text = s.norm
         for m in _GLOSSED.finditer(text):
@@ -90,21 +87,31 @@ def aliases(
                 found.setdefault(np, set()).add(key)
         for rx in (_NP_IS_MODEL, _MODEL_IS_NP, _MODEL_AS_NP):
             for m in rx.finditer(text):
-                key = _concept(m.group("target"), rubric, whole=False, glosses=False)
+                key = _concept(m.group("target").split()[-1], rubric, whole=False, glosses=False)
+                # "A causal LM is a student who ...": a figure mapped onto a model named in
+                # more than one word tells figures apart but makes no alias of its own
+                weak = key is None and _RELATIVE.match(text, m.end("np")) is not None
+                key = _target_key(m.group("target"), rubric) if weak else key
                 if key not in _MODEL_KEYS:
                     continue
                 np = _head_name(m.group("np"), rubric, whole=True)
                 if np and rx is _MODEL_IS_NP and _another_figure(m, np, s, sentences):
                     continue
                 if np:
-                    found.setdefault(np, set()).add(key)
+                    (also if weak else found).setdefault(np, set()).add(key)
+                    if rx is not _NP_IS_MODEL:  # "GPT is a student who ...": its description
+                        said = figures.setdefault(np, {}).setdefault(key, set())
+                        said.update(content_words(text[m.end("np") :]))
     for np, key in _mapped_back(list(sentences), rubric):
         found.setdefault(np, set()).add(key)
     out: dict[str, list[re.Pattern[str]]] = {}
     for key, pat in _ordinal_pair(sentences, rubric):
         out.setdefault(key, []).append(pat)
+    told = " ".join(s.norm for s in sentences) if figures else ""
+    for key, pat in told_apart(figures, told):
+        out.setdefault(key, []).append(pat)
     for np, keys in sorted(found.items()):
-        if len(keys) != 1:
+        if len(keys | also.get(np, set())) != 1:
             continue  # two students, one per model: the name decides nothing
         (key,) = keys
         body = r"[\s-]+".join(re.escape(w) for w in np.split())
@@ -117,6 +124,17 @@ def aliases(
         narrowed = rf"(?!(?<=(?i:the) ){body}\s+(?i:who|whose|that)\b)"
         out.setdefault(key, []).append(re.compile(rf"(?<![\w-]){narrowed}{body}{suffix}", flags))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _target_key(target: str, rubric: Rubric) -> str | None:
+    """The model a mapping's target names: the longest tail of its words that is a model's
+    name ("A causal LM" -> "causal LM", "so BERT" -> "BERT")."""
+    words = target.split()
+    for k in range(len(words)):
+        key = _concept(" ".join(words[k:]), rubric, whole=False, glosses=False)
+        if key is not None:
+            return key
+    return None
 
 
 # "GPT is the pupil who practised ...": a definite figure narrowed by a relative clause

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grader.rubric.apposition import appositive_swap
 from grader.rubric.clm_inability import clm_cannot_generate
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.generation_ability import (
@@ -41,7 +42,7 @@ from grader.rubric.generation_ability import (
 )
 from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
-from grader.rubric.uses import noun_complement, suited_time, unsuited
+from grader.rubric.uses import noun_complement, purpose_opener, suited_time, unsuited
 
 # "would have to predict", "is asked to fill", "trying to read left to right": not a claim
 # about what the model does.
@@ -305,6 +306,7 @@ def mlm_used_for_generation(ss: ParsedSentence) -> list[Claim]:
             and not _TOPIC_FOR.match(ss.sent.norm[u.start :])
             and not unsuited(ss.sent.norm, u)
             and not noun_complement(ss.sent.norm, u)
+            and not purpose_opener(ss.sent.norm, u, g)
         ]  # fmt: skip
         if any(_PAIRED_WITH_TRAINING.search(norm[: u.start]) for u in used):
             continue  # "its training and its use for generation differ": a compared term
@@ -410,6 +412,11 @@ def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
         )
         if named and not inside(m.start(), ss.unasserted) and _blamed(ss, h, blamed):
             return [Claim("wrong_arch_swap", blamed, ss.sent.index, True, False, h.text)]
+    # "BERT, the decoder, fills ...", "GPT (the encoder) for generation": the appositive says
+    # what the copula does
+    swap = appositive_swap(ss.appositives)
+    if swap and not inside(swap[1].start, ss.unasserted) and not ss.negated(swap[1]):
+        return [Claim("wrong_arch_swap", swap[0], ss.sent.index, True, False, swap[1].text)]
     return []
 
 

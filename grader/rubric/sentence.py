@@ -14,7 +14,9 @@ import re
 from collections.abc import Mapping
 from functools import cached_property
 
+from grader.rubric.apposition import appositive, trained_objective
 from grader.rubric.facts import BOTH, CLM, MLM, OTHER, Hit, Subject
+from grader.rubric.hit_spans import _dedupe, _inside, _overlap  # noqa: F401 (re-exported)
 from grader.rubric.model import Rubric
 from grader.rubric.polarity import conceded_spans, inside, unasserted_spans
 from grader.rubric.reference import (
@@ -39,6 +41,7 @@ _BACKREF = re.compile(
     r"this network|the former|the latter)\b",
     re.IGNORECASE,
 )
+_GENERIC_DEFINITE = frozenset({"the model", "the network"})
 _CONTRAST_WORD = re.compile(r"\b(?:but|however|whereas|while|unlike|although|though)\b", re.I)
 _SUBJECT_KEYS: dict[str, Subject] = {
     "masked_model": MLM,
@@ -129,6 +132,8 @@ class ParsedSentence:
         names = self.hits.get("masked_model", []) + self.hits.get("causal_model", [])
         self.hits["only"] = [h for h in self.hits.get("only", []) if not _inside(h, names)]
         self._resolve_senses()
+        # (the family named, the appositive after it, the appositive's family)
+        self.appositives: list[tuple[Subject, Hit, Subject]] = []
         self.subj: list[tuple[Hit, Subject, bool]] = self._subjects()
         self.topic_label: Hit | None = None
         if topic is not None and self.subj:
@@ -137,7 +142,7 @@ class ParsedSentence:
                 self.subj[0] = (h, code, True)  # a predicate of the topic, not a subject
                 self.topic_label, inherited = h, topic
         self.inherited = inherited
-        if plural_ambiguous and not self.subj and self._plural_only():
+        if plural_ambiguous and self._plural_only():
             self.inherited = None
         self.own_subjects = any(not k for _, _, k in self.subj)
 
@@ -210,7 +215,11 @@ class ParsedSentence:
         out: list[tuple[Hit, Subject, bool]] = []
         for i, (h, code) in enumerate(found):
             earlier = {c for _, c in found[:i]} - {code, OTHER}
-            out.append((h, code, self._is_contrast(h, bool(earlier))))
+            # "BERT, the decoder, fills ...": the appositive describes the first name
+            apposed = i > 0 and appositive(self.sent.norm, found[i - 1][0], h)
+            if apposed:
+                self.appositives.append((found[i - 1][1], h, code))
+            out.append((h, code, apposed or self._is_contrast(h, bool(earlier))))
         return out
 
     def _generic_subjects(self) -> list[Hit]:
@@ -222,9 +231,17 @@ class ParsedSentence:
         return [self._hit("generic_subject", a, b) for a, b in spans]
 
     def _plural_only(self) -> bool:
-        """The sentence points back only with a plural ("they", "their", "them")."""
-        refs = [m.group(0).lower() for m in _BACKREF.finditer(_drop_expletive(self.sent.norm))]
-        return bool(refs) and all(r in PLURAL_REFS for r in refs)
+        """The sentence points back only with a plural ("they", "their", "them"), before any
+        model it names. A definite "the model" after such a "they" is either of the two, a
+        generic singular ("how they are trained differs from how the model is used")."""
+        norm = _drop_expletive(self.sent.norm)
+        first = min((h.start for h, _, _ in self.subj), default=len(norm))
+        refs = [m.group(0).lower() for m in _BACKREF.finditer(norm)]
+        if not refs or refs[0] not in PLURAL_REFS:
+            return False
+        if self.subj and _BACKREF.search(norm).start() > first:
+            return False
+        return all(r in PLURAL_REFS or r in _GENERIC_DEFINITE for r in refs)
 
     def _former_latter(self, found: list[tuple[Hit, Subject]]) -> list[tuple[Hit, Subject]]:
         """ "The former" / "the latter" name the first / last of the two families named just
@@ -247,8 +264,9 @@ class ParsedSentence:
         """A comparison object ("unlike BERT") or a predicate after another model ("BERT is
         not a causal model"): named, but not what the clause is about. "The second family is
         the causal LM" names the topic, so a predicate only counts after another model."""
-        if other_family_before and _PREDICATE.search(
-            self.sent.norm[max(0, h.start - 20) : h.start]
+        if other_family_before and (
+            _PREDICATE.search(self.sent.norm[max(0, h.start - 20) : h.start])
+            or trained_objective(self.sent.norm, h)  # "GPT is trained with masked LM-ing"
         ):
             return True
         names = [x for k in _SUBJECT_KEYS for x in self.hits.get(k, [])]
@@ -479,24 +497,3 @@ class ParsedSentence:
 
 def _drop_expletive(s: str) -> str:
     return _EXPLETIVE.sub(" ", s)
-
-
-def _overlap(a: Hit, b: Hit) -> bool:
-    return a.start < b.end and b.start < a.end
-
-
-def _inside(h: Hit, others: list[Hit]) -> bool:
-    return any(_overlap(h, o) for o in others)
-
-
-def _dedupe(hits: list[Hit]) -> list[Hit]:
-    """Drop hits contained in a longer hit of the same key; sort by position."""
-    if len(hits) == 1:
-        return list(hits)
-    hits = sorted(set(hits), key=lambda h: (h.start, -(h.end - h.start)))
-    out: list[Hit] = []
-    for h in hits:
-        if out and h.start >= out[-1].start and h.end <= out[-1].end:
-            continue
-        out.append(h)
-    return out

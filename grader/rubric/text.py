@@ -28,6 +28,8 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022\u25aa>]+|\d{1,2}[.)]|[a-z][.)]|=>|->)\s+
 # Only the first mark of a run may start a match, and the run is taken possessively: a plain
 # `[.!?]+` rescans the rest of a long "....." from every one of its positions (quadratic).
 _SENT_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s|$)")
+# what follows a dot that fills a slot of a formula: its conditioning bar or separator
+_PLACEHOLDER = re.compile(r"[ \t]*(?:\||\\mid\b|,)")
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")  # a fence line: ``` and at most a language name
 _LAST_WORD_WINDOW = 64  # longer than any abbreviation or initial
 _LOWER_NEXT = re.compile(r"[ \t]+[a-z]")  # the next word, on the same line, in lower case
@@ -210,6 +212,11 @@ def split_sentences(text: str) -> list[Sentence]:
             # a trailing-off ellipsis before a lower-case word goes on with the same sentence
             # ("At inference you have... a prefix", "positions t+1.. haven't been produced")
             if m.group().startswith("..") and _LOWER_NEXT.match(norm, m.end(), bend):
+                continue
+            # a dot standing for an argument in notation ("p_theta(. | x_<t)", "f(., y)")
+            # is a placeholder, not the end of a sentence
+            slot = m.start() > 0 and norm[m.start() - 1] in "([{"
+            if slot or _PLACEHOLDER.match(norm, m.end(), bend):
                 continue
             _add_bounded(out, text, norm, s, m.end())
             s = m.end()

@@ -123,7 +123,11 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
         ]  # fmt: skip
         # "Decoders: NLG", "GPT -> chat": a use attached to its model is a telegraphic claim
         attached = any(_ATTACH.match(ss.sent.norm[h.end : g.start]) for h, _, _ in ss.subj)
-        usage = [u for u in usage if not unsuited(ss.sent.norm, u)]
+        usage = [
+            u
+            for u in usage
+            if not unsuited(ss.sent.norm, u) and not purpose_opener(ss.sent.norm, u, g)
+        ]
         if not usage and (fam := _fronted_family(ss, g)) is not None:
             # "Where text must be produced, decoders have become the standard choice"
             subj, usage = fam, [g]
@@ -149,6 +153,26 @@ def used_for_generation(c: ClaimContext, found: list[Claim]) -> list[Claim]:
 
 _COMPARED = re.compile(r"^(?:better|more|worse)\b", re.IGNORECASE)
 _COMPARED_BEFORE = re.compile(r"\b(?:better|more|worse|less)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+# "For gen it needs the full sentence", "For generation, BERT would have to ...": a fronted
+# "for" whose clause goes on with its own subject and a verb of need or inability
+# (after a note's label: "BERT: for gen it needs ...")
+_OPENS_CLAUSE = re.compile(r"^\W*(?:[\w-]+\s*:\W*)?(?:(?:and|but|so|yet|then)\W+)?$", re.I)
+_NEED_AFTER = re.compile(
+    r"^\W*(?:[\w-]+\s+){1,3}?(?:really\s+|still\s+|always\s+)?(?:needs?|needed|requires?|required|"
+    r"would|has to|have to|had to|must|relies|depends|lacks|cannot|can't|can not)\b",
+    re.IGNORECASE,
+)
+
+
+def purpose_opener(norm: str, u: Hit, g: Hit) -> bool:
+    """The use word `u` ("for") opens its sentence or clause before the generation word `g`,
+    and a clause of need follows ("For generation it needs the full sentence"): generation
+    is the purpose the sentence talks about, not a use chosen for a model."""
+    if u.text.lower() != "for" or not _OPENS_CLAUSE.match(norm[: u.start].rsplit(";", 1)[-1]):
+        return False
+    return bool(_NEED_AFTER.match(norm[g.end :]))
 
 
 def _compared(norm: str, u: Hit) -> bool:

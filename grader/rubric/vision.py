@@ -40,6 +40,13 @@ _TARGET = re.compile(
     r"\b(?:predict\w*|guess\w*|output\w*|emit\w*|sampl\w*)\s+(?:the\s+|a\s+|each\s+)?$",
     re.IGNORECASE,
 )
+# a hypothetical obligation before the context phrase: "would have to predict without",
+# "would be forced to guess with no"
+_SUPPOSED = re.compile(
+    r"\b(?:would|'d|could)\s+(?:\w+\s+)?(?:have|need|be (?:forced|made|asked|expected|"
+    r"required))\s+to(?:\s+\w+){1,4}\s*$",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(r"^(?:bi ?directional|non[\s-]*causal)(?:ly|ity)?$", re.IGNORECASE)
 # a person doing the hiding, right before the hiding verb: an intervention on the input
 _PERSON_AGENT = re.compile(r"\b(?:i|we|you|one)\s+(?:\w+\s+)?$", re.IGNORECASE)
@@ -75,8 +82,15 @@ def _vision(c: ClaimContext, h: Hit, left: bool, strong: bool, direct: bool = Tr
     # "queried on the prefix only, for which it has never been optimised": the condition the
     # masked LM was never trained under is the generation condition, not what it trained with
     untrained = left and subj in (MLM, None) and bool(ss.hits.get("never_trained"))
+    # "BERT, however, would have to predict without the right context": a use supposed, so
+    # the condition it would meet there (generation's), not what the model sees
+    supposed = (
+        left
+        and subj in (MLM, None)
+        and _SUPPOSED.search(ss.sent.norm, ss.bounds[ss.clause(h.start, strong=False)], h.start)
+    )
     scene = c.gen_words and not _gen_only_after(ss, h)
-    at_gen = scene or untrained
+    at_gen = scene or untrained or bool(supposed)
     out = [Claim(kind, subj, c.idx, strong, at_gen, h.text, direct, ss.anchored)]
     if left and scene and (subj in (MLM, None) or ss.clause_has("generation_time", h)):
         # "when generating, BERT only has the left context": the generation condition
