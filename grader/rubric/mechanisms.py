@@ -10,6 +10,8 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
   working next-word generator;
 - `wrong_mlm_trained_generation` (C2): the masked LM is said to be trained for (left-to-right)
   generation;
+- `wrong_mlm_trained_causal` (C2, `c2_trained_causal.py`): that causal mechanism said to be
+  what the masked LM is trained with ("BERT is trained left to right to predict the next word");
 - `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
@@ -27,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grader.rubric.c2_trained_causal import trained_causal
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.generation_ability import (
     ASKED_CAN,
@@ -484,6 +487,7 @@ def wrong_mechanisms(ss: ParsedSentence) -> list[Claim]:
     out: list[Claim] = []
     for extract in EXTRACTORS:
         out.extend(extract(ss))
+    out.extend(trained_causal(ss, out))  # the causal mechanism as its training (C2)
     if any(c.kind == "wrong_mlm_trained_generation" for c in out):
         # "trained for generation" says how it was trained (C2), not what it is used for (C5)
         out = [c for c in out if c.kind != "wrong_mlm_generates_well"]
