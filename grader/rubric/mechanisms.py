@@ -89,6 +89,7 @@ _TRAIL_BAD = re.compile(
     r"isn't|won't|can't)\b|n't\b",
     re.IGNORECASE,
 )
+_NO_BEFORE = re.compile(r"\bno\s+(?:real\s+|actual\s+|big\s+)?$", re.IGNORECASE)
 _NO_PROBLEM = re.compile(
     r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
     r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
@@ -330,7 +331,9 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     # "People say it can't, but actually you simply append a [MASK]": a failure said before
     # the last "but" ahead of the mask is what the experiment answers, not its outcome
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
-    if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
+    tail = s[cuts[-1] if cuts else 0 :]
+    # "so there is no real mismatch": a failure word denied by "no" is no failure (round 12)
+    if any(not _NO_BEFORE.search(tail, 0, m.start()) for m in _TRAIL_BAD.finditer(tail)):
         return []
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 

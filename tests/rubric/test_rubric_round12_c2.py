@@ -73,3 +73,48 @@ _NOT_ASSERTED = [
 @pytest.mark.parametrize("text", _NOT_ASSERTED)
 def test_unasserted_training_does_not_contradict_c2(text: str) -> None:
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- a connective adverb after an auxiliary stays inside its clause -----------------------------
+_ADVERB_INSIDE = [
+    "Sampling can keep several drafts of the continuation, and the later words are therefore "
+    "available at generation time.",
+    "With a big enough beam, the future tokens are thus available at inference time.",
+]
+
+
+@pytest.mark.parametrize("text", _ADVERB_INSIDE)
+def test_availability_with_an_adverb_after_the_copula_contradicts_c2(text: str) -> None:
+    assert rules(text)["C2"] == "contradicted"
+
+
+def test_a_connective_between_clauses_still_ends_the_negation() -> None:
+    # guard: "therefore" opening a clause still bounds the negation before it
+    text = (
+        "BERT does not see only the left context, therefore it relies on the words after the "
+        "mask, and when generating those words do not exist yet."
+    )
+    assert rules(text)["C2"] == "met"
+
+
+# -- a trailing [MASK] said to work, with its failure denied ------------------------------------
+_TRAILING_NO_MISMATCH = [
+    "Just append a [MASK] to the end of the prompt and BERT gives the next word like GPT; there "
+    "is no mismatch at all with its pretraining.",
+    "Put a [MASK] at the end of the text and BERT turns into a next token generator, with no "
+    "real mismatch between its training and its use.",
+]
+
+
+@pytest.mark.parametrize("text", _TRAILING_NO_MISMATCH)
+def test_trailing_mask_with_no_mismatch_contradicts_c2(text: str) -> None:
+    assert rules(text)["C2"] == "contradicted"
+
+
+def test_trailing_mask_that_fails_is_no_claim() -> None:
+    # guard: the failure stated after it withdraws the experiment
+    text = (
+        "Append a [MASK] at the end and BERT predicts a next word, but the words it picks are "
+        "poor because it never trained with an empty right side."
+    )
+    assert rules(text)["C2"] != "contradicted"
