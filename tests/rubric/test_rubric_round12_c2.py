@@ -118,3 +118,26 @@ def test_trailing_mask_that_fails_is_no_claim() -> None:
         "poor because it never trained with an empty right side."
     )
     assert rules(text)["C2"] != "contradicted"
+
+
+# -- "GPT can generate from left to right": the causal LM's ability, no generation condition ----
+_ABILITY = [
+    "BERT guesses a hidden word from both sides of it. GPT uses only the earlier words, and so "
+    "GPT can write fluent text from left to right.",
+    "The encoder fills in blanks with help from both directions, while only the decoder is able "
+    "to generate word by word.",
+]
+
+
+@pytest.mark.parametrize("text", _ABILITY)
+def test_causal_lm_able_to_generate_in_order_is_no_c2_half(text: str) -> None:
+    assert rules(text)["C2"] == "missing"
+
+
+def test_generation_going_left_to_right_is_still_the_condition() -> None:
+    # guard: the order said of generation itself stays one half of C2
+    text = (
+        "BERT guesses a hidden word from both sides of it. Generation goes from left to right, "
+        "one word at a time."
+    )
+    assert rules(text)["C2"] in ("partial", "met")
