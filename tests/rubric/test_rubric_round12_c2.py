@@ -141,3 +141,22 @@ def test_generation_going_left_to_right_is_still_the_condition() -> None:
         "one word at a time."
     )
     assert rules(text)["C2"] in ("partial", "met")
+
+
+# -- availability governed by a training verb, after a generation scene -------------------------
+def test_availability_in_training_after_a_generation_scene_is_no_c2_false_claim() -> None:
+    text = (
+        "BERT guesses each hidden word from the words on its left and on its right. When it "
+        "generates, the words on the right have not been written yet, and it never learned to "
+        "guess without them. So both kinds of model are trained with the whole text available."
+    )
+    assert rules(text)["C2"] == "met"
+
+
+def test_availability_at_generation_after_the_scene_still_contradicts() -> None:
+    # guard: the scene carried into "So ... the later words are available" stays a false claim
+    text = (
+        "BERT guesses each hidden word from the words on its left and on its right. When it "
+        "generates, it works one word at a time. So the later words are available to it anyway."
+    )
+    assert rules(text)["C2"] == "contradicted"
