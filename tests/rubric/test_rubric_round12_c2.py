@@ -160,3 +160,15 @@ def test_availability_at_generation_after_the_scene_still_contradicts() -> None:
         "generates, it works one word at a time. So the later words are available to it anyway."
     )
     assert rules(text)["C2"] == "contradicted"
+
+
+# -- a quoted piece of a worked example as what does not exist yet ------------------------------
+def test_quoted_continuation_absent_in_a_generation_scene_is_the_condition() -> None:
+    text = (
+        'Worked example: "She opened the ___ and walked in". BERT, the masked model, uses "She '
+        'opened the" and "and walked in" on both sides of the gap to predict "door". Now imagine '
+        'writing it: we have "She opened the" and need the next word. "and walked in" hasn\'t '
+        "happened yet. BERT was never trained like that - in training some word always followed "
+        "the gap - so it is facing a question it never practised."
+    )
+    assert rules(text)["C2"] == "met"
