@@ -172,3 +172,12 @@ def test_quoted_continuation_absent_in_a_generation_scene_is_the_condition() -> 
         "the gap - so it is facing a question it never practised."
     )
     assert rules(text)["C2"] == "met"
+
+
+# -- "wasn't really trained for that": an adverb inside the denied training ---------------------
+def test_not_really_trained_for_the_condition_links_c2() -> None:
+    text = (
+        "The masked model learns by guessing blanked words. It struggles to write because while "
+        "writing there are no later words yet, and BERT was not actually trained for that."
+    )
+    assert rules(text)["C2"] == "met"
