@@ -6,6 +6,18 @@
   guide's C2 false claim (the masked LM trained for left-to-right generation): C2 contradicted.
   The causal training alone stays a C1 claim; the causal mechanism without a training word
   ("BERT reads left to right when filling the gap") too.
+- "the later words are therefore available at generation time": a connective adverb after an
+  auxiliary stays inside its clause (`text.clause_bounds`), so the availability is one claim.
+- A trailing [MASK] said to work "with no real mismatch": a failure word denied by "no" does
+  not withdraw the experiment (`mechanisms.mlm_trailing_mask`).
+- "only GPT can generate text from left to right": the order as the manner of the causal LM's
+  ability is no C2 half (`claims.generation_left_to_right`).
+- "So both are trained with the whole text available" after a generation scene: a training verb
+  governing the availability sets it in training (`vision._available`), no C2 false claim.
+- '"and walked in" hasn't happened yet' in a generation scene: a quoted piece of the example
+  as what is absent is the generation condition (`analysis._absence_goes_on`).
+- "BERT was not actually trained for that": the denied training takes an adverb
+  (`never_trained` lexicon), the never-trained half of the link.
 
 Sentences written for these tests."""
 
