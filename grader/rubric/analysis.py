@@ -221,7 +221,13 @@ def _absence_goes_on(prev_scene: bool, sent: Sentence, rubric: Rubric) -> tuple[
         return ()
     # what is absent is context ("the next words", "the right side"), not "the support"
     refs = any(rubric.says(sent.norm, k) for k in ("future_ref", "whole_seq", "both_sides"))
-    return ("generation_time",) if refs or _CONTEXT_NOUN.search(sent.norm) else ()
+    # round 12: a quoted piece of the example as the subject ('"of tea" hasn't happened yet')
+    # is words of the text
+    quoted = _QUOTED_SUBJECT.match(sent.norm) is not None
+    return ("generation_time",) if refs or quoted or _CONTEXT_NOUN.search(sent.norm) else ()
+
+
+_QUOTED_SUBJECT = re.compile(r"^\W*[\"\u201c][^\"\u201d]{1,60}[\"\u201d]\s+(?!is\s+a\b)\w+")
 
 
 def _formula_line(norm: str) -> bool:

@@ -166,10 +166,28 @@ def generation_left_to_right(c: ClaimContext, found: list[Claim]) -> list[Claim]
     # autoregressive": the family's label, said of a model (named or pointed to), not how
     # generation goes
     l2r = [h for h in ss.hits.get("left_to_right", []) if not _LABEL_OF_MODEL.search(
-        ss.sent.norm[max(0, h.start - 40) : h.end])]  # fmt: skip
+        ss.sent.norm[max(0, h.start - 40) : h.end]) and not _clm_manner(ss, h)]  # fmt: skip
     if c.gen_any and l2r and (ss.hits.get("generation") or ss.hits.get("generation_time")):
         return [Claim("generation_left_to_right", None, c.idx, True, True, "")]
     return []
+
+
+def _clm_manner(ss: ParsedSentence, h: Hit) -> bool:
+    """ "only GPT can generate text coherently from left to right": the order is the manner of
+    the causal LM's ability to generate (its subject, with "can"), what the question says it
+    can do, not the condition generation puts a model in (round 12)."""
+    return any(
+        g.end <= h.start
+        and ss.same_clause(g, h)
+        and h.tok - g.tok_end <= 4
+        and ss.subject_at(g.start) == CLM
+        and not ss.negated(g)
+        and _CAN.search(ss.sent.norm, max(0, g.start - 20), g.start) is not None
+        for g in ss.hits.get("generation", [])
+    )
+
+
+_CAN = re.compile(r"\b(?:can|could|is able to|are able to)\s+(?:\w+\s+)?$", re.I)
 
 
 _LABEL_OF_MODEL = re.compile(

@@ -23,6 +23,7 @@ from grader.rubric.c2_conditions import (
     reliance_claims,
 )
 from grader.rubric.c2_inability import not_built_for, reason_about_context
+from grader.rubric.c2_trained_causal import swapped_training
 from grader.rubric.c4 import _clm_trains_as_generates, judge_c4
 from grader.rubric.contradictions import (
     apply_false_claims,
@@ -63,6 +64,7 @@ def judge_all(an: Analysis, rubric: Rubric) -> dict[str, Judgement]:
         out[cid] = apply_wrong_mechanisms(cid, j, an)
         out[cid] = apply_false_claims(cid, out[cid], an, rubric)
         out[cid] = apply_list_mentions(cid, out[cid], an)
+    out["C2"] = swapped_training(out["C2"], an)  # `c2_trained_causal`
     return out
 
 

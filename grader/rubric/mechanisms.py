@@ -10,6 +10,8 @@ verdicts with the rubric's `[claims]` message. A family is a wrong *mechanism*, 
   working next-word generator;
 - `wrong_mlm_trained_generation` (C2): the masked LM is said to be trained for (left-to-right)
   generation;
+- `wrong_mlm_trained_causal` (C2, `c2_trained_causal.py`): that causal mechanism said to be
+  what the masked LM is trained with ("BERT is trained left to right to predict the next word");
 - `wrong_mlm_no_problem` (C2): generation is said to pose the masked LM no problem, or its
   problem is said not to be the missing context;
 - `wrong_mlm_generates_well` (C5): the masked LM is said to generate fine / well /
@@ -29,13 +31,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from grader.rubric.apposition import appositive_swap
+from grader.rubric.architecture_swaps import (
+    architecture_illustrated_by_other,
+    family_called_other_architecture,
+    label_swapped_under_heading,
+)
+from grader.rubric.blame import blamed as _blamed
+from grader.rubric.c2_trained_causal import trained_causal
 from grader.rubric.clm_inability import clm_cannot_generate
 from grader.rubric.facts import BOTH, CLM, MLM, Claim, Hit
 from grader.rubric.generation_ability import (
     ASKED_CAN,
     BOTH_CAN_BUT,
-    COMPARED,
     GOOD,
     able_alone,
     both_fit_to_generate,
@@ -44,14 +51,6 @@ from grader.rubric.polarity import inside
 from grader.rubric.sentence import ParsedSentence
 from grader.rubric.uses import noun_complement, purpose_opener, suited_time, unsuited
 
-# "would have to predict", "is asked to fill", "trying to read left to right": not a claim
-# about what the model does.
-_MODAL = frozenset(
-    "would could might should must ought asked forced made try tries trying tried attempt "
-    "attempts need needs needed if unless when whenever".split()
-)
-_USE_VERB = frozenset("use using want wanting".split())
-_HAVE_TO = re.compile(r"\b(?:has|have|had|needs?|got) to\s*$", re.IGNORECASE)
 _OBJECTIVE = re.compile(r"^(?:predict|guess|next (?:token|word) prediction)", re.IGNORECASE)
 # round 11: a chain read from its first end to its last, "reads the sequence N to C" (the
 # protein voice's left to right)
@@ -90,6 +89,7 @@ _TRAIL_BAD = re.compile(
     r"isn't|won't|can't)\b|n't\b",
     re.IGNORECASE,
 )
+_NO_BEFORE = re.compile(r"\bno\s+(?:real\s+|actual\s+|big\s+)?$", re.IGNORECASE)
 _NO_PROBLEM = re.compile(
     r"\b(?:no (?:real |big |actual |fundamental )?(?:problem|issue|difficulty|obstacle)s?|"
     r"not (?:really )?a problem|(?:is|was)(?:n't| not) (?:really )?(?:the|a|an) (?:real )?"
@@ -126,29 +126,6 @@ _LOST = re.compile(
     re.IGNORECASE,
 )
 _ANY_POSITION = re.compile(r"\b(?:middle|anywhere)\b", re.IGNORECASE)
-
-
-def _framed(ss: ParsedSentence, h: Hit) -> bool:
-    """Under a modal, purpose or conditional frame within the four words before `h`."""
-    before = [t.lower() for _, _, t in ss.toks[max(0, h.tok - 4) : h.tok]]
-    if any(t in _MODAL or t.endswith(("'d", "\u2019d")) for t in before):
-        return True  # "how you'd use it for writing": "'d" is "would"
-    if before[-1:] == ["to"] and any(t in _USE_VERB for t in before[:-1]):
-        return True  # "using BERT to predict the next word": a use supposed, not its objective
-    return bool(_HAVE_TO.search(ss.sent.norm[max(0, h.start - 20) : h.start]))
-
-
-def _blamed(ss: ParsedSentence, h: Hit, subject: str) -> bool:
-    """`h` is said of `subject`, asserted, outside the generation scenario."""
-    return (
-        ss.subject_at(h.start, h.end) == subject
-        and ss.anchored
-        and not ss.negated(h)
-        and not _framed(ss, h)
-        and not inside(h.start, ss.conceded)  # an attempt judged poor: its scene, no claim
-        and not ss.in_scene_opener(h)  # "At inference time for generation, ..."
-        and not COMPARED.search(ss.sent.norm[max(0, h.start - 30) : h.start])
-    )
 
 
 def mlm_causal(ss: ParsedSentence) -> list[Claim]:
@@ -335,7 +312,9 @@ def mlm_trailing_mask(ss: ParsedSentence) -> list[Claim]:
     # "People say it can't, but actually you simply append a [MASK]": a failure said before
     # the last "but" ahead of the mask is what the experiment answers, not its outcome
     cuts = [m.end() for m in _REVERSAL.finditer(s) if m.end() <= mask.start]
-    if _TRAIL_BAD.search(s[cuts[-1] if cuts else 0 :]):
+    tail = s[cuts[-1] if cuts else 0 :]
+    # "so there is no real mismatch": a failure word denied by "no" is no failure (round 12)
+    if any(not _NO_BEFORE.search(tail, 0, m.start()) for m in _TRAIL_BAD.finditer(tail)):
         return []
     return [Claim("wrong_mlm_trailing_mask", MLM, ss.sent.index, True, True, mask.text)]
 
@@ -382,73 +361,6 @@ def clm_fills_blanks(ss: ParsedSentence) -> list[Claim]:
         if _blamed(ss, h, CLM) or (anywhere and _blamed(ss, h, BOTH)):
             return [Claim("wrong_clm_fills_blanks", CLM, ss.sent.index, True, False, h.text)]
     return []
-
-
-# a model equated with the other family's architecture: "GPT is the encoder", "BERT = decoder"
-_ARCH_PREDICATE = re.compile(
-    r"(?:\b(?:is|are|was|were)|=)\s+(?:just\s+|basically\s+|really\s+|actually\s+)?"
-    r"(?:an?\s+|the\s+)?(?P<arch>encoder|decoder)(?:s|-only)?\b",
-    re.IGNORECASE,
-)
-
-
-_JUST_BEFORE = re.compile(r"\s*(?:[\w-]+\s*)?$")
-
-
-def family_called_other_architecture(ss: ParsedSentence) -> list[Claim]:
-    """A causal model said to be the encoder, or a masked model the decoder, swaps encoder
-    and decoder (C5)."""
-    for m in _ARCH_PREDICATE.finditer(ss.sent.norm):
-        arch = m.group("arch").lower()
-        # the subject is read at the copula: the label after it is the predicate
-        h = ss._hit("arch", m.start(), m.start() + 1)
-        blamed = CLM if arch == "encoder" else MLM
-        # the model is named right before the copula ("GPT is the encoder"), not pointed to
-        named = any(
-            code == blamed
-            and n.end <= m.start()
-            and _JUST_BEFORE.match(ss.sent.norm, n.end, m.start())
-            for n, code, _ in ss.subj
-        )
-        if named and not inside(m.start(), ss.unasserted) and _blamed(ss, h, blamed):
-            return [Claim("wrong_arch_swap", blamed, ss.sent.index, True, False, h.text)]
-    # "BERT, the decoder, fills ...", "GPT (the encoder) for generation": the appositive says
-    # what the copula does
-    swap = appositive_swap(ss.appositives)
-    if swap and not inside(swap[1].start, ss.unasserted) and not ss.negated(swap[1]):
-        return [Claim("wrong_arch_swap", swap[0], ss.sent.index, True, False, swap[1].text)]
-    return []
-
-
-# an architecture illustrated by the other family's model: "encoders such as GPT",
-# "decoder-only models like BERT", "decoders (e.g. RoBERTa)"
-_FOR_EXAMPLE = r"(?:such as|like|e\.?\s?g\.?,?|for example,?|for instance,?|including)"
-_ARCH_EXAMPLE = re.compile(
-    r"\b(?P<arch>encoder|decoder)s?(?:[\s-]only)?(?:\s+(?:models?|networks?|transformers?))?"
-    r"\s*(?:,\s*)?(?:\(\s*(?:" + _FOR_EXAMPLE + r"\s*)?|" + _FOR_EXAMPLE + r"\s*)"
-    r"(?:the\s+)?(?P<model>gpt|bert|roberta|albert|distilbert)\b",
-    re.IGNORECASE,
-)
-
-
-def architecture_illustrated_by_other(ss: ParsedSentence) -> list[Claim]:
-    """An encoder exemplified by GPT, or a decoder by BERT, swaps the architectures (C5)."""
-    for m in _ARCH_EXAMPLE.finditer(ss.sent.norm):
-        gpt = m.group("model").lower() == "gpt"
-        if (m.group("arch").lower() == "encoder") != gpt or inside(m.start(), ss.unasserted):
-            continue
-        h = ss._hit("arch", m.start(), m.end())
-        return [Claim("wrong_arch_swap", CLM if gpt else MLM, ss.sent.index, True, False, h.text)]
-    return []
-
-
-def label_swapped_under_heading(ss: ParsedSentence) -> list[Claim]:
-    """ "**GPT**" then "- encoder, ...": the other family's architecture label said of the
-    heading's model (`ParsedSentence.topic_label`) swaps encoder and decoder."""
-    h = ss.topic_label
-    if h is None or ss.inherited is None:
-        return []
-    return [Claim("wrong_arch_swap", ss.inherited, ss.sent.index, True, False, h.text)]
 
 
 # round 9 (C2): "the masked LM is actually trained for left-to-right generation": a training
@@ -499,6 +411,7 @@ def wrong_mechanisms(ss: ParsedSentence) -> list[Claim]:
     out: list[Claim] = []
     for extract in EXTRACTORS:
         out.extend(extract(ss))
+    out.extend(trained_causal(ss, out))  # the causal mechanism as its training (C2)
     if any(c.kind == "wrong_mlm_trained_generation" for c in out):
         # "trained for generation" says how it was trained (C2), not what it is used for (C5)
         out = [c for c in out if c.kind != "wrong_mlm_generates_well"]

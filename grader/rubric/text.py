@@ -37,11 +37,15 @@ _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W_]+)?", re.UNICODE)
 # Clause boundaries. Strong ones end the scope of a negation; weak ones only change the
 # grammatical subject a phrase is attributed to.
+_AUX = ("is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "will", "would")
 _STRONG = re.compile(
     r"[;:,()]|\s[\u2014\u2013]\s?|\u2014|\s-\s|->|=>|"
     r"(?<!nothing )(?<!anything )\bbut\b|"  # "nothing but the prefix" is not a contrast
-    r"\b(?:while|whereas|although|though|because|bc|b/c|cuz|coz|since|however|unlike|then|"
-    r"therefore|hence|thus|whilst)\b|"
+    r"\b(?:while|whereas|although|though|because|bc|b/c|cuz|coz|since|however|unlike|whilst)\b|"
+    # round 12: a connective adverb after an auxiliary is inside its clause ("later tokens are
+    # therefore available", "it is then asked"), not the start of a new one
+    + "".join(rf"(?<!\b{a}\s)" for a in _AUX)
+    + r"\b(?:then|therefore|hence|thus)\b|"
     # "so" links clauses; "so far" is an adverb inside one ("what was said so far")
     r"\bso\b(?!\s+far\b)",
     re.IGNORECASE,

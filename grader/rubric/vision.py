@@ -151,6 +151,12 @@ def _available(c: ClaimContext, h: Hit) -> list[Claim]:
         or ss.leading_time(h)
         or ("still" in avail.text.lower() and bool(ss.hits.get("generation_time")))
     )
+    # round 12: "So both are trained with the full sentence available": a training verb that
+    # governs the availability sets it in training, whatever scene the sentence before set
+    # (the carried generation frame is a zero-width hit)
+    carried = all(g.end == 0 for g in ss.hits.get("generation_time", []))
+    if at_gen and carried and ss.near_before("training", h, 3) is not None:
+        at_gen = False
     return [Claim("future_available", ss.subject_at(h.start), c.idx, True, at_gen, h.text)]
 
 
