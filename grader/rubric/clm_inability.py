@@ -5,8 +5,9 @@ generation", "GPT fails to generate", "... that is why GPT cannot generate, whil
 an inability to generate asserted of the causal LM, which is the model built and used to
 generate. Not an inability under a condition ("GPT cannot generate well without the earlier
 tokens", "it can't generate the whole text at once", "if GPT could not see ..."), not a
-negated or reported one (`polarity`: those words are no longer in `asserted`), and not said of
-the masked LM or of both.
+negated or reported one (`polarity`: those words are no longer in `asserted`), not one
+particular model's result ("my tiny GPT couldn't write coherent text after ten minutes", "it
+can't generate well yet"), and not said of the masked LM or of both.
 """
 
 from __future__ import annotations
@@ -62,9 +63,17 @@ _SUPPOSED = re.compile(
     # "a GPT whose mask was removed", "trained like BERT"
     r"untrained|randomly|before (?:any |its )?training|without (?:any )?training|whose|"
     r"(?:gpt\S*|model|lm|decoder)s?\s+(?:that|which)\s+(?:was|is|has|had)|"
-    r"trained (?:like|as|with|on)|removed|remove|without)\b",
+    r"trained (?:like|as|with|on)|removed|remove|without|"
+    # one particular model's result, not the family's ability: "my tiny GPT", "our nanoGPT
+    # after ten minutes of training", "a small GPT-2 trained on one book"
+    r"my|our|their|his|her|tiny|small|smaller|little|toy|mini\w*|nano\w*|minutes?|hours?|"
+    r"epochs?|steps?|checkpoints?)\b",
     re.I,
 )
+
+
+# "my GPT can't write coherent text yet": a model still training
+_YET = re.compile(r"^(?:\s+\w+){0,4}?\s+(?:yet|so far)\b", re.I)
 
 
 def clm_cannot_generate(ss: ParsedSentence) -> list[Claim]:
@@ -77,7 +86,7 @@ def clm_cannot_generate(ss: ParsedSentence) -> list[Claim]:
         clause = re.split(r"[.;,]|\b(?:while|whereas|but)\b", rest, maxsplit=1)[0]
         if not _QUALITY.match(rest) or _CONDITION.search(norm[: m.start()].split(",")[-1]):
             continue
-        if _CONDITION.search(clause) or _SUPPOSED.search(norm[: m.start()]):
+        if _CONDITION.search(clause) or _SUPPOSED.search(norm[: m.start()]) or _YET.match(rest):
             continue
         if ss.negated(ss._hit("cannot_generate", m.start(), m.end())):
             continue  # "I see no reason it could not generate": no inability claimed

@@ -114,6 +114,8 @@ def test_the_causal_lm_said_unable_to_generate_contradicts_c5(ending):
         " Nobody thinks GPT cannot generate coherently.",
         " BERT generates less fluently than GPT.",
         " In that world it would be fine, and I see no reason GPT could not generate.",
+        " My tiny GPT could not generate coherent text after ten minutes of training.",
+        " Our own GPT can't write well yet.",
     ],
 )
 def test_an_inability_under_a_condition_or_denied_is_no_false_claim(ending):
