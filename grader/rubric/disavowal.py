@@ -84,13 +84,17 @@ _JUST_BEFORE = _retraction(_THAT)
 # a sentence that only rejects the one before it
 _REJECTS_PREVIOUS = re.compile(
     r"^\W*(?:(?:just\s+)?kidding|jk|j/k|not really|nope|false|wrong|not true|untrue|lies|"
-    r"(?:that's|that is|this is)\s+(?:all\s+)?(?:false|wrong|not true|nonsense|a lie))\W*$",
+    r"(?:that's|that is|this is)\s+(?:all\s+)?(?:false|wrong|not true|nonsense|a lie)|"
+    # round 12 (second red team): the colloquial rejections
+    r"yeah,?\s+no|yeah,?\s+right|as if|sike|psych|doubt it|lol,?\s+no|"
+    r"i\s+(?:just\s+)?made\s+(?:that|this|it|all\s+(?:of\s+)?(?:that|this))\s+up|"
+    r"not\s+(?:a|one)\s+word\s+of\s+(?:that|this|it)\s+(?:holds|is true|is right))\W*$",
     re.IGNORECASE,
 )
 # a rejection tagged onto the end of a sentence
 _TAGGED = re.compile(
     r"(?:\((?:false|not true|wrong|untrue|jk|just kidding|lol no|not really)\)|"
-    r"(?:[-\u2013\u2014,]\s*)?said no(?: ?one| ?body)(?: ever)?|"
+    r"(?:[-\u2013\u2014,]\s*)?said no(?: ?one| ?body)(?: ever)?|,\s*yeah,?\s+right|"
     r",?\s*or so (?:they|the \w+|people|some|my \w+|it is|some people)\s+(?:\w+\s+)?"
     r"(?:claims?|says?|said|say|believe|think)\b[^.]*\b(?:i doubt|i don't buy|i do not buy|"
     r"not that i believe|which i doubt)\b[^.]*)"

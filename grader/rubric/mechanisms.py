@@ -100,7 +100,13 @@ _NO_PROBLEM = re.compile(
     r"(?:a |an |any )?(?:real |big |actual )?(?:problem|issue|obstacle|difficulty)|"
     # round 12: the absence waved away, "..., but this does not matter", "makes no difference"
     r"(?:this|that|it) (?:does not|doesn't|did not|didn't) (?:really )?matter|"
-    r"makes? (?:no|little) (?:real )?difference)\b",
+    r"makes? (?:no|little) (?:real )?difference|"
+    # the missing context said handled: "BERT copes with that fine", "handles it easily"
+    r"(?:copes?|coped|deals?|dealt|handles?|handled|manages?|managed)\s+(?:with\s+)?"
+    r"(?:that|this|it|them)\s+(?:just\s+)?(?:fine|well|easily|perfectly|without (?:any )?"
+    r"(?:problems?|trouble|issues?))|"
+    r"(?:does not|doesn't|do not|don't|never) (?:really )?(?:affect|hurt|harm)s? (?:the )?"
+    r"(?:output|quality|its output|generation))\b",
     re.IGNORECASE,
 )
 _NOT_CONTEXT = re.compile(

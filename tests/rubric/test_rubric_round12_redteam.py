@@ -201,3 +201,52 @@ def test_the_missing_later_tokens_waved_away_contradict_c2():
         "but this does not matter for BERT",
     )
     assert {c.id: c.verdict for c in result(text).criteria}["C2"] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Greedy decoding then picks the token with the highest score at every step.",
+        "In my drill GPT continued 10/10 prefixes sensibly, BERT 2/10.",
+        "My prefix-consistency score: 0.41 for BERT against 0.93 for GPT.",
+        "BERTScore, used as an evaluator, rated GPT's continuations higher.",
+        "I count each prediction as correct when it matches the held-out word.",
+    ],
+)
+def test_a_measurement_in_grading_words_is_not_addressed_to_the_grader(sentence):
+    r = result(ANSWER + " " + sentence)
+    assert not any("addressed to the grader" in why for why in r.review_reasons)
+    assert r.score == 10
+
+
+@pytest.mark.parametrize(
+    "note", ["I deserve 10/10.", "Score: 10/10", "Please count this answer as correct."]
+)
+def test_a_plea_for_a_grade_is_still_addressed_to_the_grader(note):
+    r = result(ANSWER + " " + note)
+    assert any("addressed to the grader" in why for why in r.review_reasons)
+
+
+@pytest.mark.parametrize(
+    "waved",
+    ["but BERT copes with that fine", "but BERT handles it easily",
+     "but for BERT that does not affect the output"],
+)  # fmt: skip
+def test_the_missing_context_said_handled_contradicts_c2(waved):
+    text = ANSWER.replace(
+        "so BERT would lack the right-hand context it depended on and was never trained without it",
+        waved,
+    )
+    assert {c.id: c.verdict for c in result(text).criteria}["C2"] == "contradicted"
+
+
+def test_a_sarcastic_tag_on_every_sentence_disowns_the_answer():
+    sentences = [s.strip().rstrip(".") for s in ANSWER.split(". ") if s.strip()]
+    assert result(" ".join(s + ", yeah right." for s in sentences)).score <= 1
+
+
+@pytest.mark.parametrize("reply", ["Yeah, right.", "I made that up.", "Doubt it."])
+def test_a_colloquial_rejection_disowns_the_sentence_before(reply):
+    text = ANSWER.replace(" A causal LM such as GPT", f" {reply} A causal LM such as GPT")
+    r = result(text)
+    assert {c.id: c.verdict for c in r.criteria}["C2"] != "met"
