@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from grader.rubric.c4_gap_cause import CONDITION_WORDS, gap_put_elsewhere
 from grader.rubric.facts import BOTH, CLM, MLM, MODEL_KEYS, Analysis, Claim, SentenceFacts
 from grader.rubric.judgement import LINK_WINDOW, Judgement
 
@@ -116,14 +117,6 @@ _ELSEWHERE = re.compile(
     r"(?:(?:only|just|really|simply|then)\s+)?(?:from|in|down to|due to|that|the|its|their)\b",
     re.IGNORECASE,
 )
-# words about what a model sees or predicts: with them the "difference" named is the rubric's
-# condition ("the difference is what they see: BERT has both sides"), not something else
-_CONDITION_WORDS = re.compile(
-    r"\b(?:context|tokens?|words?|positions?|left|right|future|later|earlier|previous|"
-    r"preceding|following|prefix|sides?|blanks?|gaps?|see|sees|saw|seen|visible|attend\w*|"
-    r"bidirectional|causal|mask\w*|hidden|direction\w*)\b",
-    re.IGNORECASE,
-)
 
 
 # the difference put down to size or fame: "gpt is just bigger", "bert isn't big enough to
@@ -171,7 +164,7 @@ def training_dismissed(an: Analysis) -> list[Claim]:
             # in training itself is the contrast, not training dismissed
             if m is not None and m.re is _ELSEWHERE and _IN_TRAINING.search(text[m.end() :]):
                 m = None
-            if m is not None and not _CONDITION_WORDS.search(text[m.end() :]):
+            if m is not None and not CONDITION_WORDS.search(text[m.end() :]):
                 out.append(Claim("relation_same", BOTH, g.sentence.index, True, True, m.group(0)))
                 break
             # "..., so there is no difference between how they learn and how they are used":
@@ -210,7 +203,7 @@ def _mismatch_denied(an: Analysis, found: list[Claim]) -> list[Claim]:
         if m is None or _ONLY_REASON.search(text[: m.end()].rsplit(" ", 1)[0] + " "):
             continue
         clause = re.split(r"[;.]", text[m.end() :], maxsplit=1)[0]
-        if _CONDITION_WORDS.search(clause):
+        if CONDITION_WORDS.search(clause):
             continue  # "not a mismatch of the context ...": the condition itself is named
         near = sents[max(0, k - LINK_WINDOW) : k + LINK_WINDOW + 1]
         if any(_SIZE.search(f.asserted or f.sentence.norm) for f in near):
@@ -218,72 +211,8 @@ def _mismatch_denied(an: Analysis, found: list[Claim]) -> list[Claim]:
     return []
 
 
-# round 11: a cause that is no condition of what the models see or are trained on: size,
-# data, speed ("smaller and trained on less data", "mostly speed"); not fine-tuning (a stage
-# of training) nor popularity (why a model is chosen, not how well it writes)
-_OTHER_CAUSE = re.compile(
-    r"\b(?:bigger|larger|smaller|big enough|(?:more|less) (?:training )?(?:data|money|compute|"
-    r"parameters|params)|(?:model )?size|scale|speed|faster|quicker|slower)\b",
-    re.IGNORECASE,
-)
-# a reason named with an exclusive "mainly / mostly / just": "the reason it's worse than GPT
-# is mainly that", "the reason people use GPT instead is mostly" (what it explains: `_GAP_WORD`)
-_GAP_REASON = re.compile(
-    r"\b(?:the\s+)?(?:main\s+|real\s+|actual\s+)?reason\b[^.;:]{0,60}?\b(?:is|was)\s+"
-    r"(?:mainly|mostly|just|simply|only|really|largely|purely)\s+(?:that\s+|because\s+)?",
-    re.IGNORECASE,
-)
-# the gap drawn from the other cause alone: "GPT is just much bigger, so it wins", "does the
-# same, but it is much bigger ..., so its generations are coherent"
-_SO_WINS = re.compile(
-    r"\b(?:just|simply|mainly|mostly|only)\s+(?:\w+\s+){0,2}?(?=(?:bigger|larger|more)\b)"
-    r"|\bthe same\b[^.;:]{0,20}?\bbut\b",
-    re.IGNORECASE,
-)
-# the masked LM's failure, or the causal LM used in its place: "the reason it's worse than
-# GPT", "the reason people use GPT instead", "the reason BERT struggles"; not the causal LM's
-# strength alone ("the reason GPT is better is mainly that it's bigger" leaves the masked LM's
-# mismatch standing)
-_GAP_WORD = re.compile(
-    r"\b(?:worse|instead|fails?|failing|struggl\w*|incoherent\w*)\b", re.IGNORECASE
-)
-_DENIED = re.compile(r"\b(?:not|no|never|rather than|instead of)\b|n't\b", re.IGNORECASE)
-_OUTCOME = re.compile(
-    r",?\s+so\s+(?:it|its|they|their|gpt\w*)\b[^.;:]{0,30}?\b(?:wins?|better|coherent|"
-    r"generat\w*|writes?)\b",
-    re.IGNORECASE,
-)
-
-
-def gap_put_elsewhere(an: Analysis) -> list[Claim]:
-    """The generation gap put down, as its reason, to a cause that is no condition of what
-    the models see: "the reason it's worse than GPT is mainly that it is smaller" (a reason
-    named with an exclusive "mainly / mostly / just" and the cause within its clause), or
-    "GPT is just much bigger, so it wins" (the cause alone, an outcome drawn from it). That
-    says training does not tell the two models apart for generation: the C4 contrast denied."""
-    for f in an.sentences:
-        text = f.asserted or f.sentence.norm
-        m = _GAP_REASON.search(text)
-        if m is not None:
-            if not _GAP_WORD.search(m.group(0)):
-                m = None  # "the reason BERT is used for tagging is mainly speed": no failure
-        if m is not None:
-            clause = re.split(r"[;:.,]", text[m.end() :], maxsplit=1)[0]
-            c = _OTHER_CAUSE.search(clause)
-            if c is not None and not _CONDITION_WORDS.search(clause) and not _DENIED.search(clause):
-                return [Claim("relation_same", BOTH, f.sentence.index, True, True, m.group(0))]
-        for m in _SO_WINS.finditer(text):
-            rest = re.split(r"[;:.]", text[m.end() :], maxsplit=1)[0]
-            c = _OTHER_CAUSE.search(rest)
-            if c is None or c.start() > 40 or _CONDITION_WORDS.search(rest[: c.start()]):
-                continue
-            if _OUTCOME.search(rest, c.end()):
-                return [Claim("relation_same", BOTH, f.sentence.index, True, True, c.group(0))]
-    return []
-
-
 _CONTRAST_OR_CONDITION = re.compile(
-    rf"\b(?:but|while|whereas|however|yet|unlike|except)\b|{_CONDITION_WORDS.pattern}", re.I
+    rf"\b(?:but|while|whereas|however|yet|unlike|except)\b|{CONDITION_WORDS.pattern}", re.I
 )
 
 

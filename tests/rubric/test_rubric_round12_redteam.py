@@ -250,3 +250,21 @@ def test_a_colloquial_rejection_disowns_the_sentence_before(reply):
     text = ANSWER.replace(" A causal LM such as GPT", f" {reply} A causal LM such as GPT")
     r = result(text)
     assert {c.id: c.verdict for c in r.criteria}["C2"] != "met"
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        " The real reason BERT fails is size: it is much smaller than GPT.",
+        " But these facts are not why BERT fails at writing. The real reason is size: GPT has "
+        "175 billion parameters.",
+    ],
+)
+def test_the_real_reason_put_down_to_size_contradicts_c4(ending):
+    assert {c.id: c.verdict for c in result(ANSWER + ending).criteria}["C4"] == "contradicted"
+
+
+def test_the_real_reason_that_names_the_condition_is_no_false_claim():
+    # guard: the real reason given as the missing context, size named only to be set aside
+    ending = " The real reason BERT fails is not size but the missing right context."
+    assert {c.id: c.verdict for c in result(ANSWER + ending).criteria}["C4"] == "met"
