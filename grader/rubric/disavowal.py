@@ -14,6 +14,8 @@ after it; this module reads what reaches further, across sentences:
   "False.", "Nope." standing alone after a statement (after a question it is an answer);
 - a rejection tagged onto the end of a sentence: "... (false).", "... - said no one ever.",
   "..., or so they claim, though I doubt it.";
+- in a dialogue where the student labels their own lines ("Me:"), every other speaker's
+  lines ("Tutor:", "Alice's view:");
 - a block introduced as someone's wrong answer, a list of myths or what a good answer "would
   say": an introducing sentence that points forward (it ends in a colon, or says "the
   following" / "below" / "here is") and calls what follows wrong ("a confused classmate's
@@ -154,6 +156,11 @@ _OWN_TURN = re.compile(
     re.IGNORECASE,
 )
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
+# a dialogue's speaker label opening a line: "Tutor:", "Me:", "Alice's view:"
+_SPEAKER_LABEL = re.compile(
+    r"^\W{0,3}(?P<who>[A-Za-z][\w.'-]*(?:\s+[\w.'-]+){0,2}?)(?:'s\s+(?:view|answer|take))?\s*:\s"
+)
+_SELF = frozenset(("me", "i", "myself", "my view", "my answer", "my take", "student (me)"))
 _REPORTED = re.compile(
     r"[\"\u201c\u201d]|\b(?:said|says|say|thinks?|thought|claims?|claimed|believes?|believed|"
     r"wrote|writes|told|argues?|argued|insists?|insisted)\b",
@@ -204,6 +211,7 @@ def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
         # (a rejection after 'my friend said "..."' confirms what polarity reads as theirs)
         return not s.norm.rstrip(" \"')").endswith("?") and not _REPORTED.search(s.norm)
 
+    out.update(_other_speakers(sentences))
     for k, s in enumerate(sentences):
         norm = s.norm.strip()
         before = sentences[k - 1] if k > 0 else None
@@ -227,11 +235,29 @@ def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
     return out
 
 
+def _other_speakers(sentences: list[Sentence]) -> dict[int, str]:
+    """A dialogue in which the student labels their own lines ("Me:", "I:"): the lines of
+    every other speaker ("Tutor:", "Alice's view:") are theirs, up to the next label. Without
+    a label of the student's own, a dialogue is the student's way of explaining and stays
+    theirs."""
+    labels = [(k, m.group("who").lower()) for k, s in enumerate(sentences)
+              if (m := _SPEAKER_LABEL.match(s.norm)) is not None]  # fmt: skip
+    if not any(who in _SELF for _, who in labels) or len({w for _, w in labels}) < 2:
+        return {}
+    out: dict[int, str] = {}
+    for n, (k, who) in enumerate(labels):
+        stop = labels[n + 1][0] if n + 1 < len(labels) else len(sentences)
+        if who not in _SELF:
+            out.update({s.index: "another speaker's" for s in sentences[k:stop]})
+    return out
+
+
 _WHY = {
     "retracted": "taken back by a later sentence",
     "rejected": "rejected by the answer itself",
     "introduced as wrong": "introduced as someone's wrong answer or a list of myths",
     "staged": "given as what an answer would say, not as the student's own",
+    "another speaker's": "said by another speaker of the dialogue, not by the student",
 }
 
 

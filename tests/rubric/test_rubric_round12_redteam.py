@@ -268,3 +268,27 @@ def test_the_real_reason_that_names_the_condition_is_no_false_claim():
     # guard: the real reason given as the missing context, size named only to be set aside
     ending = " The real reason BERT fails is not size but the missing right context."
     assert {c.id: c.verdict for c in result(ANSWER + ending).criteria}["C4"] == "met"
+
+
+def _dialogue(student_label: str) -> str:
+    lines = [s.strip() for s in ANSWER.split(". ") if s.strip()]
+    turns = []
+    for s in lines:
+        turns.append("Tutor: " + s.rstrip(".") + ".")
+        turns.append(f"{student_label}: Nah, I still think it is just size.")
+    return "\n\n".join(turns)
+
+
+def test_in_a_dialogue_the_other_speakers_lines_are_not_the_students():
+    r = result(_dialogue("Me"))
+    assert r.score <= 1 and r.needs_review
+
+
+def test_a_dialogue_without_the_students_own_label_stays_theirs():
+    # guard: "Tutor:" / "Student:" is a way of explaining; no line is labelled as the writer's
+    text = "\n\n".join(
+        f"{'Tutor' if k % 2 == 0 else 'Student'}: {s.strip().rstrip('.')}."
+        for k, s in enumerate(ANSWER.split(". "))
+        if s.strip()
+    )
+    assert result(text).score == 10
