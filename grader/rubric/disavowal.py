@@ -1,7 +1,7 @@
 """Sentences and frames the answer itself disowns.
 
     disowned_sentences(text, sentences) -> {sentence index: why}
-    disowning_spans(norm) -> list[(start, end)]
+    disowning_spans(norm, folded) -> list[(start, end)]
 
 A correct sentence earns nothing when the answer around it says the student does not hold it.
 `retraction.py` and `polarity.py` read that inside one sentence or from the sentence right
@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from grader.rubric.prefilter import finditer
 from grader.rubric.reference import is_heading
 from grader.rubric.text import Sentence
 
@@ -66,13 +67,14 @@ def _retraction(what: str) -> re.Pattern[str]:
     short opener ("Just kidding,") and before "and I ..." ("..., and I do not believe a word
     of it"); nothing after it qualifies it ("none of this is true, of course, for GPT")."""
     body = (
-        r"(?:(?:none|not one|not a single one|nothing)\s+of\s+W\s+(?:is|was|are|were)\s+"
+        r"(?:(?:none|not one|not a single one|nothing)\s+of\s+{w}\s+(?:is|was|are|were)\s+"
         r"(?:actually\s+|really\s+)?(?:true|right|correct|real)|"
-        r"(?:all\s+(?:of\s+)?)?W\s+(?:is|was|are|were)\s+(?:actually\s+|really\s+|totally\s+|"
+        r"(?:all\s+(?:of\s+)?)?{w}\s+(?:is|was|are|were)\s+(?:actually\s+|really\s+|totally\s+|"
         r"completely\s+|just\s+|all\s+)?" + _FALSE + r"|"
-        r"i\s+(?:do not|don't|dont)\s+(?:really\s+)?believe\s+(?:a word of|any of|one word of)\s+W|"
-        r"(?:ignore|disregard|forget)\s+(?:everything\s+|all\s+(?:of\s+)?)?W)"
-    ).replace("W", what)
+        r"i\s+(?:do not|don't|dont)\s+(?:really\s+)?believe\s+"
+        r"(?:a word of|any of|one word of)\s+{w}|"
+        r"(?:ignore|disregard|forget)\s+(?:everything\s+|all\s+(?:of\s+)?)?{w})"
+    ).replace("{w}", what)
     return re.compile(
         r"^\W*(?:(?:just\s+)?kidding|jk|honestly|to be honest|lol|haha|ok(?:ay)?)?\W*"
         + body
@@ -181,16 +183,17 @@ _FRAME_END = re.compile(
 )
 
 
-def disowning_spans(norm: str) -> list[tuple[int, int]]:
+def disowning_spans(norm: str, folded: str) -> list[tuple[int, int]]:
     """Spans of `norm` after a frame that disowns what follows: "I disagree with the claim
     that" and "X wrongly claimed that" up to the end of the disowned claim (`_FRAME_END`);
     "a strong answer would say" and "the points the grader looks for are" to the end of the
-    sentence or a "but" / "so here goes". Sorted."""
+    sentence or a "but" / "so here goes". `folded`: `prefilter.fold(norm)`, so a frame whose
+    literals the sentence lacks is not scanned for. Sorted."""
     spans = []
-    for m in _DISOWN_FRAME.finditer(norm):
+    for m in finditer(_DISOWN_FRAME, norm, folded):
         stop = _FRAME_END.search(norm, m.end())
         spans.append((m.start(), stop.start() if stop else len(norm)))
-    for m in _STAGED_FRAME.finditer(norm):
+    for m in finditer(_STAGED_FRAME, norm, folded):
         stop = _STAGED_END.search(norm, m.end())
         spans.append((m.start(), stop.start() if stop else len(norm)))
     return sorted(spans)
@@ -223,8 +226,9 @@ def disowned_sentences(text: str, sentences: list[Sentence]) -> dict[int, str]:
                 out.setdefault(before.index, "rejected")
         if _TAGGED.search(norm):
             out.setdefault(s.index, "rejected")
-        if _FORWARD.search(norm) and (_WRONG_BLOCK.search(norm) or _STAGED_FRAME.search(norm)):
-            why = "staged" if _STAGED_FRAME.search(norm) else "introduced as wrong"
+        staged = _STAGED_FRAME.search(norm) is not None
+        if _FORWARD.search(norm) and (staged or _WRONG_BLOCK.search(norm)):
+            why = "staged" if staged else "introduced as wrong"
             here = paragraph(s)
             ends_paragraph = k + 1 < len(sentences) and paragraph(sentences[k + 1]) > here
             block = here + 1 if ends_paragraph else here

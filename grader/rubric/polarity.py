@@ -395,7 +395,7 @@ def unasserted_spans(s: str, affirmed: bool = False) -> list[tuple[int, int]]:
                 end = _consequence_end(s, end)
             spans.append((m.start(), end))
     spans.extend(staged_spans(s, _scope_end))  # a misconception box, a quoted source
-    spans.extend(disowning_spans(s))  # "I disagree with the claim that ..."
+    spans.extend(disowning_spans(s, f))  # "I disagree with the claim that ..."
     err = _ERROR_MESSAGE.search(s)
     if err is not None:
         spans.append((err.start(), len(s)))  # a pasted error message: the program's words
